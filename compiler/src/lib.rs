@@ -1,0 +1,1 @@
+//! edgec driver and frontends.

@@ -1,0 +1,1 @@
+//! edgec examples.

@@ -1,0 +1,84 @@
+//! Running the op table's shape inference on ops of a function.
+
+use crate::module::{Function, Module, OpData, OpId};
+use crate::ops::{InferCtx, InferResult, Opcode};
+use crate::types::{Dim, Shape, TensorType};
+
+/// Infer the result types of `op` from its operand types, attributes and constant operands.
+pub fn infer_op(m: &Module, f: &Function, op: &OpData) -> InferResult {
+    let operands: Vec<Option<&TensorType>> = op.operands.iter().map(|o| o.map(|v| f.ty(v))).collect();
+    let consts: Vec<_> = op.operands.iter().map(|o| o.and_then(|v| defining_const(m, f, v))).collect();
+    let attr_const = match op.attrs.get("value") {
+        Some(crate::Attr::Sym(name)) => m.const_by_name(name).map(|id| &m.consts[id]),
+        _ => None,
+    };
+    let ctx = InferCtx { operands: &operands, consts: &consts, attrs: &op.attrs, num_results: op.results.len(), attr_const };
+    (op.opcode.def().infer)(&ctx)
+}
+
+/// The constant behind `v` if `v` is the result of a `core.const` op.
+pub fn defining_const<'m>(m: &'m Module, f: &Function, v: crate::Value) -> Option<&'m crate::Constant> {
+    match f.values.get(v)?.def {
+        crate::ValueDef::Result(op, 0) => m.const_of_op(f.ops.get(op)?),
+        _ => None,
+    }
+}
+
+/// Merge a declared and an inferred dim, keeping the more precise one.
+/// `None` if they contradict.
+pub fn meet_dim(declared: Dim, inferred: Dim) -> Option<Dim> {
+    match (declared, inferred) {
+        (a, b) if a == b => Some(a),
+        (Dim::Unknown, b) => Some(b),
+        (a, Dim::Unknown) => Some(a),
+        // A symbol may be specialized to a number (e.g. by bucketing).
+        (Dim::Static(n), Dim::Sym(_)) | (Dim::Sym(_), Dim::Static(n)) => Some(Dim::Static(n)),
+        _ => None,
+    }
+}
+
+/// Merge a declared and an inferred type; `Err` describes the contradiction.
+pub fn meet_type(declared: &TensorType, inferred: &TensorType) -> Result<TensorType, String> {
+    if declared.dtype != inferred.dtype {
+        return Err(format!("element type {} does not match inferred {}", declared.dtype, inferred.dtype));
+    }
+    let shape = match (&declared.shape, &inferred.shape) {
+        (Shape::Unranked, s) | (s, Shape::Unranked) => s.clone(),
+        (Shape::Ranked(a), Shape::Ranked(b)) => {
+            if a.len() != b.len() {
+                return Err(format!("shape {} does not match inferred {} (rank differs)", declared.shape, inferred.shape));
+            }
+            let dims: Option<Vec<Dim>> = a.iter().zip(b).map(|(x, y)| meet_dim(*x, *y)).collect();
+            match dims {
+                Some(d) => Shape::from_dims(d),
+                None => return Err(format!("shape {} does not match inferred {}", declared.shape, inferred.shape)),
+            }
+        }
+    };
+    Ok(TensorType::new(declared.dtype, shape))
+}
+
+/// Refine every live op's result types with inference, in program order.
+/// Returns the number of values whose type became more precise, or the first
+/// op whose inference failed or contradicted its declared types.
+pub fn refine_function(m: &Module, f: &mut Function) -> Result<usize, (OpId, String)> {
+    let mut changed = 0;
+    for id in f.live_ops() {
+        if f.ops[id].opcode == Opcode::CoreConst && f.ops[id].results.is_empty() {
+            continue;
+        }
+        let inferred = infer_op(m, f, &f.ops[id]).map_err(|e| (id, e))?;
+        let results = f.ops[id].results.clone();
+        if inferred.len() != results.len() {
+            return Err((id, format!("inference gives {} results, op has {}", inferred.len(), results.len())));
+        }
+        for (v, t) in results.iter().zip(&inferred) {
+            let merged = meet_type(f.ty(*v), t).map_err(|e| (id, e))?;
+            if &merged != f.ty(*v) {
+                f.values[*v].ty = merged;
+                changed += 1;
+            }
+        }
+    }
+    Ok(changed)
+}

@@ -1,0 +1,502 @@
+//! Modules, functions, regions, ops and values.
+//!
+//! Invariants (checked by [`crate::verify`]):
+//! - every op listed in a region's layout was allocated by the same function and
+//!   appears in exactly one layout position; ops not in any layout are dead and
+//!   ignored by printing, verification and passes;
+//! - values are defined before use in program order (regions see values of
+//!   enclosing regions defined before the op that owns them);
+//! - each value is defined exactly once: as a function parameter, a region
+//!   parameter, or one result of one op.
+
+use crate::attr::{Attr, Attrs};
+use crate::define_id;
+use crate::entity::Arena;
+use crate::ops::Opcode;
+use crate::types::{DType, TensorType};
+use smallvec::SmallVec;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+define_id!(
+    /// An SSA value within one function.
+    Value,
+    "v"
+);
+define_id!(
+    /// An op within one function.
+    OpId,
+    "op"
+);
+define_id!(
+    /// A constant in the module's pool.
+    ConstId,
+    "c"
+);
+
+/// Where an op came from: the user-facing provenance carried through passes.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Hash)]
+pub enum Loc {
+    /// No provenance recorded.
+    #[default]
+    Unknown,
+    /// An ONNX node, by name and op type.
+    Onnx {
+        /// Node name (may be empty in the model; importers then synthesize one).
+        node: String,
+        /// ONNX op type, e.g. `Conv`.
+        op_type: String,
+    },
+    /// An op produced by merging several ops; lists all their provenances.
+    Fused(Vec<Loc>),
+}
+
+impl Loc {
+    /// An ONNX provenance.
+    pub fn onnx(node: impl Into<String>, op_type: impl Into<String>) -> Loc {
+        Loc::Onnx { node: node.into(), op_type: op_type.into() }
+    }
+    /// Merge provenances, flattening nested fusions and dropping unknowns.
+    pub fn fuse(locs: impl IntoIterator<Item = Loc>) -> Loc {
+        let mut out = Vec::new();
+        for l in locs {
+            match l {
+                Loc::Unknown => {}
+                Loc::Fused(v) => out.extend(v),
+                l => out.push(l),
+            }
+        }
+        match out.len() {
+            0 => Loc::Unknown,
+            1 => out.pop().unwrap_or_default(),
+            _ => Loc::Fused(out),
+        }
+    }
+}
+
+impl std::fmt::Display for Loc {
+    /// Human form used in diagnostics: `node "conv1" (Conv)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Loc::Unknown => f.write_str("unknown location"),
+            Loc::Onnx { node, op_type } => write!(f, "ONNX node \"{node}\" ({op_type})"),
+            Loc::Fused(v) => {
+                f.write_str("fused from ")?;
+                for (i, l) in v.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{l}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// How a value is defined.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ValueDef {
+    /// The `index`-th parameter of the function.
+    Param(u32),
+    /// The `index`-th parameter of region `region` of op `op`.
+    RegionParam {
+        /// Owning op.
+        op: OpId,
+        /// Region index within the op.
+        region: u32,
+        /// Parameter index within the region.
+        index: u32,
+    },
+    /// The `index`-th result of `op`.
+    Result(OpId, u32),
+}
+
+/// Per-value data.
+#[derive(Clone, Debug)]
+pub struct ValueData {
+    /// The value's type.
+    pub ty: TensorType,
+    /// Its definition.
+    pub def: ValueDef,
+    /// Source name (function parameters keep their ONNX input names).
+    pub name: Option<String>,
+}
+
+/// An ordered list of ops with parameters and yielded results.
+#[derive(Clone, Debug, Default)]
+pub struct Region {
+    /// Values bound on entry.
+    pub params: Vec<Value>,
+    /// Ops in program order.
+    pub ops: Vec<OpId>,
+    /// Values returned (`return` for a function body, `yield` otherwise).
+    pub results: Vec<Value>,
+}
+
+/// One operation.
+#[derive(Clone, Debug)]
+pub struct OpData {
+    /// What the op is.
+    pub opcode: Opcode,
+    /// Operands in schema order; `None` marks an omitted optional operand.
+    pub operands: SmallVec<[Option<Value>; 4]>,
+    /// Results.
+    pub results: SmallVec<[Value; 2]>,
+    /// Static attributes.
+    pub attrs: Attrs,
+    /// Nested regions (control flow bodies); empty for most ops.
+    pub regions: Vec<Region>,
+    /// Provenance.
+    pub loc: Loc,
+}
+
+impl OpData {
+    /// The present operands, skipping omitted optional ones.
+    pub fn inputs(&self) -> impl Iterator<Item = Value> + '_ {
+        self.operands.iter().flatten().copied()
+    }
+    /// The operand at `i`, if present.
+    pub fn operand(&self, i: usize) -> Option<Value> {
+        self.operands.get(i).copied().flatten()
+    }
+}
+
+/// A function: arenas of values and ops plus the body region.
+#[derive(Clone, Debug, Default)]
+pub struct Function {
+    /// Symbol name (without `@`).
+    pub name: String,
+    /// All values ever created.
+    pub values: Arena<Value, ValueData>,
+    /// All ops ever created (only those in a layout are live).
+    pub ops: Arena<OpId, OpData>,
+    /// The body: parameters are the function's inputs, results its outputs.
+    pub body: Region,
+    /// Declared result types (the signature), matching `body.results`.
+    pub result_types: Vec<TensorType>,
+}
+
+impl Function {
+    /// An empty function.
+    pub fn new(name: impl Into<String>) -> Self {
+        Function { name: name.into(), ..Default::default() }
+    }
+
+    /// Append a function parameter.
+    pub fn add_param(&mut self, name: Option<String>, ty: TensorType) -> Value {
+        let index = self.body.params.len() as u32;
+        let v = self.values.push(ValueData { ty, def: ValueDef::Param(index), name });
+        self.body.params.push(v);
+        v
+    }
+
+    /// Create an op (not yet placed in any layout) with fresh result values.
+    pub fn create_op(
+        &mut self,
+        opcode: Opcode,
+        operands: impl IntoIterator<Item = Option<Value>>,
+        attrs: Attrs,
+        result_types: impl IntoIterator<Item = TensorType>,
+        loc: Loc,
+    ) -> OpId {
+        let id = self.ops.push(OpData {
+            opcode,
+            operands: operands.into_iter().collect(),
+            results: SmallVec::new(),
+            attrs,
+            regions: Vec::new(),
+            loc,
+        });
+        let results: SmallVec<[Value; 2]> = result_types
+            .into_iter()
+            .enumerate()
+            .map(|(i, ty)| self.values.push(ValueData { ty, def: ValueDef::Result(id, i as u32), name: None }))
+            .collect();
+        self.ops[id].results = results;
+        id
+    }
+
+    /// Create an op and append it to the body.
+    pub fn append_op(
+        &mut self,
+        opcode: Opcode,
+        operands: impl IntoIterator<Item = Option<Value>>,
+        attrs: Attrs,
+        result_types: impl IntoIterator<Item = TensorType>,
+        loc: Loc,
+    ) -> OpId {
+        let id = self.create_op(opcode, operands, attrs, result_types, loc);
+        self.body.ops.push(id);
+        id
+    }
+
+    /// Add a parameter to region `region` of `op`.
+    pub fn add_region_param(&mut self, op: OpId, region: usize, ty: TensorType) -> Value {
+        let index = self.ops[op].regions[region].params.len() as u32;
+        let def = ValueDef::RegionParam { op, region: region as u32, index };
+        let v = self.values.push(ValueData { ty, def, name: None });
+        self.ops[op].regions[region].params.push(v);
+        v
+    }
+
+    /// The type of `v`.
+    pub fn ty(&self, v: Value) -> &TensorType {
+        &self.values[v].ty
+    }
+
+    /// The single result of `op` (panics on multi-result ops: callers know the arity).
+    pub fn result(&self, op: OpId) -> Value {
+        self.ops[op].results[0]
+    }
+
+    /// Replace every use of `old` (operands in all regions and region results) with `new`.
+    pub fn replace_all_uses(&mut self, old: Value, new: Value) {
+        fn fix_region(r: &mut Region, old: Value, new: Value) {
+            for v in r.results.iter_mut().filter(|v| **v == old) {
+                *v = new;
+            }
+        }
+        fix_region(&mut self.body, old, new);
+        let live: Vec<OpId> = self.live_ops();
+        for id in live {
+            let op = &mut self.ops[id];
+            for v in op.operands.iter_mut().flatten().filter(|v| **v == old) {
+                *v = new;
+            }
+            for r in &mut op.regions {
+                fix_region(r, old, new);
+            }
+        }
+    }
+
+    /// All live ops (in the body and nested regions), in program pre-order.
+    pub fn live_ops(&self) -> Vec<OpId> {
+        let mut out = Vec::new();
+        self.walk_region(&self.body, &mut out);
+        out
+    }
+
+    fn walk_region(&self, r: &Region, out: &mut Vec<OpId>) {
+        for &id in &r.ops {
+            out.push(id);
+            if let Some(op) = self.ops.get(id) {
+                for sub in &op.regions {
+                    self.walk_region(sub, out);
+                }
+            }
+        }
+    }
+
+    /// Number of live uses of each value (operands and region results), indexed by value.
+    pub fn use_counts(&self) -> Vec<u32> {
+        let mut counts = vec![0u32; self.values.len()];
+        let mut bump = |v: Value| {
+            if let Some(c) = counts.get_mut(v.0 as usize) {
+                *c += 1;
+            }
+        };
+        self.body.results.iter().for_each(|&v| bump(v));
+        for id in self.live_ops() {
+            let op = &self.ops[id];
+            op.inputs().for_each(&mut bump);
+            op.regions.iter().flat_map(|r| r.results.iter()).for_each(|&v| bump(v));
+        }
+        counts
+    }
+}
+
+impl Value {
+    /// The raw index of this value (for side tables indexed by value).
+    pub fn as_u32(self) -> u32 {
+        self.0
+    }
+}
+
+/// Raw constant contents.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ConstData {
+    /// Little-endian packed elements of the constant's dtype (bool = one byte 0/1).
+    Bytes(Arc<[u8]>),
+    /// String elements.
+    Strings(Arc<[String]>),
+}
+
+/// A named constant (weights or small literal tensors) stored once per module.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Constant {
+    /// Symbol name (without `@`), unique within the module.
+    pub name: String,
+    /// Type; constants always have a fully static shape.
+    pub ty: TensorType,
+    /// Contents; the byte length equals element count × element size.
+    pub data: ConstData,
+}
+
+impl Constant {
+    /// Number of elements (from the type).
+    pub fn num_elements(&self) -> usize {
+        self.ty.shape.num_elements().unwrap_or(0) as usize
+    }
+    /// Raw bytes, if not a string constant.
+    pub fn bytes(&self) -> Option<&[u8]> {
+        match &self.data {
+            ConstData::Bytes(b) => Some(b),
+            ConstData::Strings(_) => None,
+        }
+    }
+    /// Elements converted to `i64` (integers and bools; floats only if integral).
+    pub fn to_i64s(&self) -> Option<Vec<i64>> {
+        let f = self.to_f64s()?;
+        if self.ty.dtype.is_float() && f.iter().any(|x| x.fract() != 0.0) {
+            return None;
+        }
+        match self.ty.dtype {
+            DType::I64 => {
+                let b = self.bytes()?;
+                Some(b.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect())
+            }
+            DType::U64 => {
+                let b = self.bytes()?;
+                Some(b.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])) as i64).collect())
+            }
+            _ => Some(f.iter().map(|&x| x as i64).collect()),
+        }
+    }
+    /// Elements converted to `f64` (any numeric or bool dtype).
+    pub fn to_f64s(&self) -> Option<Vec<f64>> {
+        let b = self.bytes()?;
+        let dt = self.ty.dtype;
+        let sz = dt.size_bytes()?;
+        let conv = |c: &[u8]| -> f64 {
+            match dt {
+                DType::F32 => f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64,
+                DType::F64 => f64::from_le_bytes(c.try_into().unwrap_or([0; 8])),
+                DType::F16 => half::f16::from_le_bytes([c[0], c[1]]).to_f64(),
+                DType::BF16 => half::bf16::from_le_bytes([c[0], c[1]]).to_f64(),
+                DType::I8 => c[0] as i8 as f64,
+                DType::U8 | DType::Bool => c[0] as f64,
+                DType::I16 => i16::from_le_bytes([c[0], c[1]]) as f64,
+                DType::U16 => u16::from_le_bytes([c[0], c[1]]) as f64,
+                DType::I32 => i32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64,
+                DType::U32 => u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64,
+                DType::I64 => i64::from_le_bytes(c.try_into().unwrap_or([0; 8])) as f64,
+                DType::U64 => u64::from_le_bytes(c.try_into().unwrap_or([0; 8])) as f64,
+                DType::String => f64::NAN,
+            }
+        };
+        Some(b.chunks_exact(sz).map(conv).collect())
+    }
+    /// Build an `i64` constant.
+    pub fn from_i64s(name: impl Into<String>, dims: &[u64], vals: &[i64]) -> Constant {
+        let bytes: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+        Constant { name: name.into(), ty: TensorType::fixed(DType::I64, dims), data: ConstData::Bytes(bytes.into()) }
+    }
+    /// Build an `f32` constant.
+    pub fn from_f32s(name: impl Into<String>, dims: &[u64], vals: &[f32]) -> Constant {
+        let bytes: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+        Constant { name: name.into(), ty: TensorType::fixed(DType::F32, dims), data: ConstData::Bytes(bytes.into()) }
+    }
+    /// Expected byte length for the type, if not a string constant.
+    pub fn expected_bytes(&self) -> Option<usize> {
+        Some(self.num_elements() * self.ty.dtype.size_bytes()?)
+    }
+}
+
+/// Compilation phase of a module; decides which dialects may appear.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum Phase {
+    /// Freshly imported: `onnx.*` and `core.*` ops.
+    #[default]
+    Onnx,
+    /// Canonicalized: `core.*` and `quant.*` ops only.
+    Core,
+    /// Lowered for a target: `core.*`, `quant.*` and `npu.*` ops.
+    Target,
+}
+
+impl Phase {
+    /// Text spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Onnx => "onnx",
+            Phase::Core => "core",
+            Phase::Target => "target",
+        }
+    }
+    /// Parse the text spelling.
+    pub fn from_name(s: &str) -> Option<Phase> {
+        [Phase::Onnx, Phase::Core, Phase::Target].into_iter().find(|p| p.name() == s)
+    }
+    /// Dialects allowed in this phase.
+    pub fn allowed_dialects(self) -> &'static [&'static str] {
+        match self {
+            Phase::Onnx => &["onnx", "core"],
+            Phase::Core => &["core", "quant"],
+            Phase::Target => &["core", "quant", "npu"],
+        }
+    }
+}
+
+/// A module: a constant pool and functions.
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    /// Module name (without `@`).
+    pub name: String,
+    /// Phase (printed as the `phase` module attribute).
+    pub phase: Phase,
+    /// Other module attributes (e.g. the ONNX opset), sorted by name.
+    pub attrs: Attrs,
+    /// Constant pool.
+    pub consts: Arena<ConstId, Constant>,
+    const_names: HashMap<String, ConstId>,
+    /// Functions in definition order.
+    pub funcs: Vec<Function>,
+}
+
+impl Module {
+    /// An empty module.
+    pub fn new(name: impl Into<String>) -> Self {
+        Module { name: name.into(), ..Default::default() }
+    }
+    /// Add a constant; returns an error naming the duplicate if the name is taken.
+    pub fn add_const(&mut self, c: Constant) -> Result<ConstId, String> {
+        if self.const_names.contains_key(&c.name) {
+            return Err(format!("duplicate constant @{}", c.name));
+        }
+        let name = c.name.clone();
+        let id = self.consts.push(c);
+        self.const_names.insert(name, id);
+        Ok(id)
+    }
+    /// Look a constant up by name.
+    pub fn const_by_name(&self, name: &str) -> Option<ConstId> {
+        self.const_names.get(name).copied()
+    }
+    /// Keep only constants for which `keep` is true (ids are reassigned).
+    pub fn retain_consts(&mut self, mut keep: impl FnMut(&Constant) -> bool) {
+        let old = std::mem::take(&mut self.consts);
+        self.const_names.clear();
+        for (_, c) in old.iter() {
+            if keep(c) {
+                let name = c.name.clone();
+                let id = self.consts.push(c.clone());
+                self.const_names.insert(name, id);
+            }
+        }
+    }
+    /// The constant an op of kind `core.const` refers to, if any.
+    pub fn const_of_op(&self, op: &OpData) -> Option<&Constant> {
+        if op.opcode != Opcode::CoreConst {
+            return None;
+        }
+        match op.attrs.get("value")? {
+            Attr::Sym(name) => self.const_by_name(name).map(|id| &self.consts[id]),
+            _ => None,
+        }
+    }
+    /// The function named `name`.
+    pub fn func(&self, name: &str) -> Option<&Function> {
+        self.funcs.iter().find(|f| f.name == name)
+    }
+}

@@ -1,0 +1,237 @@
+//! The op table and the per-family semantics it points to.
+//!
+//! Every op is declared exactly once in [`table`]: its name, operand and result
+//! schema, attribute schema, flags, region count, doc line and shape-inference
+//! function. Name lookup, printing, parsing, verification and (later) the e-graph
+//! language are all driven by that one table, so they cannot drift apart.
+//!
+//! `onnx.*` ops follow the newest opset's signature (e.g. `axes` as an operand
+//! for `Squeeze`/`Reduce*`); importers upgrade older opsets to that form.
+
+pub mod elementwise;
+pub mod nn;
+pub mod reduce;
+pub mod shape;
+mod table;
+#[cfg(test)]
+mod tests;
+
+pub use table::{Opcode, OP_TABLE};
+
+use crate::attr::{AttrKind, Attrs};
+use crate::module::Constant;
+use crate::types::{DType, TensorType};
+
+/// How many values an operand (or result) slot takes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// Exactly one value.
+    Required,
+    /// Zero or one value; an omitted one in the middle prints as `none`.
+    Optional,
+    /// Any number ≥ the given minimum; only allowed as the last slot.
+    Variadic(u32),
+}
+
+/// One operand or result slot of an op schema.
+#[derive(Copy, Clone, Debug)]
+pub struct SlotSpec {
+    /// Name as in the ONNX spec (used in diagnostics).
+    pub name: &'static str,
+    /// Arity.
+    pub slot: Slot,
+}
+
+/// A required slot.
+pub const fn req(name: &'static str) -> SlotSpec {
+    SlotSpec { name, slot: Slot::Required }
+}
+/// An optional slot.
+pub const fn opt(name: &'static str) -> SlotSpec {
+    SlotSpec { name, slot: Slot::Optional }
+}
+/// A variadic slot with a minimum count.
+pub const fn var(name: &'static str, min: u32) -> SlotSpec {
+    SlotSpec { name, slot: Slot::Variadic(min) }
+}
+
+/// One attribute in an op's schema.
+#[derive(Copy, Clone, Debug)]
+pub struct AttrSpec {
+    /// Attribute name.
+    pub name: &'static str,
+    /// Expected kind.
+    pub kind: AttrKind,
+    /// Whether the attribute must be present.
+    pub required: bool,
+}
+
+/// An optional attribute.
+pub const fn a(name: &'static str, kind: AttrKind) -> AttrSpec {
+    AttrSpec { name, kind, required: false }
+}
+/// A required attribute.
+pub const fn a_req(name: &'static str, kind: AttrKind) -> AttrSpec {
+    AttrSpec { name, kind, required: true }
+}
+
+/// Op property flags.
+pub mod flags {
+    /// No side effects: removable when unused, foldable when inputs are constant.
+    pub const PURE: u32 = 1;
+    /// Applies a scalar function per element (after broadcasting).
+    pub const ELEMENTWISE: u32 = 2;
+    /// Operands may be swapped without changing the result.
+    pub const COMMUTATIVE: u32 = 4;
+}
+
+/// Shape/type inference result.
+pub type InferResult = Result<Vec<TensorType>, String>;
+/// Shape/type inference function of an op.
+pub type InferFn = fn(&InferCtx<'_>) -> InferResult;
+
+/// Everything an op's inference function may look at.
+pub struct InferCtx<'a> {
+    /// Operand types in schema order (`None` for omitted optional operands).
+    pub operands: &'a [Option<&'a TensorType>],
+    /// Constant contents of operands produced by `core.const`, by position.
+    pub consts: &'a [Option<&'a Constant>],
+    /// The op's attributes.
+    pub attrs: &'a Attrs,
+    /// Number of results the op declares (for variadic results).
+    pub num_results: usize,
+    /// The constant named by the op's `value` symbol attribute, if any.
+    pub attr_const: Option<&'a Constant>,
+}
+
+impl<'a> InferCtx<'a> {
+    /// The type of operand `i`, or an error naming it if it is missing.
+    pub fn input(&self, i: usize) -> Result<&'a TensorType, String> {
+        self.operands.get(i).copied().flatten().ok_or_else(|| format!("missing operand #{i}"))
+    }
+    /// The type of operand `i` if present.
+    pub fn opt_input(&self, i: usize) -> Option<&'a TensorType> {
+        self.operands.get(i).copied().flatten()
+    }
+    /// Number of operand positions (including omitted optional ones).
+    pub fn num_operands(&self) -> usize {
+        self.operands.len()
+    }
+    /// Integer contents of operand `i` if it is a known constant.
+    pub fn const_ints(&self, i: usize) -> Option<Vec<i64>> {
+        self.consts.get(i).copied().flatten()?.to_i64s()
+    }
+    /// Float contents of operand `i` if it is a known constant.
+    pub fn const_floats(&self, i: usize) -> Option<Vec<f64>> {
+        self.consts.get(i).copied().flatten()?.to_f64s()
+    }
+    /// Integer attribute with a default.
+    pub fn int(&self, name: &str, default: i64) -> i64 {
+        self.attrs.int(name).unwrap_or(default)
+    }
+    /// String attribute with a default.
+    pub fn str(&self, name: &str, default: &'a str) -> &'a str {
+        self.attrs.str(name).unwrap_or(default)
+    }
+}
+
+/// The static description of one op.
+#[derive(Copy, Clone)]
+pub struct OpDef {
+    /// Full name, `dialect.Name`.
+    pub name: &'static str,
+    /// One-line description.
+    pub doc: &'static str,
+    /// Operand slots.
+    pub operands: &'static [SlotSpec],
+    /// Result slots.
+    pub results: &'static [SlotSpec],
+    /// Attribute schema.
+    pub attrs: &'static [AttrSpec],
+    /// Bitwise OR of [`flags`].
+    pub flags: u32,
+    /// Number of nested regions the op owns.
+    pub regions: u32,
+    /// Shape and type inference.
+    pub infer: InferFn,
+}
+
+impl std::fmt::Debug for OpDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+impl OpDef {
+    /// The dialect prefix (`onnx`, `core`, ...).
+    pub fn dialect(&self) -> &'static str {
+        self.name.split_once('.').map(|(d, _)| d).unwrap_or("")
+    }
+    /// True if the flag is set.
+    pub fn has(&self, flag: u32) -> bool {
+        self.flags & flag != 0
+    }
+    /// The schema of attribute `name`.
+    pub fn attr(&self, name: &str) -> Option<&AttrSpec> {
+        self.attrs.iter().find(|a| a.name == name)
+    }
+    /// Check a slot count against a schema; returns a message on mismatch.
+    pub fn check_arity(slots: &[SlotSpec], present: &[bool], what: &str) -> Result<(), String> {
+        let mut i = 0;
+        for (si, s) in slots.iter().enumerate() {
+            match s.slot {
+                Slot::Required => {
+                    match present.get(i) {
+                        Some(true) => {}
+                        Some(false) => return Err(format!("required {what} `{}` (#{i}) is omitted", s.name)),
+                        None => return Err(format!("missing required {what} `{}` (#{i})", s.name)),
+                    }
+                    i += 1;
+                }
+                Slot::Optional => i += 1,
+                Slot::Variadic(min) => {
+                    debug_assert_eq!(si, slots.len() - 1, "variadic slot must be last");
+                    let rest = present.len().saturating_sub(i);
+                    if rest < min as usize {
+                        return Err(format!("{what} `{}` needs at least {min} values, found {rest}", s.name));
+                    }
+                    if present[i.min(present.len())..].iter().any(|p| !p) {
+                        return Err(format!("variadic {what} `{}` cannot contain `none`", s.name));
+                    }
+                    return Ok(());
+                }
+            }
+        }
+        if present.len() > i {
+            return Err(format!("too many {what}s: expected at most {i}, found {}", present.len()));
+        }
+        Ok(())
+    }
+}
+
+impl Opcode {
+    /// The op's static description.
+    pub fn def(self) -> &'static OpDef {
+        &OP_TABLE[self as usize]
+    }
+    /// The op's full name.
+    pub fn name(self) -> &'static str {
+        self.def().name
+    }
+    /// Look an op up by full name.
+    pub fn from_name(name: &str) -> Option<Opcode> {
+        use std::collections::HashMap;
+        use std::sync::OnceLock;
+        static MAP: OnceLock<HashMap<&'static str, Opcode>> = OnceLock::new();
+        MAP.get_or_init(|| Opcode::ALL.iter().map(|&op| (op.name(), op)).collect()).get(name).copied()
+    }
+}
+
+/// Helper for inference functions: require a dtype predicate on an operand.
+pub fn expect_dtype(t: &TensorType, what: &str, ok: impl Fn(DType) -> bool, allowed: &str) -> Result<(), String> {
+    if ok(t.dtype) {
+        Ok(())
+    } else {
+        Err(format!("{what} has element type {}, expected {allowed}", t.dtype))
+    }
+}
