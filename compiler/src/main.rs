@@ -1,1 +1,2 @@
+//! The edgec command-line tool.
 fn main() {}

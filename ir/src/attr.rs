@@ -134,7 +134,11 @@ pub fn write_f32(f: &mut impl fmt::Write, x: f32) -> fmt::Result {
 
 impl fmt::Display for Attr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fn list<T>(f: &mut fmt::Formatter<'_>, v: &[T], mut w: impl FnMut(&mut fmt::Formatter<'_>, &T) -> fmt::Result) -> fmt::Result {
+        fn list<T>(
+            f: &mut fmt::Formatter<'_>,
+            v: &[T],
+            mut w: impl FnMut(&mut fmt::Formatter<'_>, &T) -> fmt::Result,
+        ) -> fmt::Result {
             f.write_str("[")?;
             for (i, x) in v.iter().enumerate() {
                 if i > 0 {

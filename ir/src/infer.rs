@@ -12,7 +12,8 @@ pub fn infer_op(m: &Module, f: &Function, op: &OpData) -> InferResult {
         Some(crate::Attr::Sym(name)) => m.const_by_name(name).map(|id| &m.consts[id]),
         _ => None,
     };
-    let ctx = InferCtx { operands: &operands, consts: &consts, attrs: &op.attrs, num_results: op.results.len(), attr_const };
+    let ctx =
+        InferCtx { operands: &operands, consts: &consts, attrs: &op.attrs, num_results: op.results.len(), attr_const };
     (op.opcode.def().infer)(&ctx)
 }
 
@@ -46,7 +47,10 @@ pub fn meet_type(declared: &TensorType, inferred: &TensorType) -> Result<TensorT
         (Shape::Unranked, s) | (s, Shape::Unranked) => s.clone(),
         (Shape::Ranked(a), Shape::Ranked(b)) => {
             if a.len() != b.len() {
-                return Err(format!("shape {} does not match inferred {} (rank differs)", declared.shape, inferred.shape));
+                return Err(format!(
+                    "shape {} does not match inferred {} (rank differs)",
+                    declared.shape, inferred.shape
+                ));
             }
             let dims: Option<Vec<Dim>> = a.iter().zip(b).map(|(x, y)| meet_dim(*x, *y)).collect();
             match dims {

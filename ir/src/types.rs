@@ -127,9 +127,10 @@ impl fmt::Display for DType {
 #[derive(Copy, Clone, PartialEq, Eq, Hash)]
 pub struct Symbol(u32);
 
-fn interner() -> &'static Mutex<(Vec<&'static str>, std::collections::HashMap<&'static str, u32>)> {
-    static I: OnceLock<Mutex<(Vec<&'static str>, std::collections::HashMap<&'static str, u32>)>> =
-        OnceLock::new();
+type Interner = (Vec<&'static str>, std::collections::HashMap<&'static str, u32>);
+
+fn interner() -> &'static Mutex<Interner> {
+    static I: OnceLock<Mutex<Interner>> = OnceLock::new();
     I.get_or_init(Default::default)
 }
 
@@ -222,7 +223,6 @@ impl fmt::Display for Dim {
         }
     }
 }
-
 
 /// A shape: ranked (list of dims) or unranked.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]

@@ -123,31 +123,51 @@ impl<'m> Verifier<'m> {
     fn consts(&mut self) {
         for (id, c) in self.m.consts.iter() {
             let bad = match (&c.data, c.expected_bytes()) {
-                (crate::ConstData::Bytes(b), Some(n)) => (b.len() != n).then(|| format!("has {} bytes, type {} needs {n}", b.len(), c.ty)),
-                (crate::ConstData::Strings(s), None) => {
-                    (s.len() != c.num_elements()).then(|| format!("has {} strings, type {} needs {}", s.len(), c.ty, c.num_elements()))
+                (crate::ConstData::Bytes(b), Some(n)) => {
+                    (b.len() != n).then(|| format!("has {} bytes, type {} needs {n}", b.len(), c.ty))
                 }
+                (crate::ConstData::Strings(s), None) => (s.len() != c.num_elements())
+                    .then(|| format!("has {} strings, type {} needs {}", s.len(), c.ty, c.num_elements())),
                 _ => Some(format!("contents do not match element type {}", c.ty.dtype)),
             };
-            let bad = bad.or_else(|| c.ty.shape.static_dims().is_none().then(|| "must have a static shape".to_string()));
+            let bad =
+                bad.or_else(|| c.ty.shape.static_dims().is_none().then(|| "must have a static shape".to_string()));
             if let Some(msg) = bad {
-                self.errs.push(Diagnostic { anchor: Anchor::Const(id), loc: crate::Loc::Unknown, subject: format!("constant @{}", c.name), message: msg });
+                self.errs.push(Diagnostic {
+                    anchor: Anchor::Const(id),
+                    loc: crate::Loc::Unknown,
+                    subject: format!("constant @{}", c.name),
+                    message: msg,
+                });
             }
         }
     }
 
     fn func(&mut self, fidx: usize, f: &Function) {
-        let mut st = FuncState { fidx, f, defined: vec![f.body.params.iter().copied().collect()], placed: HashSet::new() };
+        let mut st =
+            FuncState { fidx, f, defined: vec![f.body.params.iter().copied().collect()], placed: HashSet::new() };
         self.region_ops(&mut st, &f.body);
         let subject = format!("return of @{}", f.name);
         let anchor = Anchor::Return(fidx);
         if f.body.results.len() != f.result_types.len() {
-            self.push(anchor, &subject, format!("returns {} value(s) but the signature declares {}", f.body.results.len(), f.result_types.len()));
+            self.push(
+                anchor,
+                &subject,
+                format!(
+                    "returns {} value(s) but the signature declares {}",
+                    f.body.results.len(),
+                    f.result_types.len()
+                ),
+            );
         }
         for (i, (&v, want)) in f.body.results.iter().zip(&f.result_types).enumerate() {
             if self.check_use(&st, v, anchor, &subject, &format!("returned value #{i}")) {
                 if let Err(e) = meet_type(want, f.ty(v)) {
-                    self.push(anchor, &subject, format!("returned value #{i} has type {}, signature declares {want}: {e}", f.ty(v)));
+                    self.push(
+                        anchor,
+                        &subject,
+                        format!("returned value #{i} has type {}, signature declares {want}: {e}", f.ty(v)),
+                    );
                 }
             }
         }
@@ -244,7 +264,11 @@ impl<'m> Verifier<'m> {
         for (name, value) in op.attrs.iter() {
             let Some(spec) = def.attr(name) else {
                 let known: Vec<&str> = def.attrs.iter().map(|a| a.name).collect();
-                let hint = if known.is_empty() { "it takes no attributes".to_string() } else { format!("expected one of: {}", known.join(", ")) };
+                let hint = if known.is_empty() {
+                    "it takes no attributes".to_string()
+                } else {
+                    format!("expected one of: {}", known.join(", "))
+                };
                 self.push(anchor, def.name, format!("unknown attribute `{name}` ({hint})"));
                 continue;
             };
@@ -258,7 +282,11 @@ impl<'m> Verifier<'m> {
         }
         for spec in def.attrs.iter().filter(|a| a.required) {
             if op.attrs.get(spec.name).is_none() {
-                self.push(anchor, def.name, format!("missing required attribute `{}` ({})", spec.name, spec.kind.describe()));
+                self.push(
+                    anchor,
+                    def.name,
+                    format!("missing required attribute `{}` ({})", spec.name, spec.kind.describe()),
+                );
             }
         }
     }
@@ -266,7 +294,12 @@ impl<'m> Verifier<'m> {
     fn phase(&mut self, anchor: Anchor, def: &OpDef) {
         let allowed = self.m.phase.allowed_dialects();
         if !allowed.contains(&def.dialect()) {
-            let msg = format!("dialect `{}` is not allowed in phase `{}` (allowed: {})", def.dialect(), self.m.phase.name(), allowed.join(", "));
+            let msg = format!(
+                "dialect `{}` is not allowed in phase `{}` (allowed: {})",
+                def.dialect(),
+                self.m.phase.name(),
+                allowed.join(", ")
+            );
             self.push(anchor, def.name, msg);
         }
     }
@@ -277,7 +310,11 @@ impl<'m> Verifier<'m> {
             Err(e) => self.push(anchor, def.name, e),
             Ok(inferred) => {
                 if inferred.len() != op.results.len() {
-                    self.push(anchor, def.name, format!("declares {} result(s), inference gives {}", op.results.len(), inferred.len()));
+                    self.push(
+                        anchor,
+                        def.name,
+                        format!("declares {} result(s), inference gives {}", op.results.len(), inferred.len()),
+                    );
                     return;
                 }
                 for (i, (&r, t)) in op.results.iter().zip(&inferred).enumerate() {

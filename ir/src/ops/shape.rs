@@ -9,4 +9,19 @@ pub fn core_const(ctx: &InferCtx<'_>) -> InferResult {
 }
 
 macro_rules! stub { ($($n:ident),*) => { $( #[allow(missing_docs)] pub fn $n(_ctx: &InferCtx<'_>) -> InferResult { Err("shape inference not implemented".into()) } )* } }
-stub!(reshape, transpose, concat, split, slice, gather, squeeze, unsqueeze, flatten, expand, shape_of, pad, tile, constant_of_shape);
+stub!(
+    reshape,
+    transpose,
+    concat,
+    split,
+    slice,
+    gather,
+    squeeze,
+    unsqueeze,
+    flatten,
+    expand,
+    shape_of,
+    pad,
+    tile,
+    constant_of_shape
+);

@@ -166,7 +166,11 @@ impl Lexer<'_> {
             self.bump();
             if self.chars.peek() == Some(&'i') {
                 let id = self.ident();
-                return if id == "inf" { Ok(Tok::Float("-inf".into())) } else { Err(self.err(start, "invalid number")) };
+                return if id == "inf" {
+                    Ok(Tok::Float("-inf".into()))
+                } else {
+                    Err(self.err(start, "invalid number"))
+                };
             }
         }
         while let Some(&c) = self.chars.peek() {
@@ -184,7 +188,10 @@ impl Lexer<'_> {
             return Ok(Tok::Int(if s.starts_with('-') { -v } else { v }));
         }
         if s.contains(['.', 'e', 'E']) {
-            return s.parse::<f64>().map(|_| Tok::Float(s.clone())).map_err(|_| self.err(start, format!("invalid float literal `{s}`")));
+            return s
+                .parse::<f64>()
+                .map(|_| Tok::Float(s.clone()))
+                .map_err(|_| self.err(start, format!("invalid float literal `{s}`")));
         }
         s.parse::<i128>().map(Tok::Int).map_err(|_| self.err(start, format!("invalid integer literal `{s}`")))
     }

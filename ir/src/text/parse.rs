@@ -214,7 +214,8 @@ impl Parser<'_> {
                     let Some(load) = self.sidecar else {
                         return self.err(pos, format!("module refers to weights file \"{s}\" but no file location is known (parse from a file, not stdin)"));
                     };
-                    let bytes = load(&s).or_else(|e| self.err(pos, format!("cannot read weights file \"{s}\": {e}")))?;
+                    let bytes =
+                        load(&s).or_else(|e| self.err(pos, format!("cannot read weights file \"{s}\": {e}")))?;
                     self.sidecar_bytes = Some((s, bytes));
                 }
                 (_, v) => m.attrs.set(k, v),
@@ -350,7 +351,9 @@ impl Parser<'_> {
     fn dim(&mut self) -> PResult<Dim> {
         let pos = self.pos();
         match self.next().tok {
-            Tok::Int(v) => u64::try_from(v).map(Dim::Static).or_else(|_| self.err(pos, format!("dimension {v} is negative or too large"))),
+            Tok::Int(v) => u64::try_from(v)
+                .map(Dim::Static)
+                .or_else(|_| self.err(pos, format!("dimension {v} is negative or too large"))),
             Tok::Punct("?") => Ok(Dim::Unknown),
             Tok::Ident(s) | Tok::Str(s) => Ok(Dim::Sym(Symbol::new(&s))),
             t => self.err(pos, format!("expected a dimension (number, name or `?`), found {}", t.describe())),
@@ -403,7 +406,8 @@ impl Parser<'_> {
             }
         })?;
         if items.iter().all(|t| matches!(t, Tok::Int(_))) {
-            let v: Option<Vec<i64>> = items.iter().map(|t| if let Tok::Int(v) = t { i64::try_from(*v).ok() } else { None }).collect();
+            let v: Option<Vec<i64>> =
+                items.iter().map(|t| if let Tok::Int(v) = t { i64::try_from(*v).ok() } else { None }).collect();
             return v.map(Attr::Ints).map_or_else(|| self.err(pos, "integer out of range in list"), Ok);
         }
         if items.iter().all(|t| matches!(t, Tok::Int(_) | Tok::Float(_))) {
@@ -415,7 +419,9 @@ impl Parser<'_> {
             return Ok(Attr::Floats(v.collect()));
         }
         if items.iter().all(|t| matches!(t, Tok::Str(_))) {
-            return Ok(Attr::Strs(items.into_iter().map(|t| if let Tok::Str(s) = t { s } else { String::new() }).collect()));
+            return Ok(Attr::Strs(
+                items.into_iter().map(|t| if let Tok::Str(s) = t { s } else { String::new() }).collect(),
+            ));
         }
         self.err(pos, "list mixes strings and numbers")
     }
@@ -478,7 +484,11 @@ impl Parser<'_> {
         }
         // A forward reference: resolved when the name is defined (the verifier
         // then reports use-before-definition), an error if it never is.
-        let v = f.values.push(ValueData { ty: TensorType::unranked(DType::F32), def: ValueDef::Param(u32::MAX), name: None });
+        let v = f.values.push(ValueData {
+            ty: TensorType::unranked(DType::F32),
+            def: ValueDef::Param(u32::MAX),
+            name: None,
+        });
         scope.pending.insert(name.to_owned(), (v, pos));
         v
     }
@@ -495,7 +505,9 @@ impl Parser<'_> {
                 if !self.is_punct("}") {
                     loop {
                         let vpos = self.pos();
-                        let Tok::ValueRef(name) = self.next().tok else { return self.err(vpos, "expected a value `%name`") };
+                        let Tok::ValueRef(name) = self.next().tok else {
+                            return self.err(vpos, "expected a value `%name`");
+                        };
                         region.results.push(self.use_value(f, scope, &name, vpos));
                         if !self.eat_punct(",") {
                             break;
@@ -525,7 +537,10 @@ impl Parser<'_> {
         }
         let (opname, opos) = match self.peek() {
             Tok::Ident(_) => self.ident("an op name")?,
-            _ => return self.unexpected(&format!("an op name or `{}`", if scope.names.len() > 1 { "yield" } else { "return" })),
+            _ => {
+                return self
+                    .unexpected(&format!("an op name or `{}`", if scope.names.len() > 1 { "yield" } else { "return" }))
+            }
         };
         let Some(opcode) = Opcode::from_name(&opname) else {
             return self.err(opos, format!("unknown op `{opname}`"));
@@ -562,7 +577,10 @@ impl Parser<'_> {
             }
         }
         if types.len() != results.len() {
-            return self.err(start, format!("op defines {} result(s) but lists {} result type(s)", results.len(), types.len()));
+            return self.err(
+                start,
+                format!("op defines {} result(s) but lists {} result type(s)", results.len(), types.len()),
+            );
         }
         let id = f.create_op(opcode, operands, attrs, types, Loc::Unknown);
         self.spans.insert(Anchor::Op(fidx, id), start);
