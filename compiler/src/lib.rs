@@ -1,1 +1,7 @@
-//! edgec driver and frontends.
+//! edgec's driver: loading and saving IR files, running pipelines. The `edgec`
+//! binary (`src/main.rs`) is a thin clap front-end over these functions;
+//! frontends (ONNX) and backends plug in here.
+
+pub mod driver;
+
+pub use driver::{load_eir, save_eir, DriverError};

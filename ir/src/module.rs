@@ -288,6 +288,22 @@ impl Function {
         }
     }
 
+    /// Remove from every layout (body and nested regions) the ops for which
+    /// `drop` returns true. Their data stays in the arena as dead entries.
+    pub fn remove_ops(&mut self, mut drop: impl FnMut(OpId) -> bool) {
+        fn walk(r: &mut Region, ops: &mut Arena<OpId, OpData>, drop: &mut dyn FnMut(OpId) -> bool) {
+            r.ops.retain(|&id| !drop(id));
+            for &id in &r.ops {
+                let mut regions = std::mem::take(&mut ops[id].regions);
+                for sub in &mut regions {
+                    walk(sub, ops, drop);
+                }
+                ops[id].regions = regions;
+            }
+        }
+        walk(&mut self.body, &mut self.ops, &mut drop);
+    }
+
     /// Number of live uses of each value (operands and region results), indexed by value.
     pub fn use_counts(&self) -> Vec<u32> {
         let mut counts = vec![0u32; self.values.len()];

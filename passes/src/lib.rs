@@ -1,1 +1,22 @@
-//! edgec passes.
+//! edgec passes: the pass manager, its registry and the IR transformations.
+//!
+//! Contract of every pass: given a module that passes the verifier, it leaves a
+//! module that passes the verifier and computes the same function (checked
+//! numerically against the reference interpreter in the test suite).
+
+pub mod manager;
+pub mod registry;
+mod simplify;
+
+pub use manager::{PassError, PassManager, PassOptions, PassRecord, PassReport};
+pub use registry::{parse_pipeline, PassInfo, REGISTRY};
+
+use ir::Module;
+
+/// A module transformation.
+pub trait Pass {
+    /// Registry name (used in `--passes` and dumps).
+    fn name(&self) -> &'static str;
+    /// Run on `m`; returns whether anything changed.
+    fn run(&self, m: &mut Module) -> Result<bool, String>;
+}

@@ -1,1 +1,3 @@
-//! edgec test infrastructure.
+//! edgec's test infrastructure: the filetest runner (see `testsuite/README.md`).
+
+pub mod filetest;
