@@ -23,7 +23,7 @@ pub enum DriverError {
         source: std::io::Error,
     },
     /// The text did not parse.
-    #[error("{0}")]
+    #[error(transparent)]
     Parse(#[from] ParseError),
     /// The module parsed but does not verify; `report` has `file:line:col` lines.
     #[error("{report}{} verifier error(s) in {file}", errors.0.len())]

@@ -93,7 +93,9 @@ fn forward_of(m: &Module, f: &Function, id: OpId) -> Option<Value> {
         let uses = f.use_counts();
         op.results[1..].iter().all(|v| uses[v.as_u32() as usize] == 0)
     };
-    let same_type = f.ty(x) == f.ty(res) && f.ty(x).shape.static_dims().is_some();
+    // Equal types with no unknown dim denote equal runtime shapes (a symbol is
+    // the same size wherever it appears in a function).
+    let same_type = f.ty(x) == f.ty(res) && f.ty(x).dims().is_some_and(|d| !d.contains(&ir::Dim::Unknown));
     let fires = match op.opcode {
         Opcode::Identity => true,
         Opcode::Dropout => other_results_unused && training_off(m, f, op.operand(2)),
