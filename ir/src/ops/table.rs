@@ -171,7 +171,7 @@ define_ops! {
     AveragePool = "onnx.AveragePool" { operands: X, attrs: &[
         a("auto_pad", AUTO_PAD), a("ceil_mode", Int), a("count_include_pad", Int), a("dilations", Ints),
         a_req("kernel_shape", Ints), a("pads", Ints), a("strides", Ints),
-    ], infer: nn::pool }
+    ], infer: nn::avg_pool }
     /// Mean over all spatial axes, keeping them as size 1.
     GlobalAveragePool = "onnx.GlobalAveragePool" { operands: X, infer: nn::global_pool }
     /// Max over all spatial axes, keeping them as size 1.
