@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 /// larger ones go to the weights sidecar.
 pub const SIDECAR_INLINE_LIMIT: usize = 16;
 /// Largest constant printed inline on standard output; larger ones are elided.
-pub const STDOUT_INLINE_LIMIT: usize = 1024;
+pub const STDOUT_INLINE_LIMIT: usize = 16;
 
 /// User-facing driver errors. All of them are the user's input's fault
 /// (exit code 1); internal errors are reported separately.

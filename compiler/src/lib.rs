@@ -3,5 +3,6 @@
 //! frontends (ONNX) and backends plug in here.
 
 pub mod driver;
+pub mod frontend;
 
 pub use driver::{load_eir, save_eir, DriverError};
