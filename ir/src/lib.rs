@@ -12,6 +12,7 @@
 pub mod attr;
 pub mod entity;
 pub mod infer;
+pub mod interp;
 pub mod module;
 pub mod ops;
 pub mod text;

@@ -155,6 +155,8 @@ pub struct OpDef {
     pub regions: u32,
     /// Shape and type inference.
     pub infer: InferFn,
+    /// Reference kernel (`None`: the interpreter cannot run this op yet).
+    pub eval: Option<crate::interp::EvalFn>,
 }
 
 impl std::fmt::Debug for OpDef {

@@ -2,6 +2,7 @@
 
 use super::{a, a_req, elementwise as ew, flags::*, nn, opt, reduce, req, shape, var, OpDef};
 use crate::attr::AttrKind::{self, *};
+use crate::interp as ik;
 
 macro_rules! define_ops {
     ($( $(#[doc = $doc:literal])+ $variant:ident = $name:literal { $($field:ident : $val:expr),* $(,)? } )*) => {
@@ -30,6 +31,7 @@ const DEFAULT: OpDef = OpDef {
     flags: PURE,
     regions: 0,
     infer: ew::unary_same,
+    eval: None,
 };
 
 const X: &[super::SlotSpec] = &[req("X")];
@@ -51,7 +53,7 @@ const EWC: u32 = PURE | ELEMENTWISE | COMMUTATIVE;
 
 define_ops! {
     /// A named constant from the module pool.
-    CoreConst = "core.const" { operands: &[], attrs: &[a_req("value", Sym)], infer: shape::core_const }
+    CoreConst = "core.const" { operands: &[], attrs: &[a_req("value", Sym)], infer: shape::core_const, eval: Some(ik::shape::core_const) }
 
     /// Elementwise addition with numpy broadcasting.
     Add = "onnx.Add" { operands: AB, results: &[req("C")], flags: EWC, infer: ew::binary_same }

@@ -1,0 +1,220 @@
+//! The reference interpreter: the oracle every pass and backend is checked
+//! against. Kernels are naive and readable, one per op, next to the op's
+//! family (`interp/<family>.rs`), and follow ONNX semantics exactly.
+//!
+//! Invariants checked while running: every op's outputs match its declared
+//! result types (element type, rank, static dims), and each symbolic dim is
+//! bound to one size for the whole run (first binding wins, any later
+//! disagreement is an error naming the op).
+
+pub mod broadcast;
+pub mod elementwise;
+pub mod nn;
+pub mod reduce;
+pub mod shape;
+mod tensor;
+
+pub use tensor::{from_le_bytes, strides, Data, Tensor};
+
+use crate::attr::Attrs;
+use crate::module::{Function, Loc, Module, OpId, Region, Value};
+use crate::types::{Dim, Symbol, TensorType};
+use std::collections::HashMap;
+
+/// A kernel: computes an op's results from its operands and attributes.
+pub type EvalFn = fn(&EvalCtx<'_>) -> Result<Vec<Tensor>, String>;
+
+/// Runs a nested region of the current op with the given parameters.
+pub trait RegionRunner {
+    /// Run region `index` of the op being evaluated.
+    fn run_region(&mut self, index: usize, params: Vec<Tensor>) -> Result<Vec<Tensor>, String>;
+}
+
+/// What a kernel sees.
+pub struct EvalCtx<'a> {
+    /// Operands in schema order (`None` for omitted optional operands).
+    pub inputs: &'a [Option<&'a Tensor>],
+    /// Attributes.
+    pub attrs: &'a Attrs,
+    /// The module (for constants referenced by symbol attributes).
+    pub module: &'a Module,
+    /// Declared result types (kernels whose output type depends on it may read it).
+    pub result_types: &'a [TensorType],
+    /// Region execution for control-flow ops.
+    pub regions: std::cell::RefCell<&'a mut dyn RegionRunner>,
+}
+
+impl<'a> EvalCtx<'a> {
+    /// Operand `i`, or an error naming it.
+    pub fn input(&self, i: usize) -> Result<&'a Tensor, String> {
+        self.inputs.get(i).copied().flatten().ok_or_else(|| format!("missing operand #{i}"))
+    }
+    /// Operand `i` if present.
+    pub fn opt(&self, i: usize) -> Option<&'a Tensor> {
+        self.inputs.get(i).copied().flatten()
+    }
+    /// Number of results the op declares.
+    pub fn num_results(&self) -> usize {
+        self.result_types.len()
+    }
+    /// Integer attribute with a default.
+    pub fn int(&self, name: &str, default: i64) -> i64 {
+        self.attrs.int(name).unwrap_or(default)
+    }
+    /// Float attribute with a default.
+    pub fn float(&self, name: &str, default: f32) -> f32 {
+        self.attrs.float(name).unwrap_or(default)
+    }
+    /// String attribute with a default.
+    pub fn str(&self, name: &str, default: &'a str) -> &'a str {
+        self.attrs.str(name).unwrap_or(default)
+    }
+}
+
+/// An interpreter failure, naming the op and its provenance.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{op}{}: {message}", if *loc == Loc::Unknown { String::new() } else { format!(" [{loc}]") })]
+pub struct InterpError {
+    /// Op name (or `input`/`output` for boundary checks).
+    pub op: String,
+    /// Provenance.
+    pub loc: Loc,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// Run function `name` of `m` on `inputs` (one per parameter, in order).
+pub fn run(m: &Module, name: &str, inputs: Vec<Tensor>) -> Result<Vec<Tensor>, InterpError> {
+    let f = m.func(name).ok_or_else(|| boundary(format!("no function @{name}")))?;
+    if inputs.len() != f.body.params.len() {
+        return Err(boundary(format!("@{name} takes {} inputs, {} given", f.body.params.len(), inputs.len())));
+    }
+    let mut st = State { m, f, env: HashMap::new(), outer: Vec::new(), syms: HashMap::new() };
+    for (i, (&p, t)) in f.body.params.iter().zip(inputs).enumerate() {
+        let what = format!("input #{i} ({})", f.values[p].name.as_deref().unwrap_or("?"));
+        st.check_type(&t, f.ty(p)).map_err(|e| boundary(format!("{what}: {e}")))?;
+        st.env.insert(p, t);
+    }
+    st.run_ops(&f.body)?;
+    let mut out = Vec::new();
+    for (i, &v) in f.body.results.iter().enumerate() {
+        let t = st.env.get(&v).cloned().ok_or_else(|| boundary(format!("output #{i} was never computed")))?;
+        st.check_type(&t, &f.result_types[i]).map_err(|e| boundary(format!("output #{i}: {e}")))?;
+        out.push(t);
+    }
+    Ok(out)
+}
+
+fn boundary(message: String) -> InterpError {
+    InterpError { op: "interpreter".into(), loc: Loc::Unknown, message }
+}
+
+/// Values computed in one scope, with read-only access to enclosing scopes.
+struct State<'m, 'o> {
+    m: &'m Module,
+    f: &'m Function,
+    env: HashMap<Value, Tensor>,
+    outer: Vec<&'o HashMap<Value, Tensor>>,
+    syms: HashMap<Symbol, usize>,
+}
+
+impl<'m, 'o> State<'m, 'o> {
+    fn lookup(&self, v: Value) -> Option<&Tensor> {
+        self.env.get(&v).or_else(|| self.outer.iter().rev().find_map(|e| e.get(&v)))
+    }
+
+    fn run_ops(&mut self, r: &Region) -> Result<(), InterpError> {
+        for &id in &r.ops {
+            self.run_op(id)?;
+        }
+        Ok(())
+    }
+
+    fn run_op(&mut self, id: OpId) -> Result<(), InterpError> {
+        let f = self.f;
+        let op = &f.ops[id];
+        let def = op.opcode.def();
+        let err = |message: String| InterpError { op: def.name.into(), loc: op.loc.clone(), message };
+        let kernel = def.eval.ok_or_else(|| err("no reference kernel for this op".into()))?;
+        let result_types: Vec<TensorType> = op.results.iter().map(|&v| f.ty(v).clone()).collect();
+        let outputs = {
+            let inputs: Vec<Option<&Tensor>> = op.operands.iter().map(|o| o.and_then(|v| self.lookup(v))).collect();
+            if let Some(i) = op.operands.iter().zip(&inputs).position(|(o, t)| o.is_some() && t.is_none()) {
+                return Err(err(format!("operand #{i} has no value")));
+            }
+            let mut outer = self.outer.clone();
+            outer.push(&self.env);
+            let mut runner = Regions { m: self.m, f, op: id, outer, syms: self.syms.clone() };
+            let ctx = EvalCtx {
+                inputs: &inputs,
+                attrs: &op.attrs,
+                module: self.m,
+                result_types: &result_types,
+                regions: std::cell::RefCell::new(&mut runner),
+            };
+            kernel(&ctx).map_err(err)?
+        };
+        if outputs.len() != op.results.len() {
+            return Err(err(format!("kernel produced {} results, op declares {}", outputs.len(), op.results.len())));
+        }
+        for (i, (t, ty)) in outputs.iter().zip(&result_types).enumerate() {
+            self.check_type(t, ty).map_err(|e| err(format!("result #{i}: {e}")))?;
+        }
+        for (&v, t) in op.results.iter().zip(outputs) {
+            self.env.insert(v, t);
+        }
+        Ok(())
+    }
+
+    /// Check a runtime tensor against a declared type, binding symbols.
+    fn check_type(&mut self, t: &Tensor, ty: &TensorType) -> Result<(), String> {
+        check_type(&mut self.syms, t, ty)
+    }
+}
+
+fn check_type(syms: &mut HashMap<Symbol, usize>, t: &Tensor, ty: &TensorType) -> Result<(), String> {
+    if t.dtype() != ty.dtype {
+        return Err(format!("got element type {}, declared {}", t.dtype(), ty.dtype));
+    }
+    let Some(dims) = ty.dims() else { return Ok(()) };
+    if dims.len() != t.rank() {
+        return Err(format!("got shape {:?}, declared {}", t.shape, ty.shape));
+    }
+    for (&d, &n) in dims.iter().zip(&t.shape) {
+        match d {
+            Dim::Static(s) if s as usize != n => return Err(format!("got shape {:?}, declared {}", t.shape, ty.shape)),
+            Dim::Sym(s) => {
+                let bound = *syms.entry(s).or_insert(n);
+                if bound != n {
+                    return Err(format!("dim `{}` is {n} here but was {bound} earlier", s.as_str()));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Runs regions of one op: a child scope that sees every value computed so far.
+struct Regions<'a> {
+    m: &'a Module,
+    f: &'a Function,
+    op: OpId,
+    outer: Vec<&'a HashMap<Value, Tensor>>,
+    syms: HashMap<Symbol, usize>,
+}
+
+impl RegionRunner for Regions<'_> {
+    fn run_region(&mut self, index: usize, params: Vec<Tensor>) -> Result<Vec<Tensor>, String> {
+        let r = self.f.ops[self.op].regions.get(index).ok_or_else(|| format!("op has no region #{index}"))?;
+        if params.len() != r.params.len() {
+            return Err(format!("region #{index} takes {} parameters, {} given", r.params.len(), params.len()));
+        }
+        let mut st = State { m: self.m, f: self.f, env: HashMap::new(), outer: self.outer.clone(), syms: self.syms.clone() };
+        for (&p, t) in r.params.iter().zip(params) {
+            st.env.insert(p, t);
+        }
+        st.run_ops(r).map_err(|e| e.to_string())?;
+        r.results.iter().map(|&v| st.lookup(v).cloned().ok_or_else(|| "region result was never computed".into())).collect()
+    }
+}

@@ -1,0 +1,307 @@
+//! Runtime tensors of the reference interpreter: a static shape plus a typed,
+//! row-major element buffer.
+
+use crate::module::{ConstData, Constant};
+use crate::types::{DType, TensorType};
+use half::{bf16, f16};
+use std::fmt;
+
+/// Typed element storage, one variant per [`DType`].
+#[derive(Clone, Debug, PartialEq)]
+#[allow(missing_docs)]
+pub enum Data {
+    F32(Vec<f32>),
+    F16(Vec<f16>),
+    BF16(Vec<bf16>),
+    F64(Vec<f64>),
+    I8(Vec<i8>),
+    U8(Vec<u8>),
+    I16(Vec<i16>),
+    U16(Vec<u16>),
+    I32(Vec<i32>),
+    U32(Vec<u32>),
+    I64(Vec<i64>),
+    U64(Vec<u64>),
+    Bool(Vec<bool>),
+    String(Vec<String>),
+}
+
+/// Apply `$body` with `$v` bound to the vector inside any [`Data`] variant.
+#[macro_export]
+macro_rules! with_data {
+    ($data:expr, $v:ident => $body:expr) => {
+        match $data {
+            $crate::interp::Data::F32($v) => $body,
+            $crate::interp::Data::F16($v) => $body,
+            $crate::interp::Data::BF16($v) => $body,
+            $crate::interp::Data::F64($v) => $body,
+            $crate::interp::Data::I8($v) => $body,
+            $crate::interp::Data::U8($v) => $body,
+            $crate::interp::Data::I16($v) => $body,
+            $crate::interp::Data::U16($v) => $body,
+            $crate::interp::Data::I32($v) => $body,
+            $crate::interp::Data::U32($v) => $body,
+            $crate::interp::Data::I64($v) => $body,
+            $crate::interp::Data::U64($v) => $body,
+            $crate::interp::Data::Bool($v) => $body,
+            $crate::interp::Data::String($v) => $body,
+        }
+    };
+}
+
+/// Like [`with_data!`] but also rebuilds a `Data` of the same variant from
+/// `$body`, which must evaluate to a `Vec` of the same element type.
+#[macro_export]
+macro_rules! map_data {
+    ($data:expr, $v:ident => $body:expr) => {
+        match $data {
+            $crate::interp::Data::F32($v) => $crate::interp::Data::F32($body),
+            $crate::interp::Data::F16($v) => $crate::interp::Data::F16($body),
+            $crate::interp::Data::BF16($v) => $crate::interp::Data::BF16($body),
+            $crate::interp::Data::F64($v) => $crate::interp::Data::F64($body),
+            $crate::interp::Data::I8($v) => $crate::interp::Data::I8($body),
+            $crate::interp::Data::U8($v) => $crate::interp::Data::U8($body),
+            $crate::interp::Data::I16($v) => $crate::interp::Data::I16($body),
+            $crate::interp::Data::U16($v) => $crate::interp::Data::U16($body),
+            $crate::interp::Data::I32($v) => $crate::interp::Data::I32($body),
+            $crate::interp::Data::U32($v) => $crate::interp::Data::U32($body),
+            $crate::interp::Data::I64($v) => $crate::interp::Data::I64($body),
+            $crate::interp::Data::U64($v) => $crate::interp::Data::U64($body),
+            $crate::interp::Data::Bool($v) => $crate::interp::Data::Bool($body),
+            $crate::interp::Data::String($v) => $crate::interp::Data::String($body),
+        }
+    };
+}
+
+impl Data {
+    /// The element type.
+    pub fn dtype(&self) -> DType {
+        match self {
+            Data::F32(_) => DType::F32,
+            Data::F16(_) => DType::F16,
+            Data::BF16(_) => DType::BF16,
+            Data::F64(_) => DType::F64,
+            Data::I8(_) => DType::I8,
+            Data::U8(_) => DType::U8,
+            Data::I16(_) => DType::I16,
+            Data::U16(_) => DType::U16,
+            Data::I32(_) => DType::I32,
+            Data::U32(_) => DType::U32,
+            Data::I64(_) => DType::I64,
+            Data::U64(_) => DType::U64,
+            Data::Bool(_) => DType::Bool,
+            Data::String(_) => DType::String,
+        }
+    }
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        with_data!(self, v => v.len())
+    }
+    /// True if there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// `n` default (zero / false / empty) elements of `dt`.
+    pub fn zeros(dt: DType, n: usize) -> Data {
+        match dt {
+            DType::F32 => Data::F32(vec![0.0; n]),
+            DType::F16 => Data::F16(vec![f16::ZERO; n]),
+            DType::BF16 => Data::BF16(vec![bf16::ZERO; n]),
+            DType::F64 => Data::F64(vec![0.0; n]),
+            DType::I8 => Data::I8(vec![0; n]),
+            DType::U8 => Data::U8(vec![0; n]),
+            DType::I16 => Data::I16(vec![0; n]),
+            DType::U16 => Data::U16(vec![0; n]),
+            DType::I32 => Data::I32(vec![0; n]),
+            DType::U32 => Data::U32(vec![0; n]),
+            DType::I64 => Data::I64(vec![0; n]),
+            DType::U64 => Data::U64(vec![0; n]),
+            DType::Bool => Data::Bool(vec![false; n]),
+            DType::String => Data::String(vec![String::new(); n]),
+        }
+    }
+    /// Gather elements by flat index (`out[i] = self[idx[i]]`).
+    pub fn gather(&self, idx: &[usize]) -> Data {
+        map_data!(self, v => idx.iter().map(|&i| v[i].clone()).collect())
+    }
+    /// Element `i` as f64 (bool as 0/1; strings as NaN).
+    pub fn get_f64(&self, i: usize) -> f64 {
+        match self {
+            Data::F32(v) => v[i] as f64,
+            Data::F16(v) => v[i].to_f64(),
+            Data::BF16(v) => v[i].to_f64(),
+            Data::F64(v) => v[i],
+            Data::I8(v) => v[i] as f64,
+            Data::U8(v) => v[i] as f64,
+            Data::I16(v) => v[i] as f64,
+            Data::U16(v) => v[i] as f64,
+            Data::I32(v) => v[i] as f64,
+            Data::U32(v) => v[i] as f64,
+            Data::I64(v) => v[i] as f64,
+            Data::U64(v) => v[i] as f64,
+            Data::Bool(v) => v[i] as u8 as f64,
+            Data::String(_) => f64::NAN,
+        }
+    }
+    /// Element `i` as i64 (floats truncated toward zero; bool as 0/1).
+    pub fn get_i64(&self, i: usize) -> i64 {
+        match self {
+            Data::I64(v) => v[i],
+            Data::U64(v) => v[i] as i64,
+            Data::I32(v) => v[i] as i64,
+            Data::U32(v) => v[i] as i64,
+            Data::I16(v) => v[i] as i64,
+            Data::U16(v) => v[i] as i64,
+            Data::I8(v) => v[i] as i64,
+            Data::U8(v) => v[i] as i64,
+            Data::Bool(v) => v[i] as i64,
+            _ => self.get_f64(i) as i64,
+        }
+    }
+}
+
+/// A tensor value: static shape and row-major data with `product(shape)` elements.
+#[derive(Clone, PartialEq)]
+pub struct Tensor {
+    /// Dimensions.
+    pub shape: Vec<usize>,
+    /// Elements.
+    pub data: Data,
+}
+
+impl fmt::Debug for Tensor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Tensor<{}{:?}>", self.dtype(), self.shape)?;
+        if self.len() <= 16 {
+            with_data!(&self.data, v => write!(f, "{v:?}"))?;
+        }
+        Ok(())
+    }
+}
+
+impl Tensor {
+    /// A tensor; panics if the element count does not match the shape (a kernel bug).
+    pub fn new(shape: Vec<usize>, data: Data) -> Tensor {
+        assert_eq!(shape.iter().product::<usize>(), data.len(), "tensor data does not match shape {shape:?}");
+        Tensor { shape, data }
+    }
+    /// A tensor of zeros.
+    pub fn zeros(dt: DType, shape: Vec<usize>) -> Tensor {
+        let n = shape.iter().product();
+        Tensor { shape, data: Data::zeros(dt, n) }
+    }
+    /// A rank-0 f32 tensor.
+    pub fn scalar_f32(x: f32) -> Tensor {
+        Tensor { shape: vec![], data: Data::F32(vec![x]) }
+    }
+    /// A 1-D i64 tensor.
+    pub fn from_i64s(v: Vec<i64>) -> Tensor {
+        Tensor { shape: vec![v.len()], data: Data::I64(v) }
+    }
+    /// Element type.
+    pub fn dtype(&self) -> DType {
+        self.data.dtype()
+    }
+    /// Element count.
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+    /// True if the tensor has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+    /// Rank.
+    pub fn rank(&self) -> usize {
+        self.shape.len()
+    }
+    /// The static type of this tensor.
+    pub fn ty(&self) -> TensorType {
+        TensorType::fixed(self.dtype(), &self.shape.iter().map(|&d| d as u64).collect::<Vec<_>>())
+    }
+    /// All elements as i64 (for shape-like operands).
+    pub fn to_i64s(&self) -> Vec<i64> {
+        (0..self.len()).map(|i| self.data.get_i64(i)).collect()
+    }
+    /// All elements as f64.
+    pub fn to_f64s(&self) -> Vec<f64> {
+        (0..self.len()).map(|i| self.data.get_f64(i)).collect()
+    }
+    /// Row-major strides of the shape.
+    pub fn strides(&self) -> Vec<usize> {
+        strides(&self.shape)
+    }
+
+    /// Decode a module constant.
+    pub fn from_constant(c: &Constant) -> Result<Tensor, String> {
+        let shape: Vec<usize> =
+            c.ty.shape.static_dims().ok_or("constant has a non-static shape")?.iter().map(|&d| d as usize).collect();
+        let data = match &c.data {
+            ConstData::Strings(s) => Data::String(s.to_vec()),
+            ConstData::Bytes(b) => from_le_bytes(c.ty.dtype, b)?,
+        };
+        if data.len() != shape.iter().product::<usize>() {
+            return Err(format!("constant @{} has {} elements, type {} needs more or fewer", c.name, data.len(), c.ty));
+        }
+        Ok(Tensor { shape, data })
+    }
+
+    /// Encode as little-endian bytes (not for strings).
+    pub fn to_le_bytes(&self) -> Option<Vec<u8>> {
+        let mut out = Vec::with_capacity(self.len() * self.dtype().size_bytes()?);
+        match &self.data {
+            Data::String(_) => return None,
+            Data::Bool(v) => out.extend(v.iter().map(|&b| b as u8)),
+            Data::F32(v) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
+            Data::F16(v) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
+            Data::BF16(v) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
+            Data::F64(v) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
+            Data::I8(v) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
+            Data::U8(v) => out.extend_from_slice(v),
+            Data::I16(v) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
+            Data::U16(v) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
+            Data::I32(v) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
+            Data::U32(v) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
+            Data::I64(v) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
+            Data::U64(v) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
+        }
+        Some(out)
+    }
+}
+
+/// Row-major strides of `shape`.
+pub fn strides(shape: &[usize]) -> Vec<usize> {
+    let mut s = vec![1; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * shape[i + 1];
+    }
+    s
+}
+
+/// Decode little-endian packed elements of `dt`.
+pub fn from_le_bytes(dt: DType, b: &[u8]) -> Result<Data, String> {
+    let size = dt.size_bytes().ok_or("string tensors have no byte encoding")?;
+    if b.len() % size != 0 {
+        return Err(format!("{} bytes is not a whole number of {dt} elements", b.len()));
+    }
+    macro_rules! dec {
+        ($t:ty, $n:literal) => {
+            b.chunks_exact($n).map(|c| <$t>::from_le_bytes(c.try_into().expect("chunk size"))).collect()
+        };
+    }
+    Ok(match dt {
+        DType::F32 => Data::F32(dec!(f32, 4)),
+        DType::F16 => Data::F16(dec!(f16, 2)),
+        DType::BF16 => Data::BF16(dec!(bf16, 2)),
+        DType::F64 => Data::F64(dec!(f64, 8)),
+        DType::I8 => Data::I8(dec!(i8, 1)),
+        DType::U8 => Data::U8(b.to_vec()),
+        DType::I16 => Data::I16(dec!(i16, 2)),
+        DType::U16 => Data::U16(dec!(u16, 2)),
+        DType::I32 => Data::I32(dec!(i32, 4)),
+        DType::U32 => Data::U32(dec!(u32, 4)),
+        DType::I64 => Data::I64(dec!(i64, 8)),
+        DType::U64 => Data::U64(dec!(u64, 8)),
+        DType::Bool => Data::Bool(b.iter().map(|&x| x != 0).collect()),
+        DType::String => unreachable!("checked above"),
+    })
+}
