@@ -210,11 +210,59 @@ impl RegionRunner for Regions<'_> {
         if params.len() != r.params.len() {
             return Err(format!("region #{index} takes {} parameters, {} given", r.params.len(), params.len()));
         }
-        let mut st = State { m: self.m, f: self.f, env: HashMap::new(), outer: self.outer.clone(), syms: self.syms.clone() };
+        let mut st =
+            State { m: self.m, f: self.f, env: HashMap::new(), outer: self.outer.clone(), syms: self.syms.clone() };
         for (&p, t) in r.params.iter().zip(params) {
             st.env.insert(p, t);
         }
         st.run_ops(r).map_err(|e| e.to_string())?;
-        r.results.iter().map(|&v| st.lookup(v).cloned().ok_or_else(|| "region result was never computed".into())).collect()
+        r.results
+            .iter()
+            .map(|&v| st.lookup(v).cloned().ok_or_else(|| "region result was never computed".into()))
+            .collect()
     }
+}
+
+/// Evaluate one op on concrete inputs: builds a module whose inputs are
+/// constants (so shape inference sees their values), infers the result types,
+/// verifies it and runs it. The convenient entry point for kernel tests.
+pub fn eval_op(
+    opcode: crate::Opcode,
+    inputs: &[Option<Tensor>],
+    attrs: Attrs,
+    num_results: usize,
+) -> Result<Vec<Tensor>, String> {
+    use crate::module::{ConstData, Constant};
+    let mut m = Module::new("eval");
+    let mut f = Function::new("main");
+    let mut operands = Vec::new();
+    for (i, t) in inputs.iter().enumerate() {
+        let Some(t) = t else {
+            operands.push(None);
+            continue;
+        };
+        let data = match &t.data {
+            Data::String(s) => ConstData::Strings(s.clone().into()),
+            _ => ConstData::Bytes(t.to_le_bytes().unwrap_or_default().into()),
+        };
+        let name = format!("in{i}");
+        m.add_const(Constant { name: name.clone(), ty: t.ty(), data })?;
+        let attrs = Attrs::new().with("value", crate::Attr::Sym(name));
+        let c = f.append_op(crate::Opcode::CoreConst, [], attrs, [t.ty()], Loc::Unknown);
+        operands.push(Some(f.result(c)));
+    }
+    let probe = f.create_op(
+        opcode,
+        operands.clone(),
+        attrs.clone(),
+        vec![TensorType::unranked(crate::DType::F32); num_results],
+        Loc::Unknown,
+    );
+    let types = crate::infer::infer_op(&m, &f, &f.ops[probe])?;
+    let op = f.append_op(opcode, operands, attrs, types.clone(), Loc::Unknown);
+    f.body.results = f.ops[op].results.to_vec();
+    f.result_types = types;
+    m.funcs.push(f);
+    crate::verify::verify(&m).map_err(|e| e.to_string())?;
+    run(&m, "main", vec![]).map_err(|e| e.to_string())
 }

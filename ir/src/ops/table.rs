@@ -252,4 +252,10 @@ define_ops! {
     ArgMax = "onnx.ArgMax" { operands: &[req("data")], results: &[req("reduced")], attrs: &[a("axis", Int), a("keepdims", Int), a("select_last_index", Int)], infer: reduce::arg_reduce }
     /// Index of the minimum along `axis`, as i64.
     ArgMin = "onnx.ArgMin" { operands: &[req("data")], results: &[req("reduced")], attrs: &[a("axis", Int), a("keepdims", Int), a("select_last_index", Int)], infer: reduce::arg_reduce }
+
+    // @@ elementwise-additions @@ (new elementwise/quantization ops go above this line)
+
+    // @@ nn-additions @@ (new nn ops go above this line)
+
+    // @@ shape-additions @@ (new shape/index/reduction ops go above this line)
 }
