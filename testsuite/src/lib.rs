@@ -1,3 +1,4 @@
 //! edgec's test infrastructure: the filetest runner (see `testsuite/README.md`).
 
+pub mod conformance;
 pub mod filetest;

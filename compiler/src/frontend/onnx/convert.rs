@@ -1,0 +1,265 @@
+//! Node-level import: one ONNX node → one or a few `onnx.*` ops, with older
+//! opset forms upgraded to the newest signature.
+
+use super::import::{emit, Cursor, Importer, Scope};
+use super::proto::{attribute_proto::AttributeType as AT, AttributeProto, NodeProto};
+use super::tensor::{dtype_of, tensor_from_proto};
+use ir::interp::{Data, Tensor};
+use ir::{Attr, AttrKind, Attrs, DType, Function, Loc, Opcode, TensorType, Value};
+
+/// Why a node could not be imported.
+pub(super) enum NodeError {
+    /// The op (`domain::op_type` key) has no importer.
+    Unsupported(String),
+    /// An input comes from a node that already failed (reported there).
+    Poisoned,
+    /// Anything else, with a message.
+    Error(String),
+}
+
+impl From<String> for NodeError {
+    fn from(s: String) -> Self {
+        NodeError::Error(s)
+    }
+}
+
+impl From<&str> for NodeError {
+    fn from(s: &str) -> Self {
+        NodeError::Error(s.to_owned())
+    }
+}
+
+type NResult<T> = Result<T, NodeError>;
+
+/// The node being imported and where its ops go.
+pub(super) struct NodeCx<'i, 'a, 'f> {
+    pub(super) imp: &'i mut Importer<'a>,
+    pub(super) f: &'f mut Function,
+    pub(super) cursor: Cursor,
+    pub(super) scope: &'f mut Scope,
+    pub(super) node: &'f NodeProto,
+    pub(super) name: String,
+}
+
+/// Attributes dropped on import because they have no effect in inference
+/// (legacy optimization hints and training-only switches).
+const IGNORED_ATTRS: &[&str] = &["consumed_inputs", "is_test"];
+
+impl NodeCx<'_, '_, '_> {
+    fn loc(&self) -> Loc {
+        Loc::onnx(self.name.clone(), self.node.op_type.clone())
+    }
+    fn opset(&self) -> i64 {
+        self.imp.opset
+    }
+    pub(super) fn attr(&self, name: &str) -> Option<&AttributeProto> {
+        self.node.attribute.iter().find(|a| a.name == name)
+    }
+    fn inputs(&self) -> NResult<Vec<Option<Value>>> {
+        let mut out = Vec::new();
+        for name in &self.node.input {
+            if name.is_empty() {
+                out.push(None);
+            } else if let Some(v) = self.scope.get(name) {
+                out.push(Some(v));
+            } else if self.scope.poisoned.contains(name) {
+                return Err(NodeError::Poisoned);
+            } else {
+                return Err(format!("input \"{name}\" is not produced by any node, initializer or graph input").into());
+            }
+        }
+        Ok(out)
+    }
+    fn num_outputs(&self) -> usize {
+        self.node.output.iter().rposition(|o| !o.is_empty()).map_or(0, |i| i + 1)
+    }
+
+    /// Add a constant (from a tensor) at the node's position.
+    fn constant(&mut self, t: &Tensor, hint: &str) -> Value {
+        let hint = format!("{}.{hint}", self.name);
+        let loc = self.loc();
+        self.imp.add_const(self.f, self.cursor, t, &hint, loc)
+    }
+    fn const_i64s(&mut self, vals: &[i64], hint: &str) -> Value {
+        self.constant(&Tensor::from_i64s(vals.to_vec()), hint)
+    }
+
+    /// Emit an op, inferring its result types (refined by `value_info` when
+    /// `outputs` names them). Returns the result values.
+    fn emit(&mut self, opcode: Opcode, operands: Vec<Option<Value>>, attrs: Attrs, n: usize, outputs: &[String]) -> NResult<Vec<Value>> {
+        let probe_types = vec![TensorType::unranked(DType::F32); n];
+        let probe = self.f.create_op(opcode, operands.clone(), attrs.clone(), probe_types, Loc::Unknown);
+        let inferred = ir::infer::infer_op(&self.imp.m, self.f, &self.f.ops[probe])
+            .map_err(|e| format!("{}: {e}", opcode.name()))?;
+        let mut types = Vec::with_capacity(n);
+        for (i, t) in inferred.into_iter().enumerate() {
+            let declared = outputs.get(i).and_then(|o| self.imp.value_info.get(o));
+            types.push(match declared {
+                Some(d) => ir::infer::meet_type(d, &t).map_err(|e| format!("output \"{}\" declared {d}: {e}", outputs[i]))?,
+                None => t,
+            });
+        }
+        let loc = self.loc();
+        let op = emit(self.f, self.cursor, opcode, operands, attrs, types, loc);
+        Ok(self.f.ops[op].results.to_vec())
+    }
+
+    /// Emit the node's main op and bind its outputs.
+    fn emit_outputs(&mut self, opcode: Opcode, operands: Vec<Option<Value>>, attrs: Attrs) -> NResult<()> {
+        let n = self.num_outputs();
+        let outputs = self.node.output.clone();
+        let vals = self.emit(opcode, operands, attrs, n, &outputs)?;
+        self.bind(&vals);
+        Ok(())
+    }
+    fn bind(&mut self, vals: &[Value]) {
+        for (name, &v) in self.node.output.iter().zip(vals) {
+            if !name.is_empty() {
+                self.scope.define(name, v);
+            }
+        }
+    }
+
+    /// Convert the node's attributes per the op's schema, skipping `skip`.
+    fn attrs(&mut self, opcode: Opcode, skip: &[&str]) -> NResult<Attrs> {
+        let mut out = Attrs::new();
+        let node = self.node;
+        for a in &node.attribute {
+            if skip.contains(&a.name.as_str()) || IGNORED_ATTRS.contains(&a.name.as_str()) {
+                continue;
+            }
+            if !a.ref_attr_name.is_empty() {
+                return Err(format!("attribute `{}` refers to a function attribute", a.name).into());
+            }
+            let Some(spec) = opcode.def().attr(&a.name) else {
+                let msg = format!("attribute `{}` is not supported for {} (opset {})", a.name, node.op_type, self.opset());
+                return Err(msg.into());
+            };
+            let v = self.attr_value(a, spec.kind)?;
+            out.set(a.name.clone(), v);
+        }
+        Ok(out)
+    }
+
+    fn attr_value(&mut self, a: &AttributeProto, kind: AttrKind) -> NResult<Attr> {
+        let ty = AT::try_from(a.r#type).unwrap_or(AT::Undefined);
+        let bad = || NodeError::Error(format!("attribute `{}` has ONNX type {}, expected {}", a.name, ty.as_str_name(), kind.describe()));
+        let s = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        Ok(match (kind, ty) {
+            (AttrKind::Int, AT::Int) => Attr::Int(a.i),
+            (AttrKind::Float, AT::Float) => Attr::Float(a.f),
+            (AttrKind::Float, AT::Int) => Attr::Float(a.i as f32),
+            (AttrKind::Str | AttrKind::Enum(_), AT::String) => Attr::Str(s(&a.s)),
+            (AttrKind::Ints, AT::Ints) => Attr::Ints(a.ints.clone()),
+            (AttrKind::Floats, AT::Floats) => Attr::Floats(a.floats.clone()),
+            (AttrKind::Strs, AT::Strings) => Attr::Strs(a.strings.iter().map(|b| s(b)).collect()),
+            (AttrKind::Type, AT::Int) => Attr::Type(dtype_of(a.i as i32).map_err(|e| format!("attribute `{}`: {e}", a.name))?),
+            (AttrKind::Sym, AT::Tensor) => {
+                let t = a.t.as_ref().ok_or_else(bad)?;
+                let t = tensor_from_proto(t, self.imp.base_dir).map_err(|e| e.to_string())?;
+                let v = self.constant(&t, &a.name);
+                let name = match self.f.ops[value_op(self.f, v)].attrs.get("value") {
+                    Some(Attr::Sym(s)) => s.clone(),
+                    _ => return Err(bad()),
+                };
+                Attr::Sym(name)
+            }
+            _ => return Err(bad()),
+        })
+    }
+}
+
+fn value_op(f: &Function, v: Value) -> ir::OpId {
+    match f.values[v].def {
+        ir::ValueDef::Result(op, _) => op,
+        _ => unreachable!("constants are op results"),
+    }
+}
+
+/// Import one node.
+pub(super) fn convert_node(cx: &mut NodeCx<'_, '_, '_>) -> NResult<()> {
+    let node = cx.node;
+    if !(node.domain.is_empty() || node.domain == "ai.onnx") {
+        return Err(NodeError::Unsupported(format!("{}::{}", node.domain, node.op_type)));
+    }
+    if node.op_type == "Constant" {
+        return constant_node(cx);
+    }
+    let inputs = cx.inputs()?;
+    if let Some(done) = super::upgrade::upgrade(cx, &inputs)? {
+        return Ok(done);
+    }
+    let opcode = Opcode::from_name(&format!("onnx.{}", node.op_type)).ok_or_else(|| NodeError::Unsupported(node.op_type.clone()))?;
+    let attrs = cx.attrs(opcode, &[])?;
+    cx.emit_outputs(opcode, inputs, attrs)
+}
+
+/// `Constant` → a pool constant.
+fn constant_node(cx: &mut NodeCx<'_, '_, '_>) -> NResult<()> {
+    let a = cx.node.attribute.first().ok_or("Constant node has no value attribute")?;
+    let s = |b: &Vec<u8>| String::from_utf8_lossy(b).into_owned();
+    let t = match a.name.as_str() {
+        "value" => tensor_from_proto(a.t.as_ref().ok_or("`value` holds no tensor")?, cx.imp.base_dir).map_err(|e| e.to_string())?,
+        "value_float" => Tensor::new(vec![], Data::F32(vec![a.f])),
+        "value_floats" => Tensor::new(vec![a.floats.len()], Data::F32(a.floats.clone())),
+        "value_int" => Tensor::new(vec![], Data::I64(vec![a.i])),
+        "value_ints" => Tensor::from_i64s(a.ints.clone()),
+        "value_string" => Tensor::new(vec![], Data::String(vec![s(&a.s)])),
+        "value_strings" => Tensor::new(vec![a.strings.len()], Data::String(a.strings.iter().map(s).collect())),
+        "sparse_value" => return Err("sparse constants are not supported".to_string().into()),
+        other => return Err(format!("unknown Constant attribute `{other}`").into()),
+    };
+    let out = cx.node.output.first().cloned().unwrap_or_default();
+    let hint = if out.is_empty() { "value".to_string() } else { out.clone() };
+    let loc = cx.loc();
+    let v = cx.imp.add_const(cx.f, cx.cursor, &t, &hint, loc);
+    if let Some(declared) = cx.imp.value_info.get(&out) {
+        ir::infer::meet_type(declared, cx.f.ty(v)).map_err(|e| format!("output \"{out}\" declared {declared}: {e}"))?;
+    }
+    cx.bind(&[v]);
+    Ok(())
+}
+
+/// Helpers for the opset upgrade rules in `upgrade.rs`.
+impl NodeCx<'_, '_, '_> {
+    /// Emit `opcode` with `operands`, converting the node's attributes except `skip`, plus `extra`.
+    pub(super) fn emit_with(&mut self, opcode: Opcode, operands: Vec<Option<Value>>, skip: &[&str], extra: Attrs) -> NResult<()> {
+        let mut attrs = self.attrs(opcode, skip)?;
+        for (k, v) in extra.iter() {
+            attrs.set(k, v.clone());
+        }
+        self.emit_outputs(opcode, operands, attrs)
+    }
+    /// Emit an intermediate op (not bound to node outputs).
+    pub(super) fn emit_tmp(&mut self, opcode: Opcode, operands: Vec<Option<Value>>, attrs: Attrs) -> NResult<Value> {
+        Ok(self.emit(opcode, operands, attrs, 1, &[])?[0])
+    }
+    /// Integer-list attribute as a constant operand, if present.
+    pub(super) fn ints_operand(&mut self, name: &str) -> Option<Value> {
+        let vals = self.attr(name)?.ints.clone();
+        Some(self.const_i64s(&vals, name))
+    }
+    /// A scalar constant of `dt` holding `x`.
+    pub(super) fn scalar(&mut self, dt: DType, x: f64, hint: &str) -> NResult<Value> {
+        let t = Tensor::new(vec![], Data::F64(vec![x]));
+        let t = ir::interp::eval_op(Opcode::Cast, &[Some(t)], Attrs::new().with("to", Attr::Type(dt)), 1)
+            .map_err(|e| format!("cannot make a {dt} constant: {e}"))?;
+        Ok(self.constant(&t[0], hint))
+    }
+    /// Add a constant tensor at the node's position.
+    pub(super) fn constant_pub(&mut self, t: &Tensor, hint: &str) -> Value {
+        self.constant(t, hint)
+    }
+    /// Add an i64 vector constant at the node's position.
+    pub(super) fn const_i64s_pub(&mut self, vals: &[i64], hint: &str) -> Value {
+        self.const_i64s(vals, hint)
+    }
+    /// The type of a value.
+    pub(super) fn ty(&self, v: Value) -> &TensorType {
+        self.f.ty(v)
+    }
+    /// The ONNX opset in effect.
+    pub(super) fn version(&self) -> i64 {
+        self.opset()
+    }
+}
