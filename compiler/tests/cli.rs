@@ -83,7 +83,10 @@ fn opt_runs_pipeline_and_dumps_after_each_pass() {
     assert!(!stdout.contains("onnx.Identity") && !stdout.contains("onnx.Mul") && !stdout.contains("@k"), "{stdout}");
     assert!(stdout.contains("%0 = onnx.Relu %x : f32[batch, 4]"), "{stdout}");
     let err = text(&out.stderr);
-    assert!(err.contains("// ----- IR after canonicalize -----") && err.contains("// ----- IR after dce -----"), "{err}");
+    assert!(
+        err.contains("// ----- IR after canonicalize -----") && err.contains("// ----- IR after dce -----"),
+        "{err}"
+    );
     assert!(err.contains("time(ms)"), "{err}");
 }
 
@@ -131,7 +134,10 @@ fn weights_sidecar_round_trips_and_corruption_is_an_error() {
     let out = edgec(&["parse", &src, "-o", out_path.to_str().unwrap()], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let written = std::fs::read_to_string(&out_path).unwrap();
-    assert!(written.contains("weights = \"out.weights\"") && written.contains("external<offset = 64, size = 160"), "{written}");
+    assert!(
+        written.contains("weights = \"out.weights\"") && written.contains("external<offset = 64, size = 160"),
+        "{written}"
+    );
     // Reloading text + sidecar and printing everything inline gives the original module back.
     let loaded = compiler::load_eir(out_path.to_str().unwrap()).expect("reload");
     assert_eq!(ir::text::print_module(&loaded.module), big_module());

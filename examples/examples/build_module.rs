@@ -13,7 +13,13 @@ fn main() {
     let x = f.add_param(Some("x".into()), TensorType::new(DType::F32, Shape::from_dims([seq, Dim::Static(4)])));
     // Result types may be left unknown; `shape-infer` refines them.
     let unknown = TensorType::new(DType::F32, Shape::from_dims([Dim::Unknown, Dim::Unknown]));
-    let k = f.append_op(Opcode::CoreConst, [], Attrs::new().with("value", Attr::Sym("scale".into())), [TensorType::fixed(DType::F32, &[4])], Loc::Unknown);
+    let k = f.append_op(
+        Opcode::CoreConst,
+        [],
+        Attrs::new().with("value", Attr::Sym("scale".into())),
+        [TensorType::fixed(DType::F32, &[4])],
+        Loc::Unknown,
+    );
     let k = f.result(k);
     let mul = f.append_op(Opcode::Mul, [Some(x), Some(k)], Attrs::new(), [unknown.clone()], Loc::onnx("scale", "Mul"));
     let mul = f.result(mul);
@@ -23,7 +29,8 @@ fn main() {
     m.funcs.push(f);
 
     let pipeline = parse_pipeline("shape-infer,canonicalize,dce").expect("registered passes");
-    let report = PassManager::new(pipeline, PassOptions::default()).run(&mut m, &mut std::io::stderr()).expect("passes");
+    let report =
+        PassManager::new(pipeline, PassOptions::default()).run(&mut m, &mut std::io::stderr()).expect("passes");
     print!("{}", ir::text::print_module(&m));
     eprint!("{report}");
 }

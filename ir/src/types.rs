@@ -261,9 +261,9 @@ impl Shape {
     pub fn static_dims(&self) -> Option<Vec<u64>> {
         self.dims()?.iter().map(|d| d.as_static()).collect()
     }
-    /// Element count if fully static.
+    /// Element count if fully static (`None` also if the count overflows `u64`).
     pub fn num_elements(&self) -> Option<u64> {
-        self.static_dims().map(|d| d.iter().product())
+        self.static_dims()?.iter().try_fold(1u64, |n, &d| n.checked_mul(d))
     }
     /// True if ranks and each pair of dims may agree.
     pub fn compatible(&self, other: &Shape) -> bool {

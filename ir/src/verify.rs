@@ -225,7 +225,7 @@ impl<'m> Verifier<'m> {
                 }
             }
             let arity_ok = self.arity(anchor, def, op);
-            self.attrs(anchor, def, op);
+            let attrs_ok = self.attrs(anchor, def, op);
             self.phase(anchor, def);
             for (ri, sub) in op.regions.iter().enumerate() {
                 st.defined.push(sub.params.iter().copied().collect());
@@ -235,7 +235,9 @@ impl<'m> Verifier<'m> {
                 }
                 st.defined.pop();
             }
-            if operands_ok && arity_ok {
+            // Inference reads the attributes, so with a malformed one it would only
+            // repeat the problem (or misreport it, e.g. as a missing attribute).
+            if operands_ok && arity_ok && attrs_ok {
                 self.types(anchor, def, st.f, id);
             }
             st.defined.last_mut().expect("scope").extend(op.results.iter().copied());
@@ -260,7 +262,11 @@ impl<'m> Verifier<'m> {
         ok
     }
 
-    fn attrs(&mut self, anchor: Anchor, def: &OpDef, op: &crate::OpData) {
+    /// Check the attributes; returns false if a schema attribute is missing,
+    /// has the wrong kind or names an undefined constant (unknown extra
+    /// attributes are reported but do not affect inference).
+    fn attrs(&mut self, anchor: Anchor, def: &OpDef, op: &crate::OpData) -> bool {
+        let mut ok = true;
         for (name, value) in op.attrs.iter() {
             let Some(spec) = def.attr(name) else {
                 let known: Vec<&str> = def.attrs.iter().map(|a| a.name).collect();
@@ -274,9 +280,11 @@ impl<'m> Verifier<'m> {
             };
             if let Err(e) = value.check(spec.kind) {
                 self.push(anchor, def.name, format!("attribute `{name}`: {e}"));
+                ok = false;
             } else if let Attr::Sym(s) = value {
                 if self.m.const_by_name(s).is_none() {
                     self.push(anchor, def.name, format!("attribute `{name}` refers to undefined constant @{s}"));
+                    ok = false;
                 }
             }
         }
@@ -287,8 +295,10 @@ impl<'m> Verifier<'m> {
                     def.name,
                     format!("missing required attribute `{}` ({})", spec.name, spec.kind.describe()),
                 );
+                ok = false;
             }
         }
+        ok
     }
 
     fn phase(&mut self, anchor: Anchor, def: &OpDef) {

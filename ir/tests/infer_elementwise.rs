@@ -16,7 +16,12 @@ fn ty(dt: DType, dims: &[Dim]) -> TensorType {
     TensorType::new(dt, Shape::from_dims(dims.iter().copied()))
 }
 
-fn infer_with(op: Opcode, operands: &[Option<&TensorType>], attrs: &Attrs, nres: usize) -> Result<Vec<TensorType>, String> {
+fn infer_with(
+    op: Opcode,
+    operands: &[Option<&TensorType>],
+    attrs: &Attrs,
+    nres: usize,
+) -> Result<Vec<TensorType>, String> {
     let consts: Vec<Option<&Constant>> = vec![None; operands.len()];
     let ctx = InferCtx { operands, consts: &consts, attrs, num_results: nres, attr_const: None };
     (op.def().infer)(&ctx)

@@ -13,7 +13,12 @@ pub use print::{print_module, PrintOptions, Printer, WeightsMode};
 use std::fmt;
 
 /// True if `s` can be printed without quotes as a symbol, value or dim name.
+///
+/// `inf` and `nan` lex as float literals, so they are always quoted.
 pub fn is_bare_ident(s: &str) -> bool {
+    if s == "inf" || s == "nan" {
+        return false;
+    }
     let mut chars = s.chars();
     match chars.next() {
         Some(c) if c.is_ascii_alphabetic() || c == '_' => {}

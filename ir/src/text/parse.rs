@@ -58,7 +58,7 @@ pub type SidecarLoader<'a> = &'a dyn Fn(&str) -> Result<Vec<u8>, String>;
 /// weights file named by the module's `weights` attribute, if it has one.
 pub fn parse_module(src: &str, file: &str, sidecar: Option<SidecarLoader<'_>>) -> Result<ParsedModule, ParseError> {
     let toks = tokenize(src, file)?;
-    let mut p = Parser { toks, i: 0, file, sidecar, sidecar_bytes: None, spans: HashMap::new() };
+    let mut p = Parser { toks, i: 0, file, sidecar, sidecar_bytes: None, spans: HashMap::new(), depth: 0 };
     let module = p.module()?;
     Ok(ParsedModule { module, spans: p.spans })
 }
@@ -70,7 +70,13 @@ struct Parser<'a> {
     sidecar: Option<SidecarLoader<'a>>,
     sidecar_bytes: Option<(String, Vec<u8>)>,
     spans: HashMap<Anchor, SourcePos>,
+    /// Current nesting of regions and fused locations (bounded, so hostile input
+    /// cannot overflow the stack of this recursive-descent parser).
+    depth: u32,
 }
+
+/// Deepest nesting of regions plus fused locations the parser accepts.
+const MAX_NESTING: u32 = 100;
 
 type PResult<T> = Result<T, ParseError>;
 
@@ -158,6 +164,14 @@ impl Parser<'_> {
             _ => self.unexpected(what),
         }
     }
+    /// Enter one nesting level (a region or `fused[...]`); leave with `depth -= 1`.
+    fn enter(&mut self, pos: SourcePos) -> PResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return self.err(pos, format!("regions and locations nest deeper than {MAX_NESTING} levels"));
+        }
+        Ok(())
+    }
     /// `sep`-separated items until `close` (which is consumed).
     fn list<T>(&mut self, close: &str, mut item: impl FnMut(&mut Self) -> PResult<T>) -> PResult<Vec<T>> {
         let mut out = Vec::new();
@@ -234,6 +248,10 @@ impl Parser<'_> {
         if ty.shape.static_dims().is_none() {
             return self.err(ty_pos, format!("constant @{name} must have a fully static shape, found {}", ty.shape));
         }
+        let size = ty.shape.num_elements().and_then(|n| n.checked_mul(ty.dtype.size_bytes().unwrap_or(1) as u64));
+        if !matches!(size, Some(b) if b <= isize::MAX as u64) {
+            return self.err(ty_pos, format!("constant @{name} of type {ty} is too large"));
+        }
         self.expect_punct("=")?;
         let data = self.const_data(&ty)?;
         let c = Constant { name, ty, data };
@@ -264,7 +282,8 @@ impl Parser<'_> {
                     check_count(self, pos, v.len(), n)?;
                     ConstData::Strings(v.into())
                 } else {
-                    let mut bytes = Vec::with_capacity(n * ty.dtype.size_bytes().unwrap_or(1));
+                    // The declared size is untrusted: preallocate at most 1 MiB.
+                    let mut bytes = Vec::with_capacity((n * ty.dtype.size_bytes().unwrap_or(1)).min(1 << 20));
                     let count = self.list("]", |p| p.element(ty.dtype, &mut bytes))?.len();
                     check_count(self, pos, count, n)?;
                     ConstData::Bytes(bytes.into())
@@ -601,6 +620,7 @@ impl Parser<'_> {
     }
 
     fn region(&mut self, f: &mut Function, scope: &mut Scope, fidx: usize, owner: OpId) -> PResult<()> {
+        self.enter(self.pos())?;
         self.expect_kw("region")?;
         let ridx = f.ops[owner].regions.len();
         f.ops[owner].regions.push(Region::default());
@@ -623,6 +643,7 @@ impl Parser<'_> {
         r.ops = body.ops;
         r.results = body.results;
         scope.names.pop();
+        self.depth -= 1;
         Ok(())
     }
 
@@ -631,8 +652,11 @@ impl Parser<'_> {
         match self.next().tok {
             Tok::Ident(s) if s == "unknown" => Ok(Loc::Unknown),
             Tok::Ident(s) if s == "fused" => {
+                self.enter(pos)?;
                 self.expect_punct("[")?;
-                Ok(Loc::Fused(self.list("]", |p| p.loc())?))
+                let locs = self.list("]", |p| p.loc())?;
+                self.depth -= 1;
+                Ok(Loc::Fused(locs))
             }
             Tok::Str(node) => {
                 self.expect_kw("op")?;
