@@ -28,14 +28,6 @@ use std::collections::BTreeSet;
 /// Ops the generator must not produce, with the reason. Add an op here (and
 /// report it) if its inference panics on generated input; remove it once fixed.
 const EXCLUDED_FROM_GENERATOR: &[(Opcode, &str)] = &[
-    (Opcode::Conv, "conv.rs Window::extent computes `k - 1` with k = 0 for a W with a 0-size spatial dim"),
-    (Opcode::ConvTranspose, "conv.rs Window::extent computes `k - 1` with k = 0 (as Conv)"),
-    (Opcode::Pad, "shape/slicing.rs: unchecked `pads[k] + pads[k + n]` overflows on huge constant pads"),
-    (Opcode::Split, "unchecked sum of huge constant `split` sizes overflows"),
-    (Opcode::Unsqueeze, "capacity overflow when a 1-D axes operand has a huge static dim"),
-    (Opcode::Expand, "capacity overflow when the shape operand has a huge static dim"),
-    (Opcode::ConstantOfShape, "capacity overflow when the shape operand has a huge static dim"),
-    (Opcode::Reshape, "capacity overflow when the shape operand has a huge static dim"),
 ];
 
 /// Tries per op position before giving up on that position.

@@ -105,7 +105,9 @@ fn forward_of(m: &Module, f: &Function, id: OpId) -> Option<Value> {
         }
         Opcode::Cast => op.attrs.dtype("to") == Some(f.ty(x).dtype),
         Opcode::Reshape | Opcode::Expand => same_type,
-        Opcode::Add | Opcode::Sub => same_type && splat_of(m, f, op.operand(1)) == Some(0.0),
+        // x + (-0.0) and x - (+0.0) are exact for every x (x + 0.0 is not: -0.0 + 0.0 = +0.0).
+        Opcode::Add => same_type && splat_of(m, f, op.operand(1)).is_some_and(|c| is_neutral_zero(c, true, f.ty(x).dtype)),
+        Opcode::Sub => same_type && splat_of(m, f, op.operand(1)).is_some_and(|c| is_neutral_zero(c, false, f.ty(x).dtype)),
         Opcode::Mul | Opcode::Div => same_type && splat_of(m, f, op.operand(1)) == Some(1.0),
         _ => false,
     };
@@ -120,6 +122,12 @@ fn training_off(m: &Module, f: &Function, v: Option<Value>) -> bool {
     }
 }
 
+/// True if adding (`add`) or subtracting the constant `c` leaves every value
+/// unchanged: any zero for integers; `-0.0` to add and `+0.0` to subtract for floats.
+fn is_neutral_zero(c: f64, add: bool, dt: DType) -> bool {
+    c == 0.0 && (!dt.is_float() || c.is_sign_negative() == add)
+}
+
 /// The value of a constant whose elements are all equal (and numeric).
 fn splat_of(m: &Module, f: &Function, v: Option<Value>) -> Option<f64> {
     let c = defining_const(m, f, v?)?;
@@ -128,7 +136,7 @@ fn splat_of(m: &Module, f: &Function, v: Option<Value>) -> Option<f64> {
     }
     let vals = c.to_f64s()?;
     let first = *vals.first()?;
-    vals.iter().all(|&x| x == first).then_some(first)
+    vals.iter().all(|x| x.to_bits() == first.to_bits()).then_some(first)
 }
 
 /// Refines value types with shape inference, and the function signatures with

@@ -103,7 +103,8 @@ impl Window {
     /// Dilated kernel extent `dilation * (k - 1) + 1` on axis `i`, if the kernel is known.
     fn extent(&self, i: usize) -> Result<Option<u64>, String> {
         let Some(k) = self.kernel[i] else { return Ok(None) };
-        self.dilations[i].checked_mul(k - 1).and_then(|e| e.checked_add(1)).map(Some).ok_or_else(|| overflow(i))
+        let k1 = k.checked_sub(1).ok_or_else(|| format!("kernel size 0 on spatial axis {i}"))?;
+        self.dilations[i].checked_mul(k1).and_then(|e| e.checked_add(1)).map(Some).ok_or_else(|| overflow(i))
     }
 
     /// Output size of the sliding window (conv, pool) on spatial axis `i` for input size `input`.

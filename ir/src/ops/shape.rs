@@ -78,10 +78,16 @@ pub fn int_list(ctx: &InferCtx<'_>, i: usize, name: &str, allowed: &[DType]) -> 
     }
     Ok(Some(match t.dims() {
         Some([]) => IntList::Len(1),
+        Some([Dim::Static(n)]) if *n > MAX_RANK as u64 => {
+            return Err(format!("`{name}` has {n} entries; tensors of rank above {MAX_RANK} are not supported"))
+        }
         Some([Dim::Static(n)]) => IntList::Len(*n as usize),
         _ => IntList::Unknown,
     }))
 }
+
+/// Largest tensor rank shape inference accepts from a shape-like operand.
+pub const MAX_RANK: usize = 64;
 
 /// Integer element types accepted for i64-only shape operands.
 pub const I64_ONLY: &[DType] = &[DType::I64];
@@ -250,7 +256,11 @@ pub fn merge_equal_dims(a: Dim, b: Dim) -> Result<Dim, String> {
         (Dim::Static(x), Dim::Static(y)) if x != y => return Err(format!("dims {x} and {y} differ")),
         (Dim::Static(x), _) | (_, Dim::Static(x)) => Dim::Static(x),
         (Dim::Unknown, y) => y,
-        (x, _) => x,
+        (x, Dim::Unknown) => x,
+        // Two different symbols must be equal at run time, but neither name is
+        // more right than the other: keep the dim unknown rather than pick one.
+        (x, y) if x == y => x,
+        _ => Dim::Unknown,
     })
 }
 
@@ -311,7 +321,8 @@ fn split_sizes(ctx: &InferCtx<'_>, dim: Dim, n: usize) -> Result<Vec<Dim>, Strin
         if v.iter().any(|&s| s < 0) {
             return Err(format!("`split` {v:?} has a negative size"));
         }
-        if dim.as_static().is_some_and(|d| d != v.iter().sum::<i64>() as u64) {
+        let total = v.iter().try_fold(0u64, |acc, &s| acc.checked_add(s as u64));
+        if dim.as_static().is_some_and(|d| Some(d) != total) {
             return Err(format!("`split` {v:?} does not sum to the split dim {dim}"));
         }
         return Ok(v.iter().map(|&s| Dim::Static(s as u64)).collect());

@@ -124,7 +124,10 @@ pub fn pad(ctx: &InferCtx<'_>) -> InferResult {
     let mut dims = d.to_vec();
     for (k, &ax) in axes.iter().enumerate() {
         dims[ax] = match pads.known() {
-            Some(p) => pad_dim(d[ax], p[k] + p[k + axes.len()]).map_err(|e| format!("`pads` {p:?}: {e}"))?,
+            Some(p) => {
+                let total = p[k].checked_add(p[k + axes.len()]).ok_or_else(|| format!("`pads` {p:?} overflow"))?;
+                pad_dim(d[ax], total).map_err(|e| format!("`pads` {p:?}: {e}"))?
+            }
             None => Dim::Unknown,
         };
     }
