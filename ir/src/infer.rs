@@ -14,7 +14,14 @@ pub fn infer_op(m: &Module, f: &Function, op: &OpData) -> InferResult {
     };
     let ctx =
         InferCtx { operands: &operands, consts: &consts, attrs: &op.attrs, num_results: op.results.len(), attr_const };
-    (op.opcode.def().infer)(&ctx)
+    let def = op.opcode.def();
+    let Some(infer_regions) = def.infer_regions else { return (def.infer)(&ctx) };
+    let region_types = |r: &crate::Region| crate::ops::RegionTypes {
+        params: r.params.iter().map(|&v| f.ty(v).clone()).collect(),
+        results: r.results.iter().map(|&v| f.ty(v).clone()).collect(),
+    };
+    let regions: Vec<crate::ops::RegionTypes> = op.regions.iter().map(region_types).collect();
+    infer_regions(&ctx, &regions)
 }
 
 /// The constant behind `v` if `v` is the result of a `core.const` op.

@@ -120,6 +120,24 @@ impl Data {
             DType::String => Data::String(vec![String::new(); n]),
         }
     }
+    /// Concatenate buffers of one element type.
+    pub fn concat(parts: &[&Data]) -> Result<Data, String> {
+        let Some(first) = parts.first() else { return Err("nothing to concatenate".into()) };
+        if let Some(p) = parts.iter().find(|p| p.dtype() != first.dtype()) {
+            return Err(format!("cannot concatenate {} with {}", first.dtype(), p.dtype()));
+        }
+        macro_rules! cat {
+            ($($var:ident),*) => {
+                match first {
+                    $(Data::$var(_) => Data::$var(parts.iter().flat_map(|p| match p {
+                        Data::$var(v) => v.iter().cloned(),
+                        _ => unreachable!("dtypes checked above"),
+                    }).collect()),)*
+                }
+            };
+        }
+        Ok(cat!(F32, F16, BF16, F64, I8, U8, I16, U16, I32, U32, I64, U64, Bool, String))
+    }
     /// Gather elements by flat index (`out[i] = self[idx[i]]`).
     pub fn gather(&self, idx: &[usize]) -> Data {
         map_data!(self, v => idx.iter().map(|&i| v[i].clone()).collect())

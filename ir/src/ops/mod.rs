@@ -8,6 +8,7 @@
 //! `onnx.*` ops follow the newest opset's signature (e.g. `axes` as an operand
 //! for `Squeeze`/`Reduce*`); importers upgrade older opsets to that form.
 
+pub mod control;
 pub mod conv;
 pub mod elementwise;
 pub mod nn;
@@ -157,7 +158,21 @@ pub struct OpDef {
     pub infer: InferFn,
     /// Reference kernel (`None`: the interpreter cannot run this op yet).
     pub eval: Option<crate::interp::EvalFn>,
+    /// Inference for ops with regions: sees the regions' parameter and yield types.
+    pub infer_regions: Option<RegionInferFn>,
 }
+
+/// Parameter and yielded types of one region of an op.
+#[derive(Clone, Debug, Default)]
+pub struct RegionTypes {
+    /// Types of the region's parameters.
+    pub params: Vec<TensorType>,
+    /// Types of the values it yields.
+    pub results: Vec<TensorType>,
+}
+
+/// Shape/type inference of an op with regions.
+pub type RegionInferFn = fn(&InferCtx<'_>, &[RegionTypes]) -> InferResult;
 
 impl std::fmt::Debug for OpDef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -1,6 +1,6 @@
 //! THE op table. One entry per op; everything else derives from it.
 
-use super::{a, a_req, elementwise as ew, flags::*, nn, opt, reduce, req, shape, var, OpDef};
+use super::{a, a_req, control, elementwise as ew, flags::*, nn, opt, reduce, req, shape, var, OpDef};
 use crate::attr::AttrKind::{self, *};
 use crate::interp as ik;
 
@@ -32,6 +32,7 @@ const DEFAULT: OpDef = OpDef {
     regions: 0,
     infer: ew::unary_same,
     eval: None,
+    infer_regions: None,
 };
 
 const X: &[super::SlotSpec] = &[req("X")];
@@ -54,6 +55,18 @@ const EWC: u32 = PURE | ELEMENTWISE | COMMUTATIVE;
 define_ops! {
     /// A named constant from the module pool.
     CoreConst = "core.const" { operands: &[], attrs: &[a_req("value", Sym)], infer: shape::core_const, eval: Some(ik::shape::core_const) }
+
+    /// Runs region 0 (`then`) if the scalar bool `cond` is true, else region 1 (`else`).
+    If = "onnx.If" { operands: &[req("cond")], results: &[var("outputs", 1)], regions: 2, flags: 0,
+        infer: control::needs_regions, infer_regions: Some(control::if_), eval: Some(ik::control::if_) }
+    /// Loop: region params (iteration, cond, carried...), yields (cond, carried..., scan outputs...).
+    Loop = "onnx.Loop" { operands: &[opt("M"), opt("cond"), var("v_initial", 0)], results: &[var("v_final_and_scan_outputs", 0)],
+        regions: 1, flags: 0, infer: control::needs_regions, infer_regions: Some(control::loop_), eval: Some(ik::control::loop_) }
+    /// Scan over slices of the scan inputs with carried state (opset 9+ form).
+    Scan = "onnx.Scan" { operands: &[var("initial_state_and_scan_inputs", 1)], results: &[var("final_state_and_scan_outputs", 1)],
+        attrs: &[a_req("num_scan_inputs", Int), a("scan_input_axes", Ints), a("scan_input_directions", Ints),
+            a("scan_output_axes", Ints), a("scan_output_directions", Ints)],
+        regions: 1, flags: 0, infer: control::needs_regions, infer_regions: Some(control::scan), eval: Some(ik::control::scan) }
 
     /// Elementwise addition with numpy broadcasting.
     Add = "onnx.Add" { operands: AB, results: &[req("C")], flags: EWC, infer: ew::binary_same }

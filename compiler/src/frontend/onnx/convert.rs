@@ -86,7 +86,14 @@ impl NodeCx<'_, '_, '_> {
 
     /// Emit an op, inferring its result types (refined by `value_info` when
     /// `outputs` names them). Returns the result values.
-    fn emit(&mut self, opcode: Opcode, operands: Vec<Option<Value>>, attrs: Attrs, n: usize, outputs: &[String]) -> NResult<Vec<Value>> {
+    fn emit(
+        &mut self,
+        opcode: Opcode,
+        operands: Vec<Option<Value>>,
+        attrs: Attrs,
+        n: usize,
+        outputs: &[String],
+    ) -> NResult<Vec<Value>> {
         let probe_types = vec![TensorType::unranked(DType::F32); n];
         let probe = self.f.create_op(opcode, operands.clone(), attrs.clone(), probe_types, Loc::Unknown);
         let inferred = ir::infer::infer_op(&self.imp.m, self.f, &self.f.ops[probe])
@@ -95,7 +102,9 @@ impl NodeCx<'_, '_, '_> {
         for (i, t) in inferred.into_iter().enumerate() {
             let declared = outputs.get(i).and_then(|o| self.imp.value_info.get(o));
             types.push(match declared {
-                Some(d) => ir::infer::meet_type(d, &t).map_err(|e| format!("output \"{}\" declared {d}: {e}", outputs[i]))?,
+                Some(d) => {
+                    ir::infer::meet_type(d, &t).map_err(|e| format!("output \"{}\" declared {d}: {e}", outputs[i]))?
+                }
                 None => t,
             });
         }
@@ -132,7 +141,8 @@ impl NodeCx<'_, '_, '_> {
                 return Err(format!("attribute `{}` refers to a function attribute", a.name).into());
             }
             let Some(spec) = opcode.def().attr(&a.name) else {
-                let msg = format!("attribute `{}` is not supported for {} (opset {})", a.name, node.op_type, self.opset());
+                let msg =
+                    format!("attribute `{}` is not supported for {} (opset {})", a.name, node.op_type, self.opset());
                 return Err(msg.into());
             };
             let v = self.attr_value(a, spec.kind)?;
@@ -143,7 +153,14 @@ impl NodeCx<'_, '_, '_> {
 
     fn attr_value(&mut self, a: &AttributeProto, kind: AttrKind) -> NResult<Attr> {
         let ty = AT::try_from(a.r#type).unwrap_or(AT::Undefined);
-        let bad = || NodeError::Error(format!("attribute `{}` has ONNX type {}, expected {}", a.name, ty.as_str_name(), kind.describe()));
+        let bad = || {
+            NodeError::Error(format!(
+                "attribute `{}` has ONNX type {}, expected {}",
+                a.name,
+                ty.as_str_name(),
+                kind.describe()
+            ))
+        };
         let s = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
         Ok(match (kind, ty) {
             (AttrKind::Int, AT::Int) => Attr::Int(a.i),
@@ -153,7 +170,9 @@ impl NodeCx<'_, '_, '_> {
             (AttrKind::Ints, AT::Ints) => Attr::Ints(a.ints.clone()),
             (AttrKind::Floats, AT::Floats) => Attr::Floats(a.floats.clone()),
             (AttrKind::Strs, AT::Strings) => Attr::Strs(a.strings.iter().map(|b| s(b)).collect()),
-            (AttrKind::Type, AT::Int) => Attr::Type(dtype_of(a.i as i32).map_err(|e| format!("attribute `{}`: {e}", a.name))?),
+            (AttrKind::Type, AT::Int) => {
+                Attr::Type(dtype_of(a.i as i32).map_err(|e| format!("attribute `{}`: {e}", a.name))?)
+            }
             (AttrKind::Sym, AT::Tensor) => {
                 let t = a.t.as_ref().ok_or_else(bad)?;
                 let t = tensor_from_proto(t, self.imp.base_dir).map_err(|e| e.to_string())?;
@@ -186,10 +205,14 @@ pub(super) fn convert_node(cx: &mut NodeCx<'_, '_, '_>) -> NResult<()> {
         return constant_node(cx);
     }
     let inputs = cx.inputs()?;
+    if matches!(node.op_type.as_str(), "If" | "Loop" | "Scan") {
+        return super::control::import_control(cx, inputs);
+    }
     if let Some(done) = super::upgrade::upgrade(cx, &inputs)? {
         return Ok(done);
     }
-    let opcode = Opcode::from_name(&format!("onnx.{}", node.op_type)).ok_or_else(|| NodeError::Unsupported(node.op_type.clone()))?;
+    let opcode = Opcode::from_name(&format!("onnx.{}", node.op_type))
+        .ok_or_else(|| NodeError::Unsupported(node.op_type.clone()))?;
     let attrs = cx.attrs(opcode, &[])?;
     cx.emit_outputs(opcode, inputs, attrs)
 }
@@ -199,7 +222,8 @@ fn constant_node(cx: &mut NodeCx<'_, '_, '_>) -> NResult<()> {
     let a = cx.node.attribute.first().ok_or("Constant node has no value attribute")?;
     let s = |b: &Vec<u8>| String::from_utf8_lossy(b).into_owned();
     let t = match a.name.as_str() {
-        "value" => tensor_from_proto(a.t.as_ref().ok_or("`value` holds no tensor")?, cx.imp.base_dir).map_err(|e| e.to_string())?,
+        "value" => tensor_from_proto(a.t.as_ref().ok_or("`value` holds no tensor")?, cx.imp.base_dir)
+            .map_err(|e| e.to_string())?,
         "value_float" => Tensor::new(vec![], Data::F32(vec![a.f])),
         "value_floats" => Tensor::new(vec![a.floats.len()], Data::F32(a.floats.clone())),
         "value_int" => Tensor::new(vec![], Data::I64(vec![a.i])),
@@ -223,7 +247,13 @@ fn constant_node(cx: &mut NodeCx<'_, '_, '_>) -> NResult<()> {
 /// Helpers for the opset upgrade rules in `upgrade.rs`.
 impl NodeCx<'_, '_, '_> {
     /// Emit `opcode` with `operands`, converting the node's attributes except `skip`, plus `extra`.
-    pub(super) fn emit_with(&mut self, opcode: Opcode, operands: Vec<Option<Value>>, skip: &[&str], extra: Attrs) -> NResult<()> {
+    pub(super) fn emit_with(
+        &mut self,
+        opcode: Opcode,
+        operands: Vec<Option<Value>>,
+        skip: &[&str],
+        extra: Attrs,
+    ) -> NResult<()> {
         let mut attrs = self.attrs(opcode, skip)?;
         for (k, v) in extra.iter() {
             attrs.set(k, v.clone());
@@ -245,6 +275,22 @@ impl NodeCx<'_, '_, '_> {
         let t = ir::interp::eval_op(Opcode::Cast, &[Some(t)], Attrs::new().with("to", Attr::Type(dt)), 1)
             .map_err(|e| format!("cannot make a {dt} constant: {e}"))?;
         Ok(self.constant(&t[0], hint))
+    }
+    /// Convert the node's attributes for `opcode`, skipping `skip`.
+    pub(super) fn attrs_pub(&mut self, opcode: Opcode, skip: &[&str]) -> NResult<Attrs> {
+        self.attrs(opcode, skip)
+    }
+    /// Number of node outputs (trailing omitted ones dropped).
+    pub(super) fn num_outputs_pub(&self) -> usize {
+        self.num_outputs()
+    }
+    /// The node's provenance.
+    pub(super) fn loc_pub(&self) -> Loc {
+        self.loc()
+    }
+    /// Bind node outputs to values.
+    pub(super) fn bind_pub(&mut self, vals: &[Value]) {
+        self.bind(vals)
     }
     /// Add a constant tensor at the node's position.
     pub(super) fn constant_pub(&mut self, t: &Tensor, hint: &str) -> Value {

@@ -29,7 +29,6 @@ pub fn import_bytes(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result
 
 /// Where ops are appended: the function body or a region of an op.
 #[derive(Copy, Clone, Debug)]
-#[allow(dead_code)] // `Region` is used once control-flow ops (If/Loop/Scan) are imported.
 pub(super) enum Cursor {
     Body,
     Region(OpId, usize),
@@ -55,7 +54,6 @@ impl Scope {
     pub(super) fn push(&mut self) {
         self.frames.push(HashMap::new());
     }
-    #[allow(dead_code)] // used once control-flow ops (If/Loop/Scan) are imported
     pub(super) fn pop(&mut self) {
         self.frames.pop();
     }
@@ -91,7 +89,10 @@ fn import_model(model: &ModelProto, base_dir: Option<&Path>, name: &str) -> Resu
     let mut m = Module::new(name);
     m.attrs.set("onnx.opset", Attr::Int(opset));
     if !model.producer_name.is_empty() {
-        m.attrs.set("onnx.producer", Attr::Str(format!("{} {}", model.producer_name, model.producer_version).trim().into()));
+        m.attrs.set(
+            "onnx.producer",
+            Attr::Str(format!("{} {}", model.producer_name, model.producer_version).trim().into()),
+        );
     }
     let mut imp = Importer {
         m,
@@ -197,7 +198,14 @@ impl<'a> Importer<'a> {
 
     /// Add `tensor` to the pool under a unique name derived from `hint`, and a
     /// `core.const` op producing it at `cursor`.
-    pub(super) fn add_const(&mut self, f: &mut Function, cursor: Cursor, t: &ir::interp::Tensor, hint: &str, loc: Loc) -> Value {
+    pub(super) fn add_const(
+        &mut self,
+        f: &mut Function,
+        cursor: Cursor,
+        t: &ir::interp::Tensor,
+        hint: &str,
+        loc: Loc,
+    ) -> Value {
         let base = if hint.is_empty() { "const" } else { hint };
         let mut name = base.to_string();
         let mut k = 1;
@@ -218,7 +226,11 @@ impl<'a> Importer<'a> {
     pub(super) fn import_nodes(&mut self, nodes: &[NodeProto], f: &mut Function, cursor: Cursor, scope: &mut Scope) {
         for node in topo_order(nodes, scope) {
             self.node_counter += 1;
-            let name = if node.name.is_empty() { format!("{}_{}", node.op_type, self.node_counter) } else { node.name.clone() };
+            let name = if node.name.is_empty() {
+                format!("{}_{}", node.op_type, self.node_counter)
+            } else {
+                node.name.clone()
+            };
             let mut cx = NodeCx { imp: self, f, cursor, scope, node, name: name.clone() };
             match convert_node(&mut cx) {
                 Ok(()) => {}
@@ -237,7 +249,12 @@ impl<'a> Importer<'a> {
     }
 
     /// Resolve graph outputs to values and declared types.
-    pub(super) fn graph_outputs(&mut self, g: &GraphProto, f: &Function, scope: &Scope) -> (Vec<Value>, Vec<TensorType>) {
+    pub(super) fn graph_outputs(
+        &mut self,
+        g: &GraphProto,
+        f: &Function,
+        scope: &Scope,
+    ) -> (Vec<Value>, Vec<TensorType>) {
         let mut results = Vec::new();
         let mut types = Vec::new();
         for vi in &g.output {
@@ -289,7 +306,8 @@ fn topo_order<'n>(nodes: &'n [NodeProto], scope: &Scope) -> Vec<&'n NodeProto> {
             if done[i] {
                 continue;
             }
-            let ready = node_inputs(n).all(|x| !produced.contains(x) || available.contains(x) || scope.get(x).is_some());
+            let ready =
+                node_inputs(n).all(|x| !produced.contains(x) || available.contains(x) || scope.get(x).is_some());
             if ready {
                 done[i] = true;
                 progress = true;

@@ -7,6 +7,7 @@
 //! as provenance. Problems are collected: one error lists every unsupported
 //! op type (with its count and first node) and every malformed node.
 
+mod control;
 mod convert;
 mod import;
 pub mod proto;

@@ -109,7 +109,9 @@ fn read_external(t: &TensorProto, base_dir: Option<&Path>) -> Result<Vec<u8>, St
         return Err(format!("external data location \"{loc}\" must be a relative path inside the model's directory"));
     }
     let parse = |k: &str| -> Result<Option<u64>, String> {
-        get(k).map(|v| v.parse::<u64>().map_err(|_| format!("external data `{k}` = \"{v}\" is not a number"))).transpose()
+        get(k)
+            .map(|v| v.parse::<u64>().map_err(|_| format!("external data `{k}` = \"{v}\" is not a number")))
+            .transpose()
     };
     let (offset, length) = (parse("offset")?.unwrap_or(0), parse("length")?);
     let path = base.join(rel);
@@ -120,7 +122,11 @@ fn read_external(t: &TensorProto, base_dir: Option<&Path>) -> Result<Vec<u8>, St
         None => bytes.len(),
     };
     if start > end || end > bytes.len() {
-        return Err(format!("external data range {start}..{end} is outside {} ({} bytes)", path.display(), bytes.len()));
+        return Err(format!(
+            "external data range {start}..{end} is outside {} ({} bytes)",
+            path.display(),
+            bytes.len()
+        ));
     }
     Ok(bytes[start..end].to_vec())
 }
