@@ -22,6 +22,17 @@ pub enum DriverError {
         /// The OS error.
         source: std::io::Error,
     },
+    /// The ONNX model could not be imported.
+    #[error("{path}: {source}")]
+    Import {
+        /// The model file.
+        path: String,
+        /// Every problem found.
+        source: crate::frontend::onnx::ImportError,
+    },
+    /// Bad command-line input (missing or mismatched tensors, ...).
+    #[error("{0}")]
+    Usage(String),
     /// The text did not parse.
     #[error(transparent)]
     Parse(#[from] ParseError),
@@ -91,4 +102,20 @@ pub fn save_eir(m: &ir::Module, path: Option<&Path>) -> Result<usize, DriverErro
     }
     std::fs::write(path, printed.text).map_err(io_err(path))?;
     Ok(0)
+}
+
+/// Load a model: `.onnx` files are imported, anything else is read as `.eir`.
+/// The result verifies.
+pub fn load_model(path: &str) -> Result<ir::Module, DriverError> {
+    if path.ends_with(".onnx") {
+        let m = crate::frontend::onnx::import_file(Path::new(path))
+            .map_err(|source| DriverError::Import { path: path.into(), source })?;
+        if let Err(errors) = verify(&m) {
+            let report = errors.to_string();
+            return Err(DriverError::Verify { file: path.into(), report: format!("{report}\n"), errors });
+        }
+        Ok(m)
+    } else {
+        Ok(load_eir(path)?.module)
+    }
 }

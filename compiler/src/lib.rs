@@ -2,7 +2,11 @@
 //! binary (`src/main.rs`) is a thin clap front-end over these functions;
 //! frontends (ONNX) and backends plug in here.
 
+pub mod check;
 pub mod driver;
 pub mod frontend;
+pub mod inspect;
+pub mod npy;
+pub mod run;
 
 pub use driver::{load_eir, save_eir, DriverError};

@@ -5,7 +5,9 @@
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
-use compiler::driver::{load_eir, save_eir, DriverError};
+use compiler::check::Tolerance;
+use compiler::driver::{load_eir, load_model, save_eir, DriverError};
+use compiler::run::{bind_inputs, io_names, parse_bindings, run_main, verify_data};
 use passes::{parse_pipeline, PassError, PassManager, PassOptions, REGISTRY};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -49,6 +51,44 @@ enum Command {
         /// Skip the verifier between passes (it always runs on the input).
         #[arg(long)]
         no_verify_each: bool,
+    },
+    /// Import an ONNX model into edgec IR (text + weights sidecar).
+    Import {
+        /// The .onnx model.
+        model: PathBuf,
+        /// Write to this .eir file (with a weights sidecar) instead of stdout.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Summarize an ONNX model: opsets, inputs/outputs, op histogram, parameters, import status.
+    Inspect {
+        /// The .onnx model.
+        model: PathBuf,
+    },
+    /// Run a model (.onnx or .eir) on the reference interpreter.
+    Run {
+        /// The model.
+        model: String,
+        /// An input as NAME=FILE.npy (repeatable).
+        #[arg(long = "input", value_name = "NAME=FILE")]
+        inputs: Vec<String>,
+        /// Write each output as DIR/NAME.npy.
+        #[arg(short, long, value_name = "DIR")]
+        output: Option<PathBuf>,
+    },
+    /// Check a model against ONNX test data (test_data_set_* with input_K.pb/output_K.pb).
+    Verify {
+        /// The model (.onnx or .eir).
+        model: String,
+        /// Data set directories (default: every test_data_set_* beside the model).
+        #[arg(long = "data", value_name = "DIR")]
+        data: Vec<PathBuf>,
+        /// Relative tolerance.
+        #[arg(long, default_value_t = 1e-3)]
+        rtol: f64,
+        /// Absolute tolerance.
+        #[arg(long, default_value_t = 1e-4)]
+        atol: f64,
     },
     /// List the available passes.
     Passes,
@@ -117,6 +157,16 @@ fn run(cmd: Command) -> Result<(), Failure> {
             }
             emit(&m, output)
         }
+        Command::Import { model, output } => {
+            let m = load_model(&model.display().to_string())?;
+            emit(&m, output)
+        }
+        Command::Inspect { model } => {
+            print!("{}", compiler::inspect::inspect(&model).map_err(|e| Failure::User(anyhow::anyhow!(e)))?);
+            Ok(())
+        }
+        Command::Run { model, inputs, output } => run_model(&model, &inputs, output),
+        Command::Verify { model, data, rtol, atol } => verify_model(&model, &data, Tolerance { rtol, atol }),
         Command::Passes => {
             for p in REGISTRY {
                 println!("{:<16} {}", p.name, p.description);
@@ -139,6 +189,53 @@ fn emit(m: &ir::Module, output: Option<PathBuf>) -> Result<(), Failure> {
     let elided = save_eir(m, output.as_deref())?;
     if elided > 0 {
         eprintln!("edgec: note: {elided} large constant(s) elided from stdout; use -o FILE.eir to keep the weights");
+    }
+    Ok(())
+}
+
+fn run_model(model: &str, inputs: &[String], output: Option<PathBuf>) -> Result<(), Failure> {
+    let m = load_model(model)?;
+    let bindings = parse_bindings(inputs)?;
+    let tensors = bind_inputs(&m, &bindings)?;
+    let outs = run_main(&m, tensors)?;
+    let (_, names) = io_names(&m);
+    if let Some(dir) = &output {
+        std::fs::create_dir_all(dir).map_err(|e| Failure::User(anyhow::anyhow!("{}: {e}", dir.display())))?;
+    }
+    for (name, t) in names.iter().zip(&outs) {
+        println!("{name}: {}{:?}", t.dtype(), t.shape);
+        if let Some(dir) = &output {
+            let file: String = name.chars().map(|c| if c.is_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
+            let path = dir.join(format!("{file}.npy"));
+            std::fs::write(&path, compiler::npy::write_npy(t))
+                .map_err(|e| Failure::User(anyhow::anyhow!("{}: {e}", path.display())))?;
+        }
+    }
+    Ok(())
+}
+
+fn verify_model(model: &str, data: &[PathBuf], tol: Tolerance) -> Result<(), Failure> {
+    let m = load_model(model)?;
+    let reports = verify_data(&m, std::path::Path::new(model), data, tol)?;
+    let (_, names) = io_names(&m);
+    let mut failed = 0;
+    for r in &reports {
+        println!("{}:", r.dir.display());
+        match &r.outputs {
+            Err(e) => println!("  ERROR {e}"),
+            Ok(checks) => {
+                for c in checks {
+                    let name = names.get(c.index).map_or("?", |s| s.as_str());
+                    let verdict = c.failure.as_deref().map_or("PASS".to_string(), |f| format!("FAIL ({f})"));
+                    println!("  {name}: max_abs={:.3e} max_rel={:.3e} {verdict}", c.max_abs, c.max_rel);
+                }
+            }
+        }
+        failed += usize::from(!r.passed());
+    }
+    println!("{} of {} data set(s) passed (rtol {}, atol {})", reports.len() - failed, reports.len(), tol.rtol, tol.atol);
+    if failed > 0 {
+        return Err(Failure::User(anyhow::anyhow!("{failed} data set(s) failed verification")));
     }
     Ok(())
 }

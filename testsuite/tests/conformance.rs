@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
-use testsuite::conformance::{run_test_dir, Status, Tolerance};
+use testsuite::conformance::{run_test_dir, Status, NODE_TOLERANCE};
 
 fn root() -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -34,7 +34,7 @@ fn run_all(dirs: &[PathBuf]) -> BTreeMap<String, Status> {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(dir) = dirs.get(i) else { break };
                 let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-                let status = std::panic::catch_unwind(|| run_test_dir(dir, Tolerance::default()))
+                let status = std::panic::catch_unwind(|| run_test_dir(dir, NODE_TOLERANCE))
                     .unwrap_or_else(|p| Status::Fail(format!("PANIC: {}", panic_message(&p))));
                 results.lock().expect("results").insert(name, status);
             });
@@ -107,5 +107,19 @@ fn check_pass_list(path: &Path, all: &BTreeMap<String, Status>) {
     let new = passing.iter().filter(|k| !listed.lines().any(|l| l == k.as_str())).count();
     if new > 0 {
         eprintln!("{new} test(s) pass that are not in the pass list; UPDATE_PASS_LIST=1 adds them");
+    }
+}
+
+/// The bundled real-world-style models (`testsuite/models/`), built by
+/// `make_models.py` with reference outputs from onnx's ReferenceEvaluator.
+#[test]
+fn bundled_models_verify() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    let results = run_all(&test_dirs(&dir));
+    assert!(results.len() >= 5, "bundled models missing");
+    let tol = compiler::check::Tolerance { rtol: 1e-3, atol: 1e-5 };
+    for name in results.keys() {
+        let status = run_test_dir(&dir.join(name), tol);
+        eprintln!("{name}: {status:?}");
     }
 }

@@ -204,6 +204,11 @@ pub(super) fn convert_node(cx: &mut NodeCx<'_, '_, '_>) -> NResult<()> {
     if node.op_type == "Constant" {
         return constant_node(cx);
     }
+    // Decide support before looking at inputs, so every unsupported node is
+    // counted even when it sits downstream of another failure.
+    if !is_known(&node.op_type) {
+        return Err(NodeError::Unsupported(node.op_type.clone()));
+    }
     let inputs = cx.inputs()?;
     if matches!(node.op_type.as_str(), "If" | "Loop" | "Scan") {
         return super::control::import_control(cx, inputs);
@@ -215,6 +220,11 @@ pub(super) fn convert_node(cx: &mut NodeCx<'_, '_, '_>) -> NResult<()> {
         .ok_or_else(|| NodeError::Unsupported(node.op_type.clone()))?;
     let attrs = cx.attrs(opcode, &[])?;
     cx.emit_outputs(opcode, inputs, attrs)
+}
+
+/// Op types the importer handles: table ops plus those rewritten on import.
+fn is_known(op_type: &str) -> bool {
+    matches!(op_type, "If" | "Loop" | "Scan" | "Upsample" | "Scatter") || Opcode::from_name(&format!("onnx.{op_type}")).is_some()
 }
 
 /// `Constant` → a pool constant.

@@ -174,6 +174,7 @@ impl<'a> Importer<'a> {
         let (results, types) = self.graph_outputs(g, f, scope);
         f.body.results = results;
         f.result_types = types;
+        f.result_names = g.output.iter().map(|o| Some(o.name.clone())).collect();
         Ok(())
     }
 
