@@ -175,6 +175,9 @@ pub struct Function {
     pub body: Region,
     /// Declared result types (the signature), matching `body.results`.
     pub result_types: Vec<TensorType>,
+    /// Optional names of the results (ONNX graph output names), by position;
+    /// shorter than `result_types` when trailing results are unnamed.
+    pub result_names: Vec<Option<String>>,
 }
 
 impl Function {

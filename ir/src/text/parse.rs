@@ -468,7 +468,22 @@ impl Parser<'_> {
         }
         self.expect_punct("->")?;
         self.expect_punct("(")?;
-        f.result_types = self.list(")", |p| p.ty())?;
+        let results = self.list(")", |p| {
+            let named = matches!(p.toks.get(p.i + 1).map(|t| &t.tok), Some(Tok::Punct(":")));
+            let name = match (named, p.peek().clone()) {
+                (true, Tok::Ident(s) | Tok::Str(s)) => {
+                    p.next();
+                    p.next();
+                    Some(s)
+                }
+                _ => None,
+            };
+            Ok((name, p.ty()?))
+        })?;
+        if results.iter().any(|(n, _)| n.is_some()) {
+            f.result_names = results.iter().map(|(n, _)| n.clone()).collect();
+        }
+        f.result_types = results.into_iter().map(|(_, t)| t).collect();
         self.expect_punct("{")?;
         let body = self.region_body(&mut f, &mut scope, fidx, "return")?;
         f.body.ops = body.ops;

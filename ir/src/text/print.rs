@@ -164,6 +164,14 @@ impl<'a> Printer<'a> {
             if i > 0 {
                 out.push_str(", ");
             }
+            if let Some(Some(name)) = f.result_names.get(i) {
+                if is_bare_ident(name) {
+                    out.push_str(name);
+                } else {
+                    let _ = write_quoted(out, name);
+                }
+                out.push_str(": ");
+            }
             let _ = write!(out, "{t}");
         }
         out.push_str(") {\n");
