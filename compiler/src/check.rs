@@ -110,7 +110,8 @@ pub fn compare(index: usize, got: &Tensor, want: &Tensor, tol: Tolerance) -> Out
         if b != 0.0 {
             c.max_rel = c.max_rel.max(abs / b.abs());
         }
-        if !(abs <= tol.atol + tol.rtol * b.abs()) && c.failure.is_none() {
+        let within = abs <= tol.atol + tol.rtol * b.abs();
+        if !within && c.failure.is_none() {
             c.failure = Some(format!("element {i}: {a} != expected {b}"));
         }
     }

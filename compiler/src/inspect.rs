@@ -12,7 +12,8 @@ use std::path::Path;
 /// Render the summary of the model at `path`.
 pub fn inspect(path: &Path) -> Result<String, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let model = ModelProto::decode(bytes.as_slice()).map_err(|e| format!("{}: not a valid ONNX model: {e}", path.display()))?;
+    let model =
+        ModelProto::decode(bytes.as_slice()).map_err(|e| format!("{}: not a valid ONNX model: {e}", path.display()))?;
     let g = model.graph.as_ref().ok_or("model has no graph")?;
     let mut out = String::new();
     let _ = writeln!(out, "model: {}", path.display());
@@ -95,7 +96,11 @@ fn parameters(g: &GraphProto) -> (u64, u64) {
 
 fn histogram(g: &GraphProto, hist: &mut BTreeMap<String, usize>) {
     for n in &g.node {
-        let key = if n.domain.is_empty() || n.domain == "ai.onnx" { n.op_type.clone() } else { format!("{}::{}", n.domain, n.op_type) };
+        let key = if n.domain.is_empty() || n.domain == "ai.onnx" {
+            n.op_type.clone()
+        } else {
+            format!("{}::{}", n.domain, n.op_type)
+        };
         *hist.entry(key).or_default() += 1;
         for a in &n.attribute {
             a.g.iter().chain(a.graphs.iter()).for_each(|sub| histogram(sub, hist));

@@ -205,7 +205,8 @@ fn run_model(model: &str, inputs: &[String], output: Option<PathBuf>) -> Result<
     for (name, t) in names.iter().zip(&outs) {
         println!("{name}: {}{:?}", t.dtype(), t.shape);
         if let Some(dir) = &output {
-            let file: String = name.chars().map(|c| if c.is_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
+            let file: String =
+                name.chars().map(|c| if c.is_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
             let path = dir.join(format!("{file}.npy"));
             std::fs::write(&path, compiler::npy::write_npy(t))
                 .map_err(|e| Failure::User(anyhow::anyhow!("{}: {e}", path.display())))?;
@@ -233,7 +234,13 @@ fn verify_model(model: &str, data: &[PathBuf], tol: Tolerance) -> Result<(), Fai
         }
         failed += usize::from(!r.passed());
     }
-    println!("{} of {} data set(s) passed (rtol {}, atol {})", reports.len() - failed, reports.len(), tol.rtol, tol.atol);
+    println!(
+        "{} of {} data set(s) passed (rtol {}, atol {})",
+        reports.len() - failed,
+        reports.len(),
+        tol.rtol,
+        tol.atol
+    );
     if failed > 0 {
         return Err(Failure::User(anyhow::anyhow!("{failed} data set(s) failed verification")));
     }

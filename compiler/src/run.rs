@@ -20,7 +20,13 @@ pub fn parse_bindings(args: &[String]) -> Result<Vec<(String, PathBuf)>, DriverE
 /// Names of the main function's inputs and outputs.
 pub fn io_names(m: &Module) -> (Vec<String>, Vec<String>) {
     let Some(f) = m.func("main") else { return (vec![], vec![]) };
-    let ins = f.body.params.iter().enumerate().map(|(i, &p)| f.values[p].name.clone().unwrap_or_else(|| format!("input{i}"))).collect();
+    let ins = f
+        .body
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| f.values[p].name.clone().unwrap_or_else(|| format!("input{i}")))
+        .collect();
     let outs = (0..f.result_types.len())
         .map(|i| f.result_names.get(i).cloned().flatten().unwrap_or_else(|| format!("output{i}")))
         .collect();
@@ -77,7 +83,12 @@ impl DataSetReport {
 }
 
 /// Verify `m` on the given data sets (default: every `test_data_set_*` beside `model_path`).
-pub fn verify_data(m: &Module, model_path: &Path, dirs: &[PathBuf], tol: Tolerance) -> Result<Vec<DataSetReport>, DriverError> {
+pub fn verify_data(
+    m: &Module,
+    model_path: &Path,
+    dirs: &[PathBuf],
+    tol: Tolerance,
+) -> Result<Vec<DataSetReport>, DriverError> {
     let dirs = if dirs.is_empty() {
         let beside = model_path.parent().map(Path::to_path_buf).unwrap_or_default();
         data_sets(&beside)

@@ -27,8 +27,7 @@ use std::collections::BTreeSet;
 
 /// Ops the generator must not produce, with the reason. Add an op here (and
 /// report it) if its inference panics on generated input; remove it once fixed.
-const EXCLUDED_FROM_GENERATOR: &[(Opcode, &str)] = &[
-];
+const EXCLUDED_FROM_GENERATOR: &[(Opcode, &str)] = &[];
 
 /// Tries per op position before giving up on that position.
 const OP_ATTEMPTS: usize = 24;

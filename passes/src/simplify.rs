@@ -106,8 +106,12 @@ fn forward_of(m: &Module, f: &Function, id: OpId) -> Option<Value> {
         Opcode::Cast => op.attrs.dtype("to") == Some(f.ty(x).dtype),
         Opcode::Reshape | Opcode::Expand => same_type,
         // x + (-0.0) and x - (+0.0) are exact for every x (x + 0.0 is not: -0.0 + 0.0 = +0.0).
-        Opcode::Add => same_type && splat_of(m, f, op.operand(1)).is_some_and(|c| is_neutral_zero(c, true, f.ty(x).dtype)),
-        Opcode::Sub => same_type && splat_of(m, f, op.operand(1)).is_some_and(|c| is_neutral_zero(c, false, f.ty(x).dtype)),
+        Opcode::Add => {
+            same_type && splat_of(m, f, op.operand(1)).is_some_and(|c| is_neutral_zero(c, true, f.ty(x).dtype))
+        }
+        Opcode::Sub => {
+            same_type && splat_of(m, f, op.operand(1)).is_some_and(|c| is_neutral_zero(c, false, f.ty(x).dtype))
+        }
         Opcode::Mul | Opcode::Div => same_type && splat_of(m, f, op.operand(1)) == Some(1.0),
         _ => false,
     };

@@ -33,7 +33,9 @@ fn classify(msg: String, what: &str) -> Status {
 pub fn run_test_dir(dir: &Path, tol: Tolerance) -> Status {
     let m = match import_file(&dir.join("model.onnx")) {
         Ok(m) => m,
-        Err(e @ (ImportError::Problems(_) | ImportError::Tensor(_))) => return classify(one_line(&e.to_string()), "import"),
+        Err(e @ (ImportError::Problems(_) | ImportError::Tensor(_))) => {
+            return classify(one_line(&e.to_string()), "import")
+        }
         Err(e) => return Status::Fail(format!("import: {}", one_line(&e.to_string()))),
     };
     if let Err(e) = ir::verify::verify(&m) {

@@ -111,15 +111,63 @@ fn check_pass_list(path: &Path, all: &BTreeMap<String, Status>) {
 }
 
 /// The bundled real-world-style models (`testsuite/models/`), built by
-/// `make_models.py` with reference outputs from onnx's ReferenceEvaluator.
+/// `make_models.py` with reference outputs from onnx's ReferenceEvaluator,
+/// checked like `edgec verify` does (rtol 1e-3, atol 1e-4).
 #[test]
 fn bundled_models_verify() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
-    let results = run_all(&test_dirs(&dir));
-    assert!(results.len() >= 5, "bundled models missing");
-    let tol = compiler::check::Tolerance { rtol: 1e-3, atol: 1e-5 };
-    for name in results.keys() {
-        let status = run_test_dir(&dir.join(name), tol);
-        eprintln!("{name}: {status:?}");
+    let dirs = test_dirs(&dir);
+    assert!(dirs.len() >= 5, "bundled models missing");
+    let failures: Vec<String> = dirs
+        .iter()
+        .filter_map(|d| match run_test_dir(d, compiler::check::Tolerance::default()) {
+            Status::Pass => None,
+            other => Some(format!("{}: {other:?}", d.display())),
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The wheel's `data/light` models: weights come from ConstantOfShape, inputs
+/// are ONNX's dummy data (`arange(n) / n` in f32, unknown dims as 1).
+#[test]
+fn light_models() {
+    let dir = root().join("light");
+    let Ok(rd) = std::fs::read_dir(&dir) else {
+        eprintln!("NOTE: {} is missing; run testsuite/conformance/fetch.sh. Skipping.", dir.display());
+        return;
+    };
+    let mut models: Vec<PathBuf> =
+        rd.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "onnx")).collect();
+    models.sort();
+    let mut failures = Vec::new();
+    for model in &models {
+        match run_light(model) {
+            Ok(()) => eprintln!("{}: pass", model.display()),
+            Err(e) => failures.push(format!("{}: {e}", model.display())),
+        }
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn run_light(model: &Path) -> Result<(), String> {
+    use ir::interp::{Data, Tensor};
+    let m = compiler::frontend::onnx::import_file(model).map_err(|e| e.to_string())?;
+    let f = m.func("main").ok_or("no main")?;
+    let inputs: Vec<Tensor> = f
+        .body
+        .params
+        .iter()
+        .map(|&p| {
+            let shape: Vec<usize> =
+                f.ty(p).dims().unwrap_or(&[]).iter().map(|d| d.as_static().unwrap_or(1) as usize).collect();
+            let n: usize = shape.iter().product();
+            Tensor::new(shape, Data::F32((0..n).map(|i| (i as f64 / n as f64) as f32).collect()))
+        })
+        .collect();
+    let out = ir::interp::run(&m, "main", inputs).map_err(|e| e.to_string())?;
+    let stem = model.with_extension("");
+    let expected = compiler::check::read_tensor_pb(Path::new(&format!("{}_output_0.pb", stem.display())))?;
+    let check = compiler::check::compare(0, &out[0], &expected, compiler::check::Tolerance { rtol: 1e-3, atol: 1e-5 });
+    check.failure.map_or(Ok(()), |f| Err(format!("{f} (max abs {:.2e})", check.max_abs)))
 }

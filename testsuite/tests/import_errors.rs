@@ -12,7 +12,12 @@ use std::path::{Path, PathBuf};
 
 fn models() -> Vec<Vec<u8>> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path().join("model.onnx")).filter(|p| p.exists()).collect();
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join("model.onnx"))
+        .filter(|p| p.exists())
+        .collect();
     paths.sort();
     assert!(paths.len() >= 5, "bundled test models missing");
     paths.iter().map(|p| std::fs::read(p).unwrap()).collect()
@@ -63,11 +68,22 @@ fn every_truncation_of_a_small_model_is_handled() {
 
 fn tensor_vi(name: &str) -> ValueInfoProto {
     let t = type_proto::Tensor { elem_type: 1, shape: Some(TensorShapeProto { dim: vec![] }) };
-    ValueInfoProto { name: name.into(), r#type: Some(TypeProto { value: Some(type_proto::Value::TensorType(t)), ..Default::default() }), ..Default::default() }
+    ValueInfoProto {
+        name: name.into(),
+        r#type: Some(TypeProto { value: Some(type_proto::Value::TensorType(t)), ..Default::default() }),
+        ..Default::default()
+    }
 }
 
 fn node(op: &str, domain: &str, name: &str, input: &str, output: &str) -> NodeProto {
-    NodeProto { op_type: op.into(), domain: domain.into(), name: name.into(), input: vec![input.into()], output: vec![output.into()], ..Default::default() }
+    NodeProto {
+        op_type: op.into(),
+        domain: domain.into(),
+        name: name.into(),
+        input: vec![input.into()],
+        output: vec![output.into()],
+        ..Default::default()
+    }
 }
 
 #[test]
@@ -79,7 +95,8 @@ fn unsupported_ops_are_listed_with_counts_and_first_node() {
         node("FusedGemm", "com.microsoft", "ms_gemm", "c", "d"),
         node("Relu", "", "relu_undefined_input", "nowhere", "e"),
     ];
-    let graph = GraphProto { node: nodes, input: vec![tensor_vi("x")], output: vec![tensor_vi("d")], ..Default::default() };
+    let graph =
+        GraphProto { node: nodes, input: vec![tensor_vi("x")], output: vec![tensor_vi("d")], ..Default::default() };
     let model = ModelProto {
         ir_version: 8,
         opset_import: vec![OperatorSetIdProto { domain: String::new(), version: 17 }],
@@ -90,7 +107,10 @@ fn unsupported_ops_are_listed_with_counts_and_first_node() {
     let ImportError::Problems(p) = &err else { panic!("expected collected problems, got {err}") };
     assert_eq!(
         p.unsupported,
-        vec![("FancyOp".to_string(), 2, "fancy_a".to_string()), ("com.microsoft::FusedGemm".to_string(), 1, "ms_gemm".to_string())]
+        vec![
+            ("FancyOp".to_string(), 2, "fancy_a".to_string()),
+            ("com.microsoft::FusedGemm".to_string(), 1, "ms_gemm".to_string())
+        ]
     );
     let text = err.to_string();
     assert!(text.contains("2 unsupported op type(s) (3 node(s))"), "{text}");
@@ -102,9 +122,20 @@ fn unsupported_ops_are_listed_with_counts_and_first_node() {
 #[test]
 fn attribute_errors_name_the_node() {
     let mut n = node("Relu", "", "my_relu", "x", "y");
-    n.attribute.push(AttributeProto { name: "alpha".into(), r#type: AttributeType::Float as i32, f: 1.0, ..Default::default() });
-    let graph = GraphProto { node: vec![n], input: vec![tensor_vi("x")], output: vec![tensor_vi("y")], ..Default::default() };
-    let model = ModelProto { ir_version: 8, opset_import: vec![OperatorSetIdProto { domain: String::new(), version: 17 }], graph: Some(graph), ..Default::default() };
+    n.attribute.push(AttributeProto {
+        name: "alpha".into(),
+        r#type: AttributeType::Float as i32,
+        f: 1.0,
+        ..Default::default()
+    });
+    let graph =
+        GraphProto { node: vec![n], input: vec![tensor_vi("x")], output: vec![tensor_vi("y")], ..Default::default() };
+    let model = ModelProto {
+        ir_version: 8,
+        opset_import: vec![OperatorSetIdProto { domain: String::new(), version: 17 }],
+        graph: Some(graph),
+        ..Default::default()
+    };
     let err = import_bytes(&model.encode_to_vec(), None, "m").unwrap_err().to_string();
     assert!(err.contains("node \"my_relu\" (Relu): attribute `alpha` is not supported for Relu (opset 17)"), "{err}");
 }

@@ -25,7 +25,8 @@ pub fn loop_(ctx: &EvalCtx<'_>) -> R {
         Some(t) => truthy(t, "cond")?,
         None => true,
     };
-    let mut carried: Vec<Tensor> = ctx.inputs[2..].iter().map(|t| t.cloned().ok_or("missing loop-carried value")).collect::<Result<_, _>>()?;
+    let mut carried: Vec<Tensor> =
+        ctx.inputs[2..].iter().map(|t| t.cloned().ok_or("missing loop-carried value")).collect::<Result<_, _>>()?;
     let n = carried.len();
     let mut scans: Vec<Vec<Tensor>> = Vec::new();
     let mut i: i64 = 0;
@@ -57,7 +58,10 @@ pub fn loop_(ctx: &EvalCtx<'_>) -> R {
 /// zero-length axis with the other dims taken from the declared type (0 if unknown).
 pub fn stack(parts: &[Tensor], axis: usize, declared: &crate::types::TensorType) -> Result<Tensor, String> {
     let Some(first) = parts.first() else {
-        let mut shape: Vec<usize> = declared.dims().map(|d| d.iter().map(|x| x.as_static().unwrap_or(0) as usize).collect()).unwrap_or_default();
+        let mut shape: Vec<usize> = declared
+            .dims()
+            .map(|d| d.iter().map(|x| x.as_static().unwrap_or(0) as usize).collect())
+            .unwrap_or_default();
         if shape.is_empty() {
             shape.push(0);
         }
@@ -149,4 +153,3 @@ pub fn scan(ctx: &EvalCtx<'_>) -> R {
     }
     Ok(results)
 }
-

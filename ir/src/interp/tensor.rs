@@ -140,7 +140,10 @@ impl Data {
     }
     /// Gather elements by flat index (`out[i] = self[idx[i]]`).
     pub fn gather(&self, idx: &[usize]) -> Data {
-        map_data!(self, v => idx.iter().map(|&i| v[i].clone()).collect())
+        fn pick<T: Clone>(v: &[T], idx: &[usize]) -> Vec<T> {
+            idx.iter().map(|&i| v[i].clone()).collect()
+        }
+        map_data!(self, v => pick(v, idx))
     }
     /// Element `i` as f64 (bool as 0/1; strings as NaN).
     pub fn get_f64(&self, i: usize) -> f64 {
@@ -298,7 +301,7 @@ pub fn strides(shape: &[usize]) -> Vec<usize> {
 /// Decode little-endian packed elements of `dt`.
 pub fn from_le_bytes(dt: DType, b: &[u8]) -> Result<Data, String> {
     let size = dt.size_bytes().ok_or("string tensors have no byte encoding")?;
-    if b.len() % size != 0 {
+    if !b.len().is_multiple_of(size) {
         return Err(format!("{} bytes is not a whole number of {dt} elements", b.len()));
     }
     macro_rules! dec {

@@ -40,7 +40,12 @@ pub fn if_(ctx: &InferCtx<'_>, regions: &[RegionTypes]) -> InferResult {
     if then.results.len() != els.results.len() {
         return Err(format!("branches yield {} and {} values", then.results.len(), els.results.len()));
     }
-    then.results.iter().zip(&els.results).enumerate().map(|(i, (a, b))| join_types(a, b).map_err(|e| format!("output #{i}: {e}"))).collect()
+    then.results
+        .iter()
+        .zip(&els.results)
+        .enumerate()
+        .map(|(i, (a, b))| join_types(a, b).map_err(|e| format!("output #{i}: {e}")))
+        .collect()
 }
 
 /// `Loop`: body params `(iter: i64, cond: bool, carried...)`, yields

@@ -4,6 +4,8 @@ use super::{expect_dtype, InferCtx, InferResult};
 use crate::types::{DType, Dim, Shape, TensorType};
 use smallvec::SmallVec;
 
+pub mod quant;
+
 /// Broadcast two dims under numpy rules. `Err` on a static contradiction.
 pub fn broadcast_dim(a: Dim, b: Dim) -> Result<Dim, String> {
     Ok(match (a, b) {
@@ -174,4 +176,52 @@ pub fn dropout(ctx: &InferCtx<'_>) -> InferResult {
         out.push(TensorType::new(DType::Bool, x.shape.clone()));
     }
     Ok(out)
+}
+
+/// Unary op on `f32` only (Celu).
+pub fn unary_f32(ctx: &InferCtx<'_>) -> InferResult {
+    let x = ctx.input(0)?;
+    expect_dtype(x, "input", |d| d == DType::F32, "f32")?;
+    Ok(vec![x.clone()])
+}
+
+/// Shrink: numeric types except bf16, result of the input type.
+pub fn shrink(ctx: &InferCtx<'_>) -> InferResult {
+    let x = ctx.input(0)?;
+    expect_dtype(x, "input", |d| d.is_numeric() && d != DType::BF16, "a numeric type other than bf16")?;
+    Ok(vec![x.clone()])
+}
+
+/// Float predicate (IsNaN, IsInf): float input, bool result of the same shape.
+pub fn float_predicate(ctx: &InferCtx<'_>) -> InferResult {
+    let x = ctx.input(0)?;
+    expect_dtype(x, "input", DType::is_float, "a float type")?;
+    Ok(vec![TensorType::new(DType::Bool, x.shape.clone())])
+}
+
+/// Bitwise And/Or/Xor: two operands of one integer type, broadcast.
+pub fn bitwise_binary(ctx: &InferCtx<'_>) -> InferResult {
+    let dt = same_dtype(ctx, &[0, 1])?;
+    expect_dtype(ctx.input(0)?, "operand", DType::is_int, "an integer type")?;
+    Ok(vec![TensorType::new(dt, broadcast_all(ctx, [0, 1])?)])
+}
+
+/// BitwiseNot: an integer operand, result of the same type.
+pub fn bitwise_not(ctx: &InferCtx<'_>) -> InferResult {
+    let x = ctx.input(0)?;
+    expect_dtype(x, "input", DType::is_int, "an integer type")?;
+    Ok(vec![x.clone()])
+}
+
+/// BitShift: two operands of one unsigned integer type, broadcast.
+pub fn bit_shift(ctx: &InferCtx<'_>) -> InferResult {
+    let dt = same_dtype(ctx, &[0, 1])?;
+    let unsigned = |d: DType| matches!(d, DType::U8 | DType::U16 | DType::U32 | DType::U64);
+    expect_dtype(ctx.input(0)?, "operand", unsigned, "an unsigned integer type")?;
+    Ok(vec![TensorType::new(dt, broadcast_all(ctx, [0, 1])?)])
+}
+
+/// CastLike: the shape of `input` with the element type of `target_type`.
+pub fn cast_like(ctx: &InferCtx<'_>) -> InferResult {
+    Ok(vec![TensorType::new(ctx.input(1)?.dtype, ctx.input(0)?.shape.clone())])
 }

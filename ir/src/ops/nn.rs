@@ -5,6 +5,10 @@
 //! a dim that cannot be determined is [`Dim::Unknown`], and a symbolic dim is only
 //! propagated where the output dim equals that input dim.
 
+pub mod norm;
+pub mod seq;
+pub mod spatial;
+
 use super::conv::dims_or_unknown;
 use super::elementwise::broadcast_shapes;
 use super::{expect_dtype, InferCtx, InferResult};
@@ -231,8 +235,8 @@ fn resize_operand_given(ctx: &InferCtx<'_>, i: usize, name: &str, n: usize) -> R
 }
 
 /// Output sizes on the resized axes from constant `sizes`, honoring
-/// `keep_aspect_ratio_policy` as ONNX does: one f32 scale = min (`not_larger`) or max
-/// (`not_smaller`) of `sizes[i] / in[i]`, then `round(scale * in[i])`; unknown unless
+/// `keep_aspect_ratio_policy` as ONNX does: one f64 scale = min (`not_larger`) or max
+/// (`not_smaller`) of `sizes[i] / in[i]`, then `floor(scale * in[i] + 0.5)`; unknown unless
 /// every resized input dim is static.
 fn sized_dims(ctx: &InferCtx<'_>, xd: &[Dim], axes: &[usize], sizes: &[i64]) -> Result<Vec<Dim>, String> {
     if let Some(bad) = sizes.iter().find(|&&s| s < 0) {
@@ -244,20 +248,22 @@ fn sized_dims(ctx: &InferCtx<'_>, xd: &[Dim], axes: &[usize], sizes: &[i64]) -> 
     }
     let ins: Option<Vec<u64>> = axes.iter().map(|&a| xd[a].as_static().filter(|&d| d > 0)).collect();
     let Some(ins) = ins else { return Ok(vec![Dim::Unknown; axes.len()]) };
-    let ratios = sizes.iter().zip(&ins).map(|(&s, &d)| s as f32 / d as f32);
+    let ratios = sizes.iter().zip(&ins).map(|(&s, &d)| s as f64 / d as f64);
     let scale = match policy {
-        "not_larger" => ratios.fold(f32::MAX, f32::min),
-        "not_smaller" => ratios.fold(f32::MIN, f32::max),
+        "not_larger" => ratios.fold(f64::INFINITY, f64::min),
+        "not_smaller" => ratios.fold(f64::NEG_INFINITY, f64::max),
         other => return Err(format!("attribute `keep_aspect_ratio_policy` has invalid value \"{other}\"")),
     };
-    Ok(ins.iter().map(|&d| Dim::Static((scale * d as f32).round() as u64)).collect())
+    // Round half up in f64, as the ONNX reference (and the kernel) do.
+    Ok(ins.iter().map(|&d| Dim::Static((scale * d as f64 + 0.5).floor() as u64)).collect())
 }
 
-/// `floor(d * scale)` in f32 as ONNX computes it; a scale of exactly 1 keeps `d`.
+/// `floor(d * scale)` with the f32 scale widened to f64, as the ONNX reference (and the
+/// kernel) compute it; a scale of exactly 1 keeps `d`.
 fn scaled_dim(d: Dim, scale: f32) -> Dim {
     match d {
         _ if scale == 1.0 => d,
-        Dim::Static(x) => Dim::Static((x as f32 * scale).floor() as u64),
+        Dim::Static(x) => Dim::Static((x as f64 * scale as f64).floor() as u64),
         _ => Dim::Unknown,
     }
 }

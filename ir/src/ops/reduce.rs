@@ -50,3 +50,28 @@ pub fn arg_reduce(ctx: &InferCtx<'_>) -> InferResult {
     let ax = norm_axis(ctx.int("axis", 0), d.len()).map_err(|e| format!("`axis`: {e} (data {})", data.shape))?;
     Ok(vec![TensorType::new(DType::I64, reduced_dims(d, &[ax], ctx.int("keepdims", 1) != 0))])
 }
+
+/// CumSum: the input's type; `axis` is a scalar i32/i64 within the input's rank.
+pub fn cum_sum(ctx: &InferCtx<'_>) -> InferResult {
+    let x = ctx.input(0)?;
+    super::expect_dtype(x, "`x`", DType::is_numeric, "a numeric type")?;
+    let axis = super::shape::int_list(ctx, 1, "axis", super::shape::I32_I64)?.ok_or("missing operand `axis`")?;
+    match (axis.known(), x.rank()) {
+        (Some(&[a]), Some(r)) => drop(norm_axis(a, r).map_err(|e| format!("`axis`: {e}"))?),
+        (Some(v), _) if v.len() != 1 => return Err(format!("`axis` must hold one value, found {v:?}")),
+        _ => {}
+    }
+    Ok(vec![x.clone()])
+}
+
+/// Det: `[*, M, M]` floats to `[*]`.
+pub fn det(ctx: &InferCtx<'_>) -> InferResult {
+    let x = ctx.input(0)?;
+    super::expect_dtype(x, "`X`", DType::is_float, "a float type")?;
+    let Some(d) = x.dims() else { return Ok(vec![TensorType::unranked(x.dtype)]) };
+    let r = d.len();
+    if r < 2 || !d[r - 1].compatible(d[r - 2]) {
+        return Err(format!("Det needs square matrices [*, M, M], found {}", x.shape));
+    }
+    Ok(vec![TensorType::new(x.dtype, Shape::from_dims(d[..r - 2].iter().copied()))])
+}

@@ -3,11 +3,15 @@
 //! The first part of this file holds helpers shared with other op families
 //! (axis normalization, reading shape-like operands, symbolic dim products).
 //! Slice, Pad, Tile and Expand live in the `slicing` submodule and are
-//! re-exported here.
+//! re-exported here; indexing ops (GatherND, Scatter*, TopK, Unique, ...) are in
+//! [`index`], generators and string ops (Range, EyeLike, Trilu, String*) in
+//! [`generate`].
 
 use super::{expect_dtype, InferCtx, InferResult};
 use crate::types::{DType, Dim, Shape, Symbol, TensorType};
 
+pub mod generate;
+pub mod index;
 mod slicing;
 pub use slicing::{expand, pad, slice, tile};
 

@@ -224,7 +224,8 @@ pub(super) fn convert_node(cx: &mut NodeCx<'_, '_, '_>) -> NResult<()> {
 
 /// Op types the importer handles: table ops plus those rewritten on import.
 fn is_known(op_type: &str) -> bool {
-    matches!(op_type, "If" | "Loop" | "Scan" | "Upsample" | "Scatter") || Opcode::from_name(&format!("onnx.{op_type}")).is_some()
+    matches!(op_type, "If" | "Loop" | "Scan" | "Upsample" | "Scatter")
+        || Opcode::from_name(&format!("onnx.{op_type}")).is_some()
 }
 
 /// `Constant` → a pool constant.

@@ -25,7 +25,7 @@ pub(super) fn upgrade(cx: &mut NodeCx<'_, '_, '_>, inputs: &[Option<Value>]) -> 
     let v = cx.version();
     let op = cx.node.op_type.clone();
     let x = inputs.first().copied().flatten();
-    let done = match op.as_str() {
+    match op.as_str() {
         "Squeeze" | "Unsqueeze" if v < 13 => {
             let axes = cx.ints_operand("axes");
             let opcode = if op == "Squeeze" { Opcode::Squeeze } else { Opcode::Unsqueeze };
@@ -91,8 +91,8 @@ pub(super) fn upgrade(cx: &mut NodeCx<'_, '_, '_>, inputs: &[Option<Value>]) -> 
             cx.emit_with(opcode, inputs.to_vec(), &[], Attrs::new())?
         }
         _ => return Ok(None),
-    };
-    Ok(Some(done))
+    }
+    Ok(Some(()))
 }
 
 fn axes_attr_to_operand(cx: &mut NodeCx<'_, '_, '_>, opcode: Opcode, x: Option<Value>) -> NResult<()> {
