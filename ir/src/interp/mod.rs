@@ -10,9 +10,12 @@
 pub mod broadcast;
 pub mod control;
 pub mod elementwise;
+pub mod loss;
 pub mod nn;
+pub mod qlinear;
 pub mod reduce;
 pub mod shape;
+pub mod signal;
 mod tensor;
 
 pub use tensor::{from_le_bytes, strides, Data, Tensor};

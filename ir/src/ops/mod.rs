@@ -11,9 +11,12 @@
 pub mod control;
 pub mod conv;
 pub mod elementwise;
+pub mod loss;
 pub mod nn;
+pub mod qlinear;
 pub mod reduce;
 pub mod shape;
+pub mod signal;
 mod table;
 #[cfg(test)]
 mod tests;

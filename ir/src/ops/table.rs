@@ -438,4 +438,10 @@ define_ops! {
     StringSplit = "onnx.StringSplit" { operands: X, results: &[req("Y"), req("Z")], attrs: &[a("delimiter", Str), a("maxsplit", Int)], infer: shape::generate::string_split, eval: Some(ik::shape::string_split) }
 
     // @@ shape-additions @@ (new shape/index/reduction ops go above this line)
+
+    // @@ loss-additions @@ (losses and other new ops of that helper go above this line)
+
+    // @@ signal-additions @@ (signal-processing ops go above this line)
+
+    // @@ qlinear-additions @@ (integer/quantized linear algebra and new attention ops go above this line)
 }

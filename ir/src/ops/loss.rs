@@ -1,0 +1,1 @@
+//! Shape inference: loss ops.
