@@ -198,7 +198,9 @@ fn value_op(f: &Function, v: Value) -> ir::OpId {
 /// Import one node.
 pub(super) fn convert_node(cx: &mut NodeCx<'_, '_, '_>) -> NResult<()> {
     let node = cx.node;
-    if !(node.domain.is_empty() || node.domain == "ai.onnx") {
+    // `ai.onnx.preview` ops (e.g. FlexAttention) live in the same table.
+    let default_domain = matches!(node.domain.as_str(), "" | "ai.onnx" | "ai.onnx.preview");
+    if !default_domain || (node.domain == "ai.onnx.preview" && !is_known(&node.op_type)) {
         return Err(NodeError::Unsupported(format!("{}::{}", node.domain, node.op_type)));
     }
     if node.op_type == "Constant" {

@@ -85,6 +85,7 @@ pub(super) fn upgrade(cx: &mut NodeCx<'_, '_, '_>, inputs: &[Option<Value>]) -> 
             cx.emit_with(Opcode::Concat, inputs.to_vec(), &[], Attrs::new().with("axis", Attr::Int(1)))?
         }
         "Add" | "Sub" | "Mul" | "Div" if v < 7 => legacy_broadcast(cx, &op, inputs)?,
+        "PRelu" if v < 7 => legacy_prelu(cx, inputs)?,
         "Gemm" if v < 7 => cx.emit_with(Opcode::Gemm, inputs.to_vec(), &["broadcast"], Attrs::new())?,
         "Scatter" => {
             let opcode = Opcode::from_name("onnx.ScatterElements").ok_or(NodeError::Unsupported(op.clone()))?;
@@ -161,6 +162,24 @@ fn legacy_broadcast(cx: &mut NodeCx<'_, '_, '_>, op: &str, inputs: &[Option<Valu
         }
     }
     cx.emit_with(opcode, vec![a, b], &["broadcast", "axis"], Attrs::new())
+}
+
+/// PRelu before opset 7: a 1-D slope holds one value per channel (axis 1);
+/// reshape it to `[C, 1, ...]` so numpy broadcasting gives that meaning.
+fn legacy_prelu(cx: &mut NodeCx<'_, '_, '_>, inputs: &[Option<Value>]) -> NResult<()> {
+    let (x, mut slope) = (inputs.first().copied().flatten(), inputs.get(1).copied().flatten());
+    if let (Some(xv), Some(sv)) = (x, slope) {
+        let (rx, rs) = (cx.ty(xv).rank(), cx.ty(sv).rank());
+        let per_channel = cx.ty(sv).shape.num_elements().is_some_and(|n| n > 1);
+        if let (Some(rx), Some(1)) = (rx, rs) {
+            if rx > 2 && per_channel {
+                let axes: Vec<i64> = (1..rx as i64 - 1).collect();
+                let axes = cx.const_i64s_pub(&axes, "axes");
+                slope = Some(cx.emit_tmp(Opcode::Unsqueeze, vec![Some(sv), Some(axes)], Attrs::new())?);
+            }
+        }
+    }
+    cx.emit_with(Opcode::PRelu, vec![x, slope], &[], Attrs::new())
 }
 
 /// Type names used by `Cast` before opset 6.
