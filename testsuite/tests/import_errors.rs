@@ -145,3 +145,65 @@ fn garbage_is_a_decode_error() {
     let err = import_bytes(b"\xff\xff\xff\xff not protobuf", None, "m").unwrap_err();
     assert!(matches!(err, ImportError::Decode(_)), "{err}");
 }
+
+fn model_with_external_weight(location: &str, offset: &str, length: &str) -> ModelProto {
+    use compiler::frontend::onnx::proto::{StringStringEntryProto, TensorProto};
+    let entry = |k: &str, v: &str| StringStringEntryProto { key: k.into(), value: v.into() };
+    let w = TensorProto {
+        name: "w".into(),
+        dims: vec![3],
+        data_type: 1,
+        data_location: 1,
+        external_data: vec![entry("location", location), entry("offset", offset), entry("length", length)],
+        ..Default::default()
+    };
+    let mut x = tensor_vi("x");
+    let mut y = tensor_vi("y");
+    for vi in [&mut x, &mut y] {
+        if let Some(TypeProto { value: Some(type_proto::Value::TensorType(t)), .. }) = &mut vi.r#type {
+            t.shape = Some(TensorShapeProto {
+                dim: vec![compiler::frontend::onnx::proto::tensor_shape_proto::Dimension {
+                    value: Some(compiler::frontend::onnx::proto::tensor_shape_proto::dimension::Value::DimValue(3)),
+                    ..Default::default()
+                }],
+            });
+        }
+    }
+    let add = NodeProto { op_type: "Add".into(), name: "add".into(), input: vec!["x".into(), "w".into()], output: vec!["y".into()], ..Default::default() };
+    let graph = GraphProto { node: vec![add], input: vec![x], output: vec![y], initializer: vec![w], ..Default::default() };
+    ModelProto { ir_version: 8, opset_import: vec![OperatorSetIdProto { domain: String::new(), version: 17 }], graph: Some(graph), ..Default::default() }
+}
+
+#[test]
+fn external_data_is_read_relative_to_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut blob = vec![0u8; 8]; // 8 bytes of padding before the tensor
+    for v in [1.0f32, 2.0, 3.5] {
+        blob.extend(v.to_le_bytes());
+    }
+    std::fs::write(dir.path().join("weights.bin"), &blob).unwrap();
+    let path = dir.path().join("m.onnx");
+    std::fs::write(&path, model_with_external_weight("weights.bin", "8", "12").encode_to_vec()).unwrap();
+    let m = compiler::frontend::onnx::import_file(&path).expect("imports");
+    let x = ir::interp::Tensor::new(vec![3], ir::interp::Data::F32(vec![10.0, 20.0, 30.0]));
+    let y = ir::interp::run(&m, "main", vec![x]).unwrap();
+    assert_eq!(y[0].data, ir::interp::Data::F32(vec![11.0, 22.0, 33.5]));
+}
+
+#[test]
+fn hostile_external_data_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("short.bin"), [0u8; 4]).unwrap();
+    for (loc, off, len, want) in [
+        ("../secret.bin", "0", "12", "must be a relative path inside the model's directory"),
+        ("/etc/passwd", "0", "12", "must be a relative path inside the model's directory"),
+        ("short.bin", "0", "12", "is outside"),
+        ("short.bin", "99999999999999999999", "12", "is not a number"),
+        ("missing.bin", "0", "12", "cannot read external data"),
+    ] {
+        let path = dir.path().join("m.onnx");
+        std::fs::write(&path, model_with_external_weight(loc, off, len).encode_to_vec()).unwrap();
+        let err = compiler::frontend::onnx::import_file(&path).unwrap_err().to_string();
+        assert!(err.contains("tensor \"w\"") && err.contains(want), "{loc}: {err}");
+    }
+}
