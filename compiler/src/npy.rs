@@ -21,7 +21,9 @@ fn descr(dt: DType) -> Option<&'static str> {
         DType::I64 => "<i8",
         DType::U64 => "<u8",
         DType::Bool => "|b1",
-        DType::BF16 | DType::String => return None,
+        DType::I4 | DType::I2 => "|i1",
+        DType::U4 | DType::U2 => "|u1",
+        _ => return None,
     })
 }
 
@@ -30,6 +32,10 @@ fn descr(dt: DType) -> Option<&'static str> {
 pub fn write_npy(t: &Tensor) -> Vec<u8> {
     let (descr, body) = match &t.data {
         Data::BF16(v) => ("<f4".to_string(), v.iter().flat_map(|x| x.to_f32().to_le_bytes()).collect()),
+        // float8 / float4: their decoded values as f32 (exact).
+        _ if t.dtype().is_low_float() => {
+            ("<f4".to_string(), t.to_f64s().into_iter().flat_map(|x| (x as f32).to_le_bytes()).collect())
+        }
         Data::String(v) => {
             let width = v.iter().map(|s| s.chars().count()).max().unwrap_or(0).max(1);
             let mut b = Vec::with_capacity(v.len() * width * 4);

@@ -45,7 +45,10 @@ fn verify_fails_with_exit_1_on_wrong_expected_output() {
     let out = edgec(&["verify", s(&dir.path().join("model.onnx"))]);
     assert_eq!(out.status.code(), Some(1));
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("box: max_abs=0.000e0 max_rel=0.000e0 FAIL (shape [1, 4, 16, 16] != expected [1, 1, 16, 16])"), "{stdout}");
+    assert!(
+        stdout.contains("box: max_abs=0.000e0 max_rel=0.000e0 FAIL (shape [1, 4, 16, 16] != expected [1, 1, 16, 16])"),
+        "{stdout}"
+    );
     assert!(stdout.contains("obj_p:") && stdout.contains("PASS"), "{stdout}");
     assert!(text(&out.stderr).contains("1 data set(s) failed verification"));
     // No data next to the model and none given: a usage error.
@@ -116,7 +119,14 @@ fn run_rejects_inputs_of_the_wrong_type_naming_the_input() {
     let mask = dir.path().join("mask.npy");
     let t = ir::interp::Tensor::new(vec![1, 3], ir::interp::Data::I64(vec![1, 1, 1]));
     std::fs::write(&mask, compiler::npy::write_npy(&t)).unwrap();
-    let out = edgec(&["run", s(&m), "--input", &format!("input_ids={}", s(&f32_ids)), "--input", &format!("attention_mask={}", s(&mask))]);
+    let out = edgec(&[
+        "run",
+        s(&m),
+        "--input",
+        &format!("input_ids={}", s(&f32_ids)),
+        "--input",
+        &format!("attention_mask={}", s(&mask)),
+    ]);
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(err.contains("input #0 (input_ids): got element type f32, declared i64"), "{err}");
@@ -127,7 +137,14 @@ fn inspect_summarizes_a_model() {
     let out = edgec(&["inspect", s(&model("bert_tiny"))]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let o = text(&out.stdout);
-    for want in ["opset: ai.onnx 13", "input_ids: i64[batch, sequence]", "hidden: f32[batch, sequence, 16]", "MatMul", "parameters: ", "import: ok"] {
+    for want in [
+        "opset: ai.onnx 13",
+        "input_ids: i64[batch, sequence]",
+        "hidden: f32[batch, sequence, 16]",
+        "MatMul",
+        "parameters: ",
+        "import: ok",
+    ] {
         assert!(o.contains(want), "missing `{want}` in:\n{o}");
     }
 }
@@ -141,4 +158,23 @@ fn import_of_a_corrupt_model_is_a_user_error() {
     let out = edgec(&["import", s(&p)]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("not a valid ONNX model"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn import_is_deterministic() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["bert_tiny", "audio_rnn", "det_head"] {
+        let a = dir.path().join(format!("{name}_a.eir"));
+        let b = dir.path().join(format!("{name}_b.eir"));
+        for p in [&a, &b] {
+            let out = edgec(&["import", s(&model(name)), "-o", s(p)]);
+            assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        }
+        let (ta, tb) = (std::fs::read_to_string(&a).unwrap(), std::fs::read_to_string(&b).unwrap());
+        assert_eq!(ta.replace(&format!("{name}_a.weights"), "W"), tb.replace(&format!("{name}_b.weights"), "W"));
+        let (wa, wb) = (a.with_extension("weights"), b.with_extension("weights"));
+        if wa.exists() {
+            assert_eq!(std::fs::read(wa).unwrap(), std::fs::read(wb).unwrap());
+        }
+    }
 }

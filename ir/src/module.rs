@@ -402,6 +402,10 @@ impl Constant {
                 DType::I64 => i64::from_le_bytes(c.try_into().unwrap_or([0; 8])) as f64,
                 DType::U64 => u64::from_le_bytes(c.try_into().unwrap_or([0; 8])) as f64,
                 DType::String => f64::NAN,
+                DType::I4 | DType::I2 | DType::U4 | DType::U2 => {
+                    crate::interp::lowp::wrap_small_int(dt, c[0] as i8 as i128) as f64
+                }
+                _ => crate::interp::lowp::decode(dt, c[0]),
             }
         };
         Some(b.chunks_exact(sz).map(conv).collect())

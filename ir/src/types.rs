@@ -40,11 +40,31 @@ pub enum DType {
     Bool,
     /// Variable-length UTF-8 string.
     String,
+    /// float8 E4M3, finite only (no inf; NaN = all ones), bias 7.
+    F8E4M3FN,
+    /// float8 E4M3, finite, no negative zero (NaN = 0x80), bias 8.
+    F8E4M3FNUZ,
+    /// float8 E5M2 (IEEE-like, with inf and NaN), bias 15.
+    F8E5M2,
+    /// float8 E5M2, finite, no negative zero (NaN = 0x80), bias 16.
+    F8E5M2FNUZ,
+    /// float8 E8M0: unsigned power of two `2^(bits-127)`, 0xFF = NaN.
+    F8E8M0,
+    /// float4 E2M1 (finite only, no NaN), one element per byte in memory.
+    F4E2M1,
+    /// Unsigned 4-bit integer, one element per byte in memory.
+    U4,
+    /// Signed 4-bit integer, one element per byte in memory.
+    I4,
+    /// Unsigned 2-bit integer, one element per byte in memory.
+    U2,
+    /// Signed 2-bit integer, one element per byte in memory.
+    I2,
 }
 
 impl DType {
     /// Every element type, in a fixed order (used by generators and error messages).
-    pub const ALL: [DType; 14] = [
+    pub const ALL: [DType; 24] = [
         DType::F32,
         DType::F16,
         DType::BF16,
@@ -59,6 +79,16 @@ impl DType {
         DType::U64,
         DType::Bool,
         DType::String,
+        DType::F8E4M3FN,
+        DType::F8E4M3FNUZ,
+        DType::F8E5M2,
+        DType::F8E5M2FNUZ,
+        DType::F8E8M0,
+        DType::F4E2M1,
+        DType::U4,
+        DType::I4,
+        DType::U2,
+        DType::I2,
     ];
 
     /// Text-format spelling.
@@ -78,6 +108,16 @@ impl DType {
             DType::U64 => "u64",
             DType::Bool => "bool",
             DType::String => "string",
+            DType::F8E4M3FN => "f8e4m3fn",
+            DType::F8E4M3FNUZ => "f8e4m3fnuz",
+            DType::F8E5M2 => "f8e5m2",
+            DType::F8E5M2FNUZ => "f8e5m2fnuz",
+            DType::F8E8M0 => "f8e8m0",
+            DType::F4E2M1 => "f4e2m1",
+            DType::U4 => "u4",
+            DType::I4 => "i4",
+            DType::U2 => "u2",
+            DType::I2 => "i2",
         }
     }
 
@@ -90,6 +130,8 @@ impl DType {
     pub fn size_bytes(self) -> Option<usize> {
         Some(match self {
             DType::I8 | DType::U8 | DType::Bool => 1,
+            DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ | DType::F8E8M0 => 1,
+            DType::F4E2M1 | DType::U4 | DType::I4 | DType::U2 | DType::I2 => 1,
             DType::F16 | DType::BF16 | DType::I16 | DType::U16 => 2,
             DType::F32 | DType::I32 | DType::U32 => 4,
             DType::F64 | DType::I64 | DType::U64 => 8,
@@ -99,7 +141,25 @@ impl DType {
 
     /// True for floating-point types.
     pub fn is_float(self) -> bool {
-        matches!(self, DType::F32 | DType::F16 | DType::BF16 | DType::F64)
+        matches!(self, DType::F32 | DType::F16 | DType::BF16 | DType::F64) || self.is_low_float()
+    }
+
+    /// True for the float8 / float4 types (stored one raw bit pattern per byte).
+    pub fn is_low_float(self) -> bool {
+        matches!(
+            self,
+            DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ | DType::F8E8M0 | DType::F4E2M1
+        )
+    }
+
+    /// True for the 4-bit and 2-bit integer types.
+    pub fn is_low_int(self) -> bool {
+        matches!(self, DType::U4 | DType::I4 | DType::U2 | DType::I2)
+    }
+
+    /// True for the sub-byte and float8 types (one element per byte in memory).
+    pub fn is_low_precision(self) -> bool {
+        self.is_low_float() || self.is_low_int()
     }
 
     /// True for signed or unsigned integer types (not bool).
@@ -107,7 +167,7 @@ impl DType {
         matches!(
             self,
             DType::I8 | DType::U8 | DType::I16 | DType::U16 | DType::I32 | DType::U32 | DType::I64 | DType::U64
-        )
+        ) || self.is_low_int()
     }
 
     /// True for numeric (float or integer) types.

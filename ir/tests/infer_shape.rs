@@ -226,7 +226,9 @@ fn split_equal_parts() {
     let r = split(&[t(x.clone())], &[("axis", int(1)), ("num_outputs", int(2))], 2).unwrap();
     assert_eq!(r, vec![f32t(&[d(7), U]); 2]);
     assert!(split(&[t(x)], &[("num_outputs", int(3))], 2).unwrap_err().contains("`num_outputs` is 3"));
-    assert!(split(&[t(f32t(&[d(5)]))], &[], 4).unwrap_err().contains("cannot be split"));
+    // Uneven: ceil(5/4) = 2 per part, clamped to what is left (the ONNX reference's split).
+    let r = split(&[t(f32t(&[d(5)]))], &[], 4).unwrap();
+    assert_eq!(r, vec![f32t(&[d(2)]), f32t(&[d(2)]), f32t(&[d(1)]), f32t(&[d(0)])]);
 }
 
 // ---------------------------------------------------------------- Slice

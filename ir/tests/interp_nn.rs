@@ -116,6 +116,7 @@ pub fn parse(dt: DType, shape: &[usize], vals: &str) -> Tensor {
         DType::I64 => Data::I64(i.iter().map(|&x| x as i64).collect()),
         DType::U64 => Data::U64(i.iter().map(|&x| x as u64).collect()),
         DType::String => Data::String(vals.split_whitespace().map(String::from).collect()),
+        _ => panic!("parse: element type {dt} is not used by these tests"),
     };
     t(shape, data)
 }

@@ -24,6 +24,20 @@ fn test_dirs(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
+/// Tests whose expected data carries float32 rounding noise larger than the
+/// default `atol` where the exact answer is 0 (ONNX generated them with
+/// numpy's single-precision FFT). edgec's exact result is checked with this
+/// absolute tolerance instead; everything else uses the runner's defaults.
+const TOLERANCE_OVERRIDES: &[(&str, f64)] = &[("test_dft_inverse", 1e-6), ("test_dft_inverse_opset19", 1e-6)];
+
+fn tolerance_for(name: &str) -> compiler::check::Tolerance {
+    let mut tol = NODE_TOLERANCE;
+    if let Some((_, atol)) = TOLERANCE_OVERRIDES.iter().find(|(n, _)| *n == name) {
+        tol.atol = *atol;
+    }
+    tol
+}
+
 /// Run tests on two threads; a panic is a failure of that test, not of the suite.
 fn run_all(dirs: &[PathBuf]) -> BTreeMap<String, Status> {
     let results = std::sync::Mutex::new(BTreeMap::new());
@@ -34,7 +48,7 @@ fn run_all(dirs: &[PathBuf]) -> BTreeMap<String, Status> {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(dir) = dirs.get(i) else { break };
                 let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-                let status = std::panic::catch_unwind(|| run_test_dir(dir, NODE_TOLERANCE))
+                let status = std::panic::catch_unwind(|| run_test_dir(dir, tolerance_for(&name)))
                     .unwrap_or_else(|p| Status::Fail(format!("PANIC: {}", panic_message(&p))));
                 results.lock().expect("results").insert(name, status);
             });

@@ -169,9 +169,21 @@ fn model_with_external_weight(location: &str, offset: &str, length: &str) -> Mod
             });
         }
     }
-    let add = NodeProto { op_type: "Add".into(), name: "add".into(), input: vec!["x".into(), "w".into()], output: vec!["y".into()], ..Default::default() };
-    let graph = GraphProto { node: vec![add], input: vec![x], output: vec![y], initializer: vec![w], ..Default::default() };
-    ModelProto { ir_version: 8, opset_import: vec![OperatorSetIdProto { domain: String::new(), version: 17 }], graph: Some(graph), ..Default::default() }
+    let add = NodeProto {
+        op_type: "Add".into(),
+        name: "add".into(),
+        input: vec!["x".into(), "w".into()],
+        output: vec!["y".into()],
+        ..Default::default()
+    };
+    let graph =
+        GraphProto { node: vec![add], input: vec![x], output: vec![y], initializer: vec![w], ..Default::default() };
+    ModelProto {
+        ir_version: 8,
+        opset_import: vec![OperatorSetIdProto { domain: String::new(), version: 17 }],
+        graph: Some(graph),
+        ..Default::default()
+    }
 }
 
 #[test]

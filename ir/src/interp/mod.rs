@@ -11,6 +11,7 @@ pub mod broadcast;
 pub mod control;
 pub mod elementwise;
 pub mod loss;
+pub mod lowp;
 pub mod nn;
 pub mod qlinear;
 pub mod reduce;

@@ -1,6 +1,7 @@
 //! Runtime tensors of the reference interpreter: a static shape plus a typed,
 //! row-major element buffer.
 
+use crate::interp::lowp;
 use crate::module::{ConstData, Constant};
 use crate::types::{DType, TensorType};
 use half::{bf16, f16};
@@ -24,6 +25,18 @@ pub enum Data {
     U64(Vec<u64>),
     Bool(Vec<bool>),
     String(Vec<String>),
+    /// Raw float8/float4 bit patterns (one per byte); see [`crate::interp::lowp`].
+    F8E4M3FN(Vec<u8>),
+    F8E4M3FNUZ(Vec<u8>),
+    F8E5M2(Vec<u8>),
+    F8E5M2FNUZ(Vec<u8>),
+    F8E8M0(Vec<u8>),
+    F4E2M1(Vec<u8>),
+    /// 4-bit / 2-bit integer values (one per byte).
+    U4(Vec<u8>),
+    I4(Vec<i8>),
+    U2(Vec<u8>),
+    I2(Vec<i8>),
 }
 
 /// Apply `$body` with `$v` bound to the vector inside any [`Data`] variant.
@@ -45,6 +58,16 @@ macro_rules! with_data {
             $crate::interp::Data::U64($v) => $body,
             $crate::interp::Data::Bool($v) => $body,
             $crate::interp::Data::String($v) => $body,
+            $crate::interp::Data::F8E4M3FN($v) => $body,
+            $crate::interp::Data::F8E4M3FNUZ($v) => $body,
+            $crate::interp::Data::F8E5M2($v) => $body,
+            $crate::interp::Data::F8E5M2FNUZ($v) => $body,
+            $crate::interp::Data::F8E8M0($v) => $body,
+            $crate::interp::Data::F4E2M1($v) => $body,
+            $crate::interp::Data::U4($v) => $body,
+            $crate::interp::Data::I4($v) => $body,
+            $crate::interp::Data::U2($v) => $body,
+            $crate::interp::Data::I2($v) => $body,
         }
     };
 }
@@ -69,6 +92,16 @@ macro_rules! map_data {
             $crate::interp::Data::U64($v) => $crate::interp::Data::U64($body),
             $crate::interp::Data::Bool($v) => $crate::interp::Data::Bool($body),
             $crate::interp::Data::String($v) => $crate::interp::Data::String($body),
+            $crate::interp::Data::F8E4M3FN($v) => $crate::interp::Data::F8E4M3FN($body),
+            $crate::interp::Data::F8E4M3FNUZ($v) => $crate::interp::Data::F8E4M3FNUZ($body),
+            $crate::interp::Data::F8E5M2($v) => $crate::interp::Data::F8E5M2($body),
+            $crate::interp::Data::F8E5M2FNUZ($v) => $crate::interp::Data::F8E5M2FNUZ($body),
+            $crate::interp::Data::F8E8M0($v) => $crate::interp::Data::F8E8M0($body),
+            $crate::interp::Data::F4E2M1($v) => $crate::interp::Data::F4E2M1($body),
+            $crate::interp::Data::U4($v) => $crate::interp::Data::U4($body),
+            $crate::interp::Data::I4($v) => $crate::interp::Data::I4($body),
+            $crate::interp::Data::U2($v) => $crate::interp::Data::U2($body),
+            $crate::interp::Data::I2($v) => $crate::interp::Data::I2($body),
         }
     };
 }
@@ -91,6 +124,16 @@ impl Data {
             Data::U64(_) => DType::U64,
             Data::Bool(_) => DType::Bool,
             Data::String(_) => DType::String,
+            Data::F8E4M3FN(_) => DType::F8E4M3FN,
+            Data::F8E4M3FNUZ(_) => DType::F8E4M3FNUZ,
+            Data::F8E5M2(_) => DType::F8E5M2,
+            Data::F8E5M2FNUZ(_) => DType::F8E5M2FNUZ,
+            Data::F8E8M0(_) => DType::F8E8M0,
+            Data::F4E2M1(_) => DType::F4E2M1,
+            Data::U4(_) => DType::U4,
+            Data::I4(_) => DType::I4,
+            Data::U2(_) => DType::U2,
+            Data::I2(_) => DType::I2,
         }
     }
     /// Number of elements.
@@ -118,6 +161,17 @@ impl Data {
             DType::U64 => Data::U64(vec![0; n]),
             DType::Bool => Data::Bool(vec![false; n]),
             DType::String => Data::String(vec![String::new(); n]),
+            // Bit pattern 0 is +0 (or 2^-127 for E8M0, which has no zero).
+            DType::F8E4M3FN => Data::F8E4M3FN(vec![0; n]),
+            DType::F8E4M3FNUZ => Data::F8E4M3FNUZ(vec![0; n]),
+            DType::F8E5M2 => Data::F8E5M2(vec![0; n]),
+            DType::F8E5M2FNUZ => Data::F8E5M2FNUZ(vec![0; n]),
+            DType::F8E8M0 => Data::F8E8M0(vec![0; n]),
+            DType::F4E2M1 => Data::F4E2M1(vec![0; n]),
+            DType::U4 => Data::U4(vec![0; n]),
+            DType::I4 => Data::I4(vec![0; n]),
+            DType::U2 => Data::U2(vec![0; n]),
+            DType::I2 => Data::I2(vec![0; n]),
         }
     }
     /// Concatenate buffers of one element type.
@@ -136,7 +190,10 @@ impl Data {
                 }
             };
         }
-        Ok(cat!(F32, F16, BF16, F64, I8, U8, I16, U16, I32, U32, I64, U64, Bool, String))
+        Ok(cat!(
+            F32, F16, BF16, F64, I8, U8, I16, U16, I32, U32, I64, U64, Bool, String, F8E4M3FN, F8E4M3FNUZ, F8E5M2,
+            F8E5M2FNUZ, F8E8M0, F4E2M1, U4, I4, U2, I2
+        ))
     }
     /// Gather elements by flat index (`out[i] = self[idx[i]]`).
     pub fn gather(&self, idx: &[usize]) -> Data {
@@ -162,6 +219,14 @@ impl Data {
             Data::U64(v) => v[i] as f64,
             Data::Bool(v) => v[i] as u8 as f64,
             Data::String(_) => f64::NAN,
+            Data::F8E4M3FN(v) => lowp::decode(DType::F8E4M3FN, v[i]),
+            Data::F8E4M3FNUZ(v) => lowp::decode(DType::F8E4M3FNUZ, v[i]),
+            Data::F8E5M2(v) => lowp::decode(DType::F8E5M2, v[i]),
+            Data::F8E5M2FNUZ(v) => lowp::decode(DType::F8E5M2FNUZ, v[i]),
+            Data::F8E8M0(v) => lowp::decode(DType::F8E8M0, v[i]),
+            Data::F4E2M1(v) => lowp::decode(DType::F4E2M1, v[i]),
+            Data::U4(v) | Data::U2(v) => v[i] as f64,
+            Data::I4(v) | Data::I2(v) => v[i] as f64,
         }
     }
     /// Element `i` as i64 (floats truncated toward zero; bool as 0/1).
@@ -176,6 +241,8 @@ impl Data {
             Data::I8(v) => v[i] as i64,
             Data::U8(v) => v[i] as i64,
             Data::Bool(v) => v[i] as i64,
+            Data::U4(v) | Data::U2(v) => v[i] as i64,
+            Data::I4(v) | Data::I2(v) => v[i] as i64,
             _ => self.get_f64(i) as i64,
         }
     }
@@ -278,6 +345,9 @@ impl Tensor {
             Data::F64(v) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
             Data::I8(v) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
             Data::U8(v) => out.extend_from_slice(v),
+            Data::F8E4M3FN(v) | Data::F8E4M3FNUZ(v) | Data::F8E5M2(v) | Data::F8E5M2FNUZ(v) => out.extend_from_slice(v),
+            Data::F8E8M0(v) | Data::F4E2M1(v) | Data::U4(v) | Data::U2(v) => out.extend_from_slice(v),
+            Data::I4(v) | Data::I2(v) => out.extend(v.iter().map(|&x| x as u8)),
             Data::I16(v) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
             Data::U16(v) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
             Data::I32(v) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
@@ -324,5 +394,15 @@ pub fn from_le_bytes(dt: DType, b: &[u8]) -> Result<Data, String> {
         DType::U64 => Data::U64(dec!(u64, 8)),
         DType::Bool => Data::Bool(b.iter().map(|&x| x != 0).collect()),
         DType::String => unreachable!("checked above"),
+        DType::F8E4M3FN => Data::F8E4M3FN(b.to_vec()),
+        DType::F8E4M3FNUZ => Data::F8E4M3FNUZ(b.to_vec()),
+        DType::F8E5M2 => Data::F8E5M2(b.to_vec()),
+        DType::F8E5M2FNUZ => Data::F8E5M2FNUZ(b.to_vec()),
+        DType::F8E8M0 => Data::F8E8M0(b.to_vec()),
+        DType::F4E2M1 => Data::F4E2M1(b.to_vec()),
+        DType::U4 => Data::U4(b.iter().map(|&x| x & 0xF).collect()),
+        DType::U2 => Data::U2(b.iter().map(|&x| x & 0x3).collect()),
+        DType::I4 => Data::I4(b.iter().map(|&x| lowp::wrap_small_int(dt, x as i128) as i8).collect()),
+        DType::I2 => Data::I2(b.iter().map(|&x| lowp::wrap_small_int(dt, x as i128) as i8).collect()),
     })
 }

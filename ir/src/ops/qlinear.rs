@@ -1,1 +1,168 @@
-//! Shape inference: qlinear ops.
+//! Shape inference: integer and quantized linear algebra (MatMulInteger,
+//! QLinearMatMul, ConvInteger, QLinearConv); the sequence ops added in opsets
+//! 25–27 (LinearAttention, CausalConvWithState, FlexAttention) live in [`attention`].
+//!
+//! Quantized operands are i8 or u8 (the float8 variants the spec also allows have
+//! no [`DType`] yet); a zero point has the element type of the tensor it belongs
+//! to, and the result type of the `QLinear*` ops is that of `y_zero_point`.
+
+pub mod attention;
+
+use super::conv::{dims_or_unknown, Window};
+use super::elementwise::broadcast_shapes;
+use super::{expect_dtype, InferCtx, InferResult};
+use crate::types::{DType, Dim, Shape, TensorType};
+
+/// True for the 8-bit integer types quantized tensors use.
+fn is_q8(dt: DType) -> bool {
+    matches!(dt, DType::I8 | DType::U8)
+}
+
+/// Operand `i`, which must be i8 or u8.
+fn q8<'a>(ctx: &InferCtx<'a>, i: usize, name: &str) -> Result<&'a TensorType, String> {
+    let t = ctx.input(i)?;
+    expect_dtype(t, name, is_q8, "i8 or u8")?;
+    Ok(t)
+}
+
+/// Operand `i` (if present) must have element type `dt` (that of `of`).
+fn same_as(ctx: &InferCtx<'_>, i: usize, name: &str, dt: DType, of: &str) -> Result<(), String> {
+    match ctx.opt_input(i) {
+        Some(t) if t.dtype != dt => {
+            Err(format!("{name} has element type {}, expected {dt} (the type of {of})", t.dtype))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The numpy matmul shape of `a @ b`: batch dims broadcast, 1-D operands promoted
+/// and the promoted axes removed again.
+fn matmul_shape(a: &TensorType, b: &TensorType) -> Result<Shape, String> {
+    let (Some(ad), Some(bd)) = (a.dims(), b.dims()) else { return Ok(Shape::Unranked) };
+    let (ra, rb) = (ad.len(), bd.len());
+    if ra == 0 || rb == 0 {
+        return Err(format!("matmul operands must have rank ≥ 1, found A {a} and B {b}"));
+    }
+    let (ka, kb) = (ad[ra - 1], bd[rb.saturating_sub(2)]);
+    if let (Dim::Static(p), Dim::Static(q)) = (ka, kb) {
+        if p != q {
+            return Err(format!("inner dimensions differ: A {a} has K = {p} but B {b} has K = {q}"));
+        }
+    }
+    let batch = |d: &[Dim]| Shape::from_dims(d[..d.len().saturating_sub(2)].iter().copied());
+    let batch = broadcast_shapes(&batch(ad), &batch(bd)).map_err(|e| format!("batch dims of A {a} and B {b}: {e}"))?;
+    let mut out = batch.dims().unwrap_or_default().to_vec();
+    if ra >= 2 {
+        out.push(ad[ra - 2]);
+    }
+    if rb >= 2 {
+        out.push(bd[rb - 1]);
+    }
+    Ok(Shape::from_dims(out))
+}
+
+/// MatMulInteger: i8/u8 `A`, `B` with optional zero points of their types → i32 matmul shape.
+pub fn matmul_integer(ctx: &InferCtx<'_>) -> InferResult {
+    let (a, b) = (q8(ctx, 0, "A")?, q8(ctx, 1, "B")?);
+    same_as(ctx, 2, "a_zero_point", a.dtype, "A")?;
+    same_as(ctx, 3, "b_zero_point", b.dtype, "B")?;
+    Ok(vec![TensorType::new(DType::I32, matmul_shape(a, b)?)])
+}
+
+/// Scale operands `idx` must share one element type accepted by `allowed`.
+fn check_scales(
+    ctx: &InferCtx<'_>,
+    idx: &[(usize, &str)],
+    allowed: fn(DType) -> bool,
+    what: &str,
+) -> Result<(), String> {
+    let first = ctx.input(idx[0].0)?;
+    for &(i, name) in idx {
+        let t = ctx.input(i)?;
+        expect_dtype(t, name, allowed, what)?;
+        if t.dtype != first.dtype {
+            return Err(format!(
+                "{name} has element type {}, expected {} (the type of {})",
+                t.dtype, first.dtype, idx[0].1
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// QLinearMatMul: `a`, `b` i8/u8 with zero points of their types, f32/f16/bf16 scales
+/// of one type; the result has `y_zero_point`'s type and the matmul shape.
+pub fn qlinear_matmul(ctx: &InferCtx<'_>) -> InferResult {
+    let (a, b) = (q8(ctx, 0, "a")?, q8(ctx, 3, "b")?);
+    same_as(ctx, 2, "a_zero_point", a.dtype, "a")?;
+    same_as(ctx, 5, "b_zero_point", b.dtype, "b")?;
+    let y = q8(ctx, 7, "y_zero_point")?;
+    let float = |d: DType| matches!(d, DType::F32 | DType::F16 | DType::BF16);
+    check_scales(ctx, &[(1, "a_scale"), (4, "b_scale"), (6, "y_scale")], float, "f32, f16 or bf16")?;
+    Ok(vec![TensorType::new(y.dtype, matmul_shape(a, b)?)])
+}
+
+/// The output shape of an N-D grouped convolution of `x [N, C, D...]` with
+/// `w [M, C/group, k...]` under the conv window attributes.
+fn conv_shape(ctx: &InferCtx<'_>, x: &TensorType, w: &TensorType) -> Result<Shape, String> {
+    let group = ctx.int("group", 1);
+    if group < 1 {
+        return Err(format!("attribute `group` = {group} must be ≥ 1"));
+    }
+    let group = group as u64;
+    let rank = match (x.rank(), w.rank()) {
+        (Some(p), Some(q)) if p != q => return Err(format!("x {x} and w {w} must have the same rank")),
+        (Some(r), _) | (_, Some(r)) => r,
+        _ => match ctx.attrs.ints("kernel_shape") {
+            Some(k) => k.len() + 2,
+            None => return Ok(Shape::Unranked),
+        },
+    };
+    if rank < 3 {
+        return Err(format!("x {x} and w {w} must have rank ≥ 3 (N, C and at least one spatial axis)"));
+    }
+    let (xd, wd) = (dims_or_unknown(x, rank), dims_or_unknown(w, rank));
+    if let (Dim::Static(c), Dim::Static(cg)) = (xd[1], wd[1]) {
+        if cg.checked_mul(group) != Some(c) {
+            return Err(format!("x {x} has {c} channels but w {w} expects {cg} per group × group {group}"));
+        }
+    }
+    if wd[0].as_static().is_some_and(|m| m % group != 0) {
+        return Err(format!("w {w}: output channels {} are not divisible by group {group}", wd[0]));
+    }
+    let win = Window::parse(ctx, rank - 2, Some(&wd[2..]))?;
+    let mut out = vec![xd[0], wd[0]];
+    for i in 0..rank - 2 {
+        out.push(win.out_dim(i, xd[i + 2])?);
+    }
+    Ok(Shape::from_dims(out))
+}
+
+/// ConvInteger: i8/u8 `x`, `w` with optional zero points of their types → i32 conv output.
+pub fn conv_integer(ctx: &InferCtx<'_>) -> InferResult {
+    let (x, w) = (q8(ctx, 0, "x")?, q8(ctx, 1, "w")?);
+    same_as(ctx, 2, "x_zero_point", x.dtype, "x")?;
+    same_as(ctx, 3, "w_zero_point", w.dtype, "w")?;
+    Ok(vec![TensorType::new(DType::I32, conv_shape(ctx, x, w)?)])
+}
+
+/// QLinearConv: i8/u8 `x`, `w`, zero points of their types, f32 scales, optional
+/// i32 bias `B [M]`; the result has `y_zero_point`'s type.
+pub fn qlinear_conv(ctx: &InferCtx<'_>) -> InferResult {
+    let (x, w) = (q8(ctx, 0, "x")?, q8(ctx, 3, "w")?);
+    same_as(ctx, 2, "x_zero_point", x.dtype, "x")?;
+    same_as(ctx, 5, "w_zero_point", w.dtype, "w")?;
+    let y = q8(ctx, 7, "y_zero_point")?;
+    check_scales(ctx, &[(1, "x_scale"), (4, "w_scale"), (6, "y_scale")], |d| d == DType::F32, "f32")?;
+    let shape = conv_shape(ctx, x, w)?;
+    if let Some(b) = ctx.opt_input(8) {
+        expect_dtype(b, "B", |d| d == DType::I32, "i32")?;
+        let m = shape.dims().map_or(Dim::Unknown, |d| d[1]);
+        match b.dims() {
+            Some([d]) if d.compatible(m) => {}
+            None => {}
+            _ => return Err(format!("B {b} must have shape [{m}] (one value per output channel)")),
+        }
+    }
+    Ok(vec![TensorType::new(y.dtype, shape)])
+}

@@ -271,7 +271,8 @@ pub fn merge_equal_dims(a: Dim, b: Dim) -> Result<Dim, String> {
 /// Sum of dims along a concatenation axis.
 fn concat_axis_dim(dims: &[Dim]) -> Dim {
     if let Some(v) = dims.iter().map(|d| d.as_static()).collect::<Option<Vec<u64>>>() {
-        return Dim::Static(v.iter().sum());
+        // Absurd (fuzzed) sizes must not overflow: the sum is then unknown.
+        return v.iter().try_fold(0u64, |a, &b| a.checked_add(b)).map_or(Dim::Unknown, Dim::Static);
     }
     let nonzero: Vec<&Dim> = dims.iter().filter(|d| **d != Dim::Static(0)).collect();
     match nonzero.as_slice() {
@@ -334,17 +335,14 @@ fn split_sizes(ctx: &InferCtx<'_>, dim: Dim, n: usize) -> Result<Vec<Dim>, Strin
     if let Some(k) = ctx.attrs.int("num_outputs").filter(|&k| k != n as i64) {
         return Err(format!("`num_outputs` is {k} but the op has {n} results"));
     }
+    // As the ONNX reference: parts of `ceil(d / n)`, clamped to the dim, so the
+    // last parts may be smaller or even empty (5 into 4 parts: [2, 2, 1, 0]).
     match dim {
         _ if n == 1 => Ok(vec![dim]),
         Dim::Static(d) => {
             let chunk = d.div_ceil(n as u64);
-            let last = d as i64 - (chunk * (n as u64 - 1)) as i64;
-            if last < 0 {
-                return Err(format!("dim {d} cannot be split into {n} parts of {chunk}"));
-            }
-            let mut v = vec![Dim::Static(chunk); n - 1];
-            v.push(Dim::Static(last as u64));
-            Ok(v)
+            let end = |k: u64| chunk.saturating_mul(k).min(d);
+            Ok((0..n as u64).map(|k| Dim::Static(end(k + 1) - end(k))).collect())
         }
         _ => Ok(vec![Dim::Unknown; n]),
     }

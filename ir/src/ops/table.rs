@@ -163,7 +163,7 @@ define_ops! {
     /// Clamp to `[min, max]`; bounds are optional scalar operands.
     Clip = "onnx.Clip" { operands: &[req("input"), opt("min"), opt("max")], results: &[req("output")], flags: EW, infer: ew::clip, eval: Some(ik::elementwise::clip) }
     /// Element type conversion (`saturate` applies to float8 targets only).
-    Cast = "onnx.Cast" { operands: &[req("input")], results: &[req("output")], attrs: &[a_req("to", Type), a("saturate", Int)], flags: EW, infer: ew::cast, eval: Some(ik::elementwise::cast) }
+    Cast = "onnx.Cast" { operands: &[req("input")], results: &[req("output")], attrs: &[a_req("to", Type), a("round_mode", Enum(&["up", "down", "nearest"])), a("saturate", Int)], flags: EW, infer: ew::cast, eval: Some(ik::elementwise::cast) }
     /// Inference-mode dropout: identity on `data`; optional mask output is all true.
     Dropout = "onnx.Dropout" { operands: &[req("data"), opt("ratio"), opt("training_mode")], results: &[req("output"), opt("mask")], attrs: &[a("seed", Int)], infer: ew::dropout, eval: Some(ik::elementwise::dropout) }
 
@@ -439,9 +439,57 @@ define_ops! {
 
     // @@ shape-additions @@ (new shape/index/reduction ops go above this line)
 
+    /// Negative log-likelihood of `input [N, C, d...]` at the classes `target [N, d...]`, optionally class-weighted, with `ignore_index` and `reduction` (default mean).
+    NegativeLogLikelihoodLoss = "onnx.NegativeLogLikelihoodLoss" { operands: &[req("input"), req("target"), opt("weight")], results: &[req("loss")], attrs: &[a("ignore_index", Int), a("reduction", Enum(&["none", "sum", "mean"]))], infer: super::loss::nll_loss, eval: Some(ik::loss::nll_loss) }
+    /// NegativeLogLikelihoodLoss of the log-softmax over axis 1 of `scores`; the optional `log_prob` result is that log-softmax.
+    SoftmaxCrossEntropyLoss = "onnx.SoftmaxCrossEntropyLoss" { operands: &[req("scores"), req("labels"), opt("weights")], results: &[req("output"), opt("log_prob")], attrs: &[a("ignore_index", Int), a("reduction", Enum(&["none", "sum", "mean"]))], infer: super::loss::softmax_cross_entropy_loss, eval: Some(ik::loss::softmax_cross_entropy_loss) }
+    /// Running products along the `axis` operand (`exclusive` skips the current element, `reverse` multiplies from the end).
+    CumProd = "onnx.CumProd" { operands: &[req("x"), req("axis")], results: &[req("y")], attrs: &[a("exclusive", Int), a("reverse", Int)], infer: reduce::cum_sum, eval: Some(ik::loss::cum_prod) }
+    /// `x * sigmoid(alpha * x)` (alpha defaults to 1).
+    Swish = "onnx.Swish" { operands: X, attrs: ALPHA, flags: EW, infer: ew::unary_float, eval: Some(ik::loss::swish) }
+    /// Sampling grid `[N, H, W, 2]` or `[N, D, H, W, 3]` of the affine maps `theta` applied to normalized output positions (`size` is `[N, C, (D,) H, W]`).
+    AffineGrid = "onnx.AffineGrid" { operands: &[req("theta"), req("size")], results: &[req("grid")], attrs: &[a("align_corners", Int)], infer: super::loss::affine_grid, eval: Some(ik::loss::affine_grid) }
+    /// Deformable N-D convolution: kernel taps moved by `offset` (multilinear sampling, zero outside) and scaled by the optional `mask`.
+    DeformConv = "onnx.DeformConv" { operands: &[req("X"), req("W"), req("offset"), opt("B"), opt("mask")], attrs: &[
+        a("dilations", Ints), a("group", Int), a("kernel_shape", Ints), a("offset_group", Int), a("pads", Ints), a("strides", Ints),
+    ], infer: super::loss::deform_conv, eval: Some(ik::loss::deform_conv) }
+    /// KV-cache update: `past_cache` with `update` written along `axis` (default -2) at `write_indices[batch]`, `linear` or `circular`.
+    TensorScatter = "onnx.TensorScatter" { operands: &[req("past_cache"), req("update"), opt("write_indices")], results: &[req("present_cache")], attrs: &[a("axis", Int), a("mode", Enum(&["linear", "circular"]))], infer: super::loss::tensor_scatter, eval: Some(ik::loss::tensor_scatter) }
+
     // @@ loss-additions @@ (losses and other new ops of that helper go above this line)
+
+    /// Forward/inverse DFT along `axis` of real `[..., 1]` or complex `[..., 2]` input; `onesided` gives RFFT/IRFFT. The axis is the opset-20 operand (default -2) or, for opsets 17-19, the `axis` attribute (never both).
+    DFT = "onnx.DFT" { operands: &[req("input"), opt("dft_length"), opt("axis")], results: &[req("output")], attrs: &[a("axis", Int), a("inverse", Int), a("onesided", Int)], infer: super::signal::dft, eval: Some(ik::signal::dft) }
+    /// Short-time Fourier transform of a `[batch, length, 1|2]` signal: `[batch, frames, bins, 2]` (`onesided` defaults to 1).
+    STFT = "onnx.STFT" { operands: &[req("signal"), req("frame_step"), opt("window"), opt("frame_length")], results: &[req("output")], attrs: &[a("onesided", Int)], infer: super::signal::stft, eval: Some(ik::signal::stft) }
+    /// Hann window `sin²(πi/N)` of `size` values of `output_datatype` (default f32); `N = size` if `periodic` (default) else `size - 1`.
+    HannWindow = "onnx.HannWindow" { operands: &[req("size")], results: &[req("output")], attrs: &[a("output_datatype", Type), a("periodic", Int)], infer: super::signal::window, eval: Some(ik::signal::hann_window) }
+    /// Hamming window `25/46 - 21/46 cos(2πi/N)` of `size` values of `output_datatype` (default f32).
+    HammingWindow = "onnx.HammingWindow" { operands: &[req("size")], results: &[req("output")], attrs: &[a("output_datatype", Type), a("periodic", Int)], infer: super::signal::window, eval: Some(ik::signal::hamming_window) }
+    /// Blackman window `0.42 - 0.5 cos(2πi/N) + 0.08 cos(4πi/N)` of `size` values of `output_datatype` (default f32).
+    BlackmanWindow = "onnx.BlackmanWindow" { operands: &[req("size")], results: &[req("output")], attrs: &[a("output_datatype", Type), a("periodic", Int)], infer: super::signal::window, eval: Some(ik::signal::blackman_window) }
+    /// `[dft_length / 2 + 1, num_mel_bins]` triangular mel filterbank of `output_datatype` (default f32).
+    MelWeightMatrix = "onnx.MelWeightMatrix" { operands: &[req("num_mel_bins"), req("dft_length"), req("sample_rate"), req("lower_edge_hertz"), req("upper_edge_hertz")], results: &[req("output")], attrs: &[a("output_datatype", Type)], infer: super::signal::mel_weight_matrix, eval: Some(ik::signal::mel_weight_matrix) }
 
     // @@ signal-additions @@ (signal-processing ops go above this line)
 
+    /// `(A - a_zero_point) @ (B - b_zero_point)` on i8/u8 operands in i32 (numpy batching; per-row / per-column zero points).
+    MatMulInteger = "onnx.MatMulInteger" { operands: &[req("A"), req("B"), opt("a_zero_point"), opt("b_zero_point")], infer: super::qlinear::matmul_integer, eval: Some(ik::qlinear::matmul_integer) }
+    /// Quantized matmul: integer product of the centered i8/u8 operands, requantized by `a_scale * b_scale / y_scale` and `y_zero_point`.
+    QLinearMatMul = "onnx.QLinearMatMul" { operands: &[req("a"), req("a_scale"), req("a_zero_point"), req("b"), req("b_scale"), req("b_zero_point"), req("y_scale"), req("y_zero_point")], results: &[req("y")], infer: super::qlinear::qlinear_matmul, eval: Some(ik::qlinear::qlinear_matmul) }
+    /// N-D grouped convolution of i8/u8 `x - x_zero_point` and `w - w_zero_point` (per output channel) in i32.
+    ConvInteger = "onnx.ConvInteger" { operands: &[req("x"), req("w"), opt("x_zero_point"), opt("w_zero_point")], results: &[req("y")], attrs: CONV_ATTRS, infer: super::qlinear::conv_integer, eval: Some(ik::qlinear::conv_integer) }
+    /// Quantized convolution: integer conv of the centered operands plus i32 bias `B`, requantized per output channel.
+    QLinearConv = "onnx.QLinearConv" { operands: &[req("x"), req("x_scale"), req("x_zero_point"), req("w"), req("w_scale"), req("w_zero_point"), req("y_scale"), req("y_zero_point"), opt("B")], results: &[req("y")], attrs: CONV_ATTRS, infer: super::qlinear::qlinear_conv, eval: Some(ik::qlinear::qlinear_conv) }
+    /// Recurrent linear attention over packed `[B, T, H*D]` heads (`linear`, `gated`, `delta`, `gated_delta` state updates, GQA) with a `[B, Hkv, dk, dv]` state.
+    LinearAttention = "onnx.LinearAttention" { operands: &[req("query"), req("key"), req("value"), opt("past_state"), opt("decay"), opt("beta")], results: &[req("output"), opt("present_state")],
+        attrs: &[a("chunk_size", Int), a_req("kv_num_heads", Int), a_req("q_num_heads", Int), a("scale", Float), a("update_rule", Enum(&["linear", "gated", "delta", "gated_delta"]))],
+        infer: super::qlinear::attention::linear_attention, eval: Some(ik::qlinear::linear_attention) }
+    /// Causal depthwise 1-D conv of `[B, C, L]` with weight `[C, 1, k]`, carried `[B, C, k-1]` state and optional SiLU.
+    CausalConvWithState = "onnx.CausalConvWithState" { operands: &[req("input"), req("weight"), opt("bias"), opt("past_state")], results: &[req("output"), opt("present_state")],
+        attrs: &[a("activation", Enum(&["none", "silu", "swish"]))], infer: super::qlinear::attention::causal_conv_with_state, eval: Some(ik::qlinear::causal_conv_with_state) }
+    /// `softmax((Q @ Kᵀ) * scale) @ V` on rank-4 heads with GQA (ai.onnx.preview; `score_mod`/`prob_mod` subgraphs unsupported).
+    FlexAttention = "onnx.FlexAttention" { operands: &[req("Q"), req("K"), req("V")], attrs: &[a("scale", Float), a("softmax_precision", Int)],
+        infer: super::qlinear::attention::flex_attention, eval: Some(ik::qlinear::flex_attention) }
     // @@ qlinear-additions @@ (integer/quantized linear algebra and new attention ops go above this line)
 }

@@ -360,6 +360,11 @@ fn write_elements(out: &mut String, dt: DType, b: &[u8]) {
             DType::I64 => write!(out, "{}", i64::from_le_bytes(e.try_into().unwrap_or([0; 8]))),
             DType::U64 => write!(out, "{}", u64::from_le_bytes(e.try_into().unwrap_or([0; 8]))),
             DType::String => Ok(()),
+            // Stored bytes outside the type's range print as their wrapped value.
+            DType::I4 | DType::I2 | DType::U4 | DType::U2 => {
+                write!(out, "{}", crate::interp::lowp::wrap_small_int(dt, e[0] as i8 as i128))
+            }
+            _ => write_f64(out, crate::interp::lowp::decode(dt, e[0])),
         };
     }
 }

@@ -34,8 +34,18 @@ fn scatter_elements_node_tests() {
     assert_eq!(r, strt(&[3], &["a", "b", "z"]));
     let r = se(i32t(&[1], &[i32::MAX]), ints(&[0]), i32t(&[1], &[1]), &[("reduction", s("add"))]);
     assert_eq!(r, i32t(&[1], &[i32::MIN]));
-    fails(Opcode::ScatterElements, vec![Some(data()), Some(i64t(&[1, 2], &[1, 5])), Some(upd())], std::slice::from_ref(&ax1), 1);
-    fails(Opcode::ScatterElements, vec![Some(data()), Some(i64t(&[1, 1], &[1])), Some(upd())], std::slice::from_ref(&ax1), 1);
+    fails(
+        Opcode::ScatterElements,
+        vec![Some(data()), Some(i64t(&[1, 2], &[1, 5])), Some(upd())],
+        std::slice::from_ref(&ax1),
+        1,
+    );
+    fails(
+        Opcode::ScatterElements,
+        vec![Some(data()), Some(i64t(&[1, 1], &[1])), Some(upd())],
+        std::slice::from_ref(&ax1),
+        1,
+    );
     let sr = vec![Some(strt(&[1], &["a"])), Some(ints(&[0])), Some(strt(&[1], &["b"]))];
     fails(Opcode::ScatterElements, sr, &[("reduction", s("add"))], 1);
 }

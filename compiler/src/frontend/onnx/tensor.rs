@@ -2,7 +2,7 @@
 
 use super::proto::TensorProto;
 use super::ImportError;
-use ir::interp::{from_le_bytes, Data, Tensor};
+use ir::interp::{from_le_bytes, lowp, Data, Tensor};
 use ir::DType;
 use std::path::Path;
 
@@ -23,6 +23,16 @@ pub fn onnx_code(dt: DType) -> i32 {
         DType::U32 => 12,
         DType::U64 => 13,
         DType::BF16 => 16,
+        DType::F8E4M3FN => 17,
+        DType::F8E4M3FNUZ => 18,
+        DType::F8E5M2 => 19,
+        DType::F8E5M2FNUZ => 20,
+        DType::U4 => 21,
+        DType::I4 => 22,
+        DType::F4E2M1 => 23,
+        DType::F8E8M0 => 24,
+        DType::U2 => 25,
+        DType::I2 => 26,
     }
 }
 
@@ -43,6 +53,16 @@ pub fn dtype_of(code: i32) -> Result<DType, String> {
         12 => DType::U32,
         13 => DType::U64,
         16 => DType::BF16,
+        17 => DType::F8E4M3FN,
+        18 => DType::F8E4M3FNUZ,
+        19 => DType::F8E5M2,
+        20 => DType::F8E5M2FNUZ,
+        21 => DType::U4,
+        22 => DType::I4,
+        23 => DType::F4E2M1,
+        24 => DType::F8E8M0,
+        25 => DType::U2,
+        26 => DType::I2,
         other => {
             let name = super::proto::tensor_proto::DataType::try_from(other)
                 .map(|d| d.as_str_name().to_string())
@@ -66,9 +86,12 @@ pub fn tensor_from_proto(t: &TensorProto, base_dir: Option<&Path>) -> Result<Ten
     }
     let data = if t.data_location == 1 {
         let bytes = read_external(t, base_dir).map_err(err)?;
-        from_le_bytes(dt, &bytes).map_err(err)?
+        decode_raw(dt, &bytes, n).map_err(err)?
     } else if !t.raw_data.is_empty() {
-        from_le_bytes(dt, &t.raw_data).map_err(err)?
+        decode_raw(dt, &t.raw_data, n).map_err(err)?
+    } else if lowp::per_byte(dt) > 1 {
+        let bytes: Vec<u8> = t.int32_data.iter().map(|&x| x as u8).collect();
+        decode_raw(dt, &bytes, n).map_err(err)?
     } else {
         typed_fields(t, dt).map_err(err)?
     };
@@ -76,6 +99,19 @@ pub fn tensor_from_proto(t: &TensorProto, base_dir: Option<&Path>) -> Result<Ten
         return Err(err(format!("has {} elements but dims {:?} need {n}", data.len(), t.dims)));
     }
     Ok(Tensor { shape, data })
+}
+
+/// Decode raw little-endian bytes; 4-bit types are packed two per byte and
+/// 2-bit types four per byte (low bits first), so `n` (the element count) is needed.
+fn decode_raw(dt: DType, b: &[u8], n: usize) -> Result<Data, String> {
+    if lowp::per_byte(dt) == 1 {
+        return from_le_bytes(dt, b);
+    }
+    let need = n.div_ceil(lowp::per_byte(dt));
+    if b.len() != need {
+        return Err(format!("{} packed bytes for {n} {dt} elements (expected {need})", b.len()));
+    }
+    lowp::from_raw(dt, lowp::unpack(dt, b, n)?).ok_or_else(|| format!("internal: {dt} is not packed"))
 }
 
 fn typed_fields(t: &TensorProto, dt: DType) -> Result<Data, String> {
@@ -96,6 +132,10 @@ fn typed_fields(t: &TensorProto, dt: DType) -> Result<Data, String> {
         DType::F16 => Data::F16(i32s.iter().map(|&x| f16::from_bits(x as u16)).collect()),
         DType::BF16 => Data::BF16(i32s.iter().map(|&x| bf16::from_bits(x as u16)).collect()),
         DType::String => Data::String(t.string_data.iter().map(|s| String::from_utf8_lossy(s).into_owned()).collect()),
+        // float8: one bit pattern per int32 (packed types are handled by the caller).
+        _ => {
+            lowp::from_raw(dt, i32s.iter().map(|&x| x as u8).collect()).ok_or_else(|| format!("cannot decode {dt}"))?
+        }
     })
 }
 
@@ -141,6 +181,9 @@ pub fn tensor_to_proto(t: &Tensor, name: &str) -> TensorProto {
     };
     match &t.data {
         Data::String(v) => p.string_data = v.iter().map(|s| s.as_bytes().to_vec()).collect(),
+        _ if lowp::per_byte(t.dtype()) > 1 => {
+            p.raw_data = lowp::pack(t.dtype(), &lowp::raw_bytes(&t.data).unwrap_or_default())
+        }
         _ => p.raw_data = t.to_le_bytes().unwrap_or_default(),
     }
     p

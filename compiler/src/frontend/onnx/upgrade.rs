@@ -86,6 +86,11 @@ pub(super) fn upgrade(cx: &mut NodeCx<'_, '_, '_>, inputs: &[Option<Value>]) -> 
         }
         "Add" | "Sub" | "Mul" | "Div" if v < 7 => legacy_broadcast(cx, &op, inputs)?,
         "PRelu" if v < 7 => legacy_prelu(cx, inputs)?,
+        // DFT-17..19 take `axis` as an attribute defaulting to 1 (20+: an operand defaulting to -2).
+        "DFT" if v < 20 && cx.attr("axis").is_none() => {
+            let opcode = Opcode::from_name("onnx.DFT").ok_or(NodeError::Unsupported(op.clone()))?;
+            cx.emit_with(opcode, inputs.to_vec(), &[], Attrs::new().with("axis", Attr::Int(1)))?
+        }
         "Gemm" if v < 7 => cx.emit_with(Opcode::Gemm, inputs.to_vec(), &["broadcast"], Attrs::new())?,
         "Scatter" => {
             let opcode = Opcode::from_name("onnx.ScatterElements").ok_or(NodeError::Unsupported(op.clone()))?;

@@ -4,6 +4,10 @@
 //! * float → integer: truncated toward zero; ONNX leaves out-of-range values
 //!   undefined, here they saturate and NaN becomes 0.
 //! * integer → integer: wraps (two's complement); integer → float: rounded once.
+//! * → float8 / float4: rounded once to nearest-even; `saturate` (default 1)
+//!   clamps overflow and ±inf to ±max finite, `saturate = 0` gives inf / NaN
+//!   per format; float8 E8M0 follows `round_mode` (see [`crate::interp::lowp`]).
+//! * float → 4-bit / 2-bit integer: truncated, then wrapped (as the ONNX test data).
 //! * bool → number: 0/1; number → bool: nonzero (NaN included) is true.
 //! * number → string: as the ONNX reference (numpy `astype(str)`) prints it:
 //!   shortest round-trip digits for the source type, positional notation for
@@ -17,30 +21,62 @@
 //!   `true`/`false`. Anything else is an error.
 
 use super::num::*;
-use crate::interp::{Data, EvalCtx, Tensor};
+use crate::interp::{lowp, Data, EvalCtx, Tensor};
 use crate::types::DType;
 
 /// `onnx.Cast`: convert to the `to` element type.
 pub fn cast(ctx: &EvalCtx<'_>) -> KResult {
     let to = ctx.attrs.dtype("to").ok_or("missing attribute `to`")?;
     let x = ctx.input(0)?;
-    Ok(vec![Tensor::new(x.shape.clone(), cast_data(&x.data, to)?)])
+    Ok(vec![Tensor::new(x.shape.clone(), cast_with(ctx, &x.data, to)?)])
 }
 
 /// `onnx.CastLike`: convert `input` to the element type of `target_type`.
 pub fn cast_like(ctx: &EvalCtx<'_>) -> KResult {
     let to = ctx.input(1)?.dtype();
     let x = ctx.input(0)?;
-    Ok(vec![Tensor::new(x.shape.clone(), cast_data(&x.data, to)?)])
+    Ok(vec![Tensor::new(x.shape.clone(), cast_with(ctx, &x.data, to)?)])
+}
+
+/// Cast honouring the `saturate` (default 1) and `round_mode` (default `up`)
+/// attributes, which only affect float8 targets.
+fn cast_with(ctx: &EvalCtx<'_>, d: &Data, to: DType) -> Result<Data, String> {
+    let saturate = ctx.int("saturate", 1) != 0;
+    let mode = lowp::RoundMode::parse(ctx.str("round_mode", "up"))?;
+    cast_data_opts(d, to, saturate, mode)
+}
+
+/// `v` encoded as low-precision float type `to` with Cast's `saturate` and
+/// `round_mode` (float4 E2M1 always saturates; `saturate` is ignored for it
+/// by ONNX, and it has no inf).
+fn low_floats(to: DType, v: Vec<f64>, saturate: bool, mode: lowp::RoundMode) -> Data {
+    let bits = |f: &dyn Fn(f64) -> u8| -> Vec<u8> { v.iter().map(|&x| f(x)).collect() };
+    let raw = if to == DType::F8E8M0 {
+        bits(&|x| lowp::encode_e8m0(x, saturate, mode))
+    } else {
+        bits(&|x| lowp::encode(to, x, saturate))
+    };
+    lowp::from_raw(to, raw).unwrap_or(Data::U8(vec![]))
 }
 
 /// Convert data to element type `to` with ONNX Cast semantics.
-pub(crate) fn cast_data(d: &Data, to: DType) -> Result<Data, String> {
+fn cast_data_opts(d: &Data, to: DType, saturate: bool, mode: lowp::RoundMode) -> Result<Data, String> {
     if let Data::String(s) = d {
         return s.iter().map(|s| parse_scalar(s, to)).collect::<Result<Vec<_>, _>>().map(|v| collect_as(v, to))?;
     }
     if to == DType::String {
         return Ok(Data::String(format_all(d)));
+    }
+    if to.is_low_float() && d.dtype() != DType::Bool {
+        let v = match floats(d) {
+            Some(v) => v,
+            None => ints(d)
+                .ok_or_else(|| format!("cannot cast {}", d.dtype()))?
+                .into_iter()
+                .map(|i| int_to_float(to, i))
+                .collect(),
+        };
+        return Ok(low_floats(to, v, saturate, mode));
     }
     if let Some(v) = floats(d) {
         return from_floats(v, to);

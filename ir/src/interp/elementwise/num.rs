@@ -7,7 +7,7 @@
 //! integer wraps (two's complement), like ONNX integer arithmetic.
 
 use crate::interp::broadcast::{broadcast_map, broadcast_shapes};
-use crate::interp::{Data, Tensor};
+use crate::interp::{lowp, Data, Tensor};
 use crate::types::DType;
 use half::{bf16, f16};
 
@@ -29,6 +29,7 @@ pub(crate) fn floats(d: &Data) -> Option<Vec<f64>> {
         Data::F16(v) => v.iter().map(|x| x.to_f64()).collect(),
         Data::BF16(v) => v.iter().map(|x| x.to_f64()).collect(),
         Data::F64(v) => v.clone(),
+        _ if d.dtype().is_low_float() => (0..d.len()).map(|i| d.get_f64(i)).collect(),
         _ => return None,
     })
 }
@@ -47,6 +48,8 @@ pub(crate) fn ints(d: &Data) -> Option<Vec<i128>> {
         Data::U32(v) => w(v),
         Data::I64(v) => w(v),
         Data::U64(v) => w(v),
+        Data::U4(v) | Data::U2(v) => w(v),
+        Data::I4(v) | Data::I2(v) => w(v),
         _ => return None,
     })
 }
@@ -108,6 +111,7 @@ pub(crate) fn round_to(dt: DType, x: f64) -> f64 {
         DType::F32 => x as f32 as f64,
         DType::F16 => to_f16(x).to_f64(),
         DType::BF16 => to_bf16(x).to_f64(),
+        _ if dt.is_low_float() => lowp::decode(dt, lowp::encode(dt, x, false)),
         _ => x,
     }
 }
@@ -119,7 +123,8 @@ pub(crate) fn float_data(dt: DType, v: Vec<f64>) -> Result<Data, String> {
         DType::F16 => Data::F16(v.into_iter().map(to_f16).collect()),
         DType::BF16 => Data::BF16(v.into_iter().map(to_bf16).collect()),
         DType::F64 => Data::F64(v),
-        _ => return Err(format!("internal: {dt} is not a float type")),
+        // Like numpy `astype`: no saturation (Cast handles `saturate` itself).
+        _ => return lowp::float_data(dt, v, false).ok_or_else(|| format!("internal: {dt} is not a float type")),
     })
 }
 
@@ -139,7 +144,7 @@ pub(crate) fn int_data(dt: DType, v: Vec<i128>) -> Result<Data, String> {
         DType::U32 => narrow!(U32, u32),
         DType::I64 => narrow!(I64, i64),
         DType::U64 => narrow!(U64, u64),
-        _ => return Err(format!("internal: {dt} is not an integer type")),
+        _ => return lowp::int_data(dt, v).ok_or_else(|| format!("internal: {dt} is not an integer type")),
     })
 }
 
@@ -162,7 +167,7 @@ pub(crate) fn int_range(dt: DType) -> Option<(i128, i128)> {
         DType::U32 => (0, u32::MAX.into()),
         DType::I64 => (i64::MIN.into(), i64::MAX.into()),
         DType::U64 => (0, u64::MAX.into()),
-        _ => return None,
+        _ => return lowp::int_range(dt),
     })
 }
 
@@ -177,16 +182,21 @@ pub(crate) fn wrap_int(dt: DType, v: i128) -> i128 {
         DType::U32 => v as u32 as i128,
         DType::I64 => v as i64 as i128,
         DType::U64 => v as u64 as i128,
-        _ => v,
+        _ => lowp::wrap_small_int(dt, v),
     }
 }
 
 /// Float to integer type `dt`: truncation toward zero. ONNX leaves
-/// out-of-range values undefined; here they saturate and NaN becomes 0.
+/// out-of-range values undefined; here they saturate (wrap for the 4-bit and
+/// 2-bit types, as the ONNX test data does) and NaN becomes 0.
 pub(crate) fn float_to_int(dt: DType, x: f64) -> i128 {
     let (lo, hi) = int_range(dt).unwrap_or((i128::MIN, i128::MAX));
     if x.is_nan() {
         return 0;
+    }
+    if dt.is_low_int() {
+        // The ONNX test data for 4-bit / 2-bit targets wraps (-9 -> int4 7).
+        return lowp::wrap_small_int(dt, x.trunc() as i128);
     }
     (x.trunc() as i128).clamp(lo, hi)
 }
@@ -197,6 +207,8 @@ pub(crate) fn int_to_float(dt: DType, v: i128) -> f64 {
         DType::F32 => v as f32 as f64,
         // Round to odd at 53 bits first so the final rounding is the only one.
         DType::F16 | DType::BF16 => round_to(dt, int_to_f64_odd(v)),
+        // Low-precision floats are encoded (rounded) later, from this odd-rounded value.
+        _ if dt.is_low_float() => int_to_f64_odd(v),
         _ => v as f64,
     }
 }

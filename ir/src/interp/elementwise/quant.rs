@@ -1,10 +1,10 @@
 //! Linear quantization kernels: QuantizeLinear, DequantizeLinear and
-//! DynamicQuantizeLinear (integer quantized types u8/i8/u16/i16; the float8,
-//! 4-bit and 2-bit types of ONNX have no [`DType`] here).
+//! DynamicQuantizeLinear (integer quantized types u8/i8/u16/i16/u4/i4/u2/i2
+//! and the float8 / float4 types).
 
 use super::num::*;
 use crate::interp::broadcast::norm_axis;
-use crate::interp::{strides, Data, EvalCtx, Tensor};
+use crate::interp::{lowp, strides, Data, EvalCtx, Tensor};
 use crate::types::DType;
 
 /// For every element of `x`, the flat index of its scale / zero point:
@@ -49,7 +49,7 @@ pub(crate) fn param_index(x: &[usize], s: &[usize], axis: i64, block: i64) -> Re
 /// The zero points (as integers, same shape as the scale) or zeros.
 fn zero_points(zp: Option<&Tensor>, scale: &Tensor, what: &str) -> Result<Vec<i128>, String> {
     let Some(z) = zp else { return Ok(vec![0; scale.len()]) };
-    if z.shape != scale.shape {
+    if z.shape != scale.shape && !(z.len() == 1 && scale.len() == 1) {
         return Err(format!("{what} shape {:?} differs from the scale shape {:?}", z.shape, scale.shape));
     }
     int_input(z, what)
@@ -75,14 +75,17 @@ pub fn quantize_linear(ctx: &EvalCtx<'_>) -> KResult {
         (None, Some(z)) => z,
         (None, None) => DType::U8,
     };
-    if !matches!(out_dt, DType::U8 | DType::I8 | DType::U16 | DType::I16) {
+    let prec = ctx.attrs.dtype("precision").unwrap_or(scale.dtype());
+    let (xs, ss) = (reals(x, "x")?, reals(scale, "y_scale")?);
+    let idx = param_index(&x.shape, &scale.shape, ctx.int("axis", 1), ctx.int("block_size", 0))?;
+    if out_dt.is_low_float() && out_dt != DType::F8E8M0 {
+        return quantize_float(ctx, x, (&ss, zp, scale), &idx, (out_dt, prec), xs);
+    }
+    if !matches!(out_dt, DType::U8 | DType::I8 | DType::U16 | DType::I16) && !out_dt.is_low_int() {
         return Err(format!("unsupported quantized type {out_dt}"));
     }
     let (qmin, qmax) = int_range(out_dt).ok_or("internal: no range")?;
-    let prec = ctx.attrs.dtype("precision").unwrap_or(scale.dtype());
-    let (xs, ss) = (reals(x, "x")?, reals(scale, "y_scale")?);
     let zps = zero_points(zp, scale, "y_zero_point")?;
-    let idx = param_index(&x.shape, &scale.shape, ctx.int("axis", 1), ctx.int("block_size", 0))?;
     let quantize = |(v, &p): (f64, &usize)| -> i128 {
         let q = round_to(prec, round_to(prec, v) / round_to(prec, ss[p]));
         if q.is_nan() {
@@ -92,6 +95,30 @@ pub fn quantize_linear(ctx: &EvalCtx<'_>) -> KResult {
     };
     let out = xs.into_iter().zip(&idx).map(quantize).collect();
     Ok(vec![Tensor::new(x.shape.clone(), int_data(out_dt, out)?)])
+}
+
+/// QuantizeLinear to a float8 / float4 type: `x / y_scale` cast with the
+/// `saturate` attribute (the zero point is ignored for float8, added for float4).
+fn quantize_float(
+    ctx: &EvalCtx<'_>,
+    x: &Tensor,
+    (ss, zp, scale): (&[f64], Option<&Tensor>, &Tensor),
+    idx: &[usize],
+    (out_dt, prec): (DType, DType),
+    xs: Vec<f64>,
+) -> KResult {
+    let zps = match zp {
+        Some(z) if out_dt == DType::F4E2M1 => reals(z, "y_zero_point")?,
+        _ => vec![0.0; scale.len()],
+    };
+    if zps.len() != scale.len() {
+        return Err(format!("y_zero_point has {} elements, the scale has {}", zps.len(), scale.len()));
+    }
+    let saturate = ctx.int("saturate", 1) != 0;
+    let q = |(v, &p): (f64, &usize)| round_to(prec, round_to(prec, v) / round_to(prec, ss[p])) + zps[p];
+    let out =
+        lowp::float_data(out_dt, xs.into_iter().zip(idx).map(q), saturate).ok_or("internal: not a float8 type")?;
+    Ok(vec![Tensor::new(x.shape.clone(), out)])
 }
 
 /// `onnx.DequantizeLinear`: `y = (x - x_zero_point) * x_scale`, computed
@@ -105,9 +132,16 @@ pub fn dequantize_linear(ctx: &EvalCtx<'_>) -> KResult {
     if !out_dt.is_float() {
         return Err(format!("DequantizeLinear output type must be a float type, got {out_dt}"));
     }
-    let (xs, ss) = (int_input(x, "x")?, float_input(scale, "x_scale")?);
-    let zps = zero_points(zp, scale, "x_zero_point")?;
+    let ss = float_input(scale, "x_scale")?;
     let idx = param_index(&x.shape, &scale.shape, ctx.int("axis", 1), ctx.int("block_size", 0))?;
+    if x.dtype().is_low_float() {
+        // Float8 / float4: the zero point (which must be 0 for float8) is ignored.
+        let xs = floats(&x.data).ok_or("internal: not a float type")?;
+        let out = xs.into_iter().zip(&idx).map(|(v, &p)| v * ss[p]).collect();
+        return Ok(vec![Tensor::new(x.shape.clone(), float_data(out_dt, out)?)]);
+    }
+    let xs = int_input(x, "x")?;
+    let zps = zero_points(zp, scale, "x_zero_point")?;
     let out = xs.into_iter().zip(&idx).map(|(v, &p)| (v - zps[p]) as f64 * ss[p]).collect();
     Ok(vec![Tensor::new(x.shape.clone(), float_data(out_dt, out)?)])
 }

@@ -2,7 +2,7 @@
 //! f32/f16/bf16 tensors, f64 for f64 tensors), conversion between tensors and
 //! `Vec<Real>`, and small index utilities.
 
-use crate::interp::{Data, EvalCtx, Tensor};
+use crate::interp::{lowp, Data, EvalCtx, Tensor};
 use crate::ops::InferCtx;
 use crate::types::DType;
 use half::{bf16, f16};
@@ -205,6 +205,12 @@ pub fn to_tensor_any(dt: DType, shape: Vec<usize>, v: &[f64], how: IntCast) -> R
         DType::U64 => Data::U64(ints!(u64)),
         DType::Bool => Data::Bool(v.iter().map(|&x| x != 0.0).collect()),
         DType::String => return Err("string tensors are not supported here".into()),
+        _ if dt.is_low_float() => lowp::float_data(dt, v.iter().copied(), true).ok_or("internal: not low float")?,
+        _ => {
+            let (lo, hi) = lowp::int_range(dt).ok_or("internal: not a low int")?;
+            let vals = v.iter().map(|&x| if x.is_nan() { 0 } else { (int(x) as i128).clamp(lo, hi) });
+            lowp::int_data(dt, vals).ok_or("internal: not a low int")?
+        }
     };
     Ok(Tensor::new(shape, data))
 }

@@ -2,7 +2,7 @@
 //! [`Data`] vectors, a wide numeric domain for arithmetic on any element type,
 //! multi-index arithmetic and readers for integer operands.
 
-use crate::interp::{Data, Tensor};
+use crate::interp::{lowp, Data, Tensor};
 use crate::types::DType;
 use half::{bf16, f16};
 use std::cmp::Ordering;
@@ -219,6 +219,8 @@ pub fn to_wide(d: &Data) -> Result<Vec<Wide>, String> {
         Data::U64(v) => v.iter().map(|&x| Wide::I(x as i128)).collect(),
         Data::Bool(v) => v.iter().map(|&x| Wide::I(x as i128)).collect(),
         Data::String(_) => return Err("string elements have no numeric value".into()),
+        _ if d.dtype().is_low_float() => (0..d.len()).map(|i| Wide::F(d.get_f64(i))).collect(),
+        _ => (0..d.len()).map(|i| Wide::I(d.get_i64(i) as i128)).collect(),
     })
 }
 
@@ -248,6 +250,8 @@ pub fn from_wide(dt: DType, v: &[Wide]) -> Data {
         DType::U64 => Data::U64(v.iter().map(|&w| as_int(w) as u64).collect()),
         DType::Bool => Data::Bool(v.iter().map(|w| w.nonzero()).collect()),
         DType::String => Data::String(v.iter().map(|w| format!("{}", w.f())).collect()),
+        _ if dt.is_low_float() => lowp::float_data(dt, v.iter().map(|w| w.f()), true).unwrap_or(Data::U8(vec![])),
+        _ => lowp::int_data(dt, v.iter().map(|&w| as_int(w))).unwrap_or(Data::U8(vec![])),
     }
 }
 

@@ -130,17 +130,14 @@ fn split_sizes(ctx: &EvalCtx<'_>, dim: usize, n: usize) -> Result<Vec<usize>, St
     if let Some(k) = ctx.attrs.int("num_outputs").filter(|&k| k != n as i64) {
         return Err(format!("`num_outputs` is {k} but the op has {n} results"));
     }
+    // As the ONNX reference: parts of `ceil(dim / n)`, clamped to the dim, so the
+    // last parts may be smaller or even empty (5 into 4 parts: [2, 2, 1, 0]).
     let chunk = dim.div_ceil(n);
-    let last = dim as i64 - (chunk * (n - 1)) as i64;
-    if last < 0 {
-        return Err(format!("a dim of {dim} cannot be split into {n} parts of {chunk}"));
-    }
-    let mut v = vec![chunk; n - 1];
-    v.push(last as usize);
-    Ok(v)
+    let end = |k: usize| chunk.saturating_mul(k).min(dim);
+    Ok((0..n).map(|k| end(k + 1) - end(k)).collect())
 }
 
-/// `onnx.Split`: equal parts (the last one smaller) or the sizes in `split`.
+/// `onnx.Split`: equal parts (trailing ones smaller or empty) or the sizes in `split`.
 pub fn split(ctx: &EvalCtx<'_>) -> Out {
     let data = ctx.input(0)?;
     let n = ctx.num_results();

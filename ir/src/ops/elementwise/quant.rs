@@ -3,18 +3,25 @@
 use super::super::{expect_dtype, InferCtx, InferResult};
 use crate::types::{DType, Dim, Shape, TensorType};
 
-/// Integer types a tensor can be quantized to.
+/// Types a tensor can be quantized to: 16/8/4/2-bit integers, float8 (not
+/// E8M0) and float4.
 fn is_quantized(d: DType) -> bool {
     matches!(d, DType::U8 | DType::I8 | DType::U16 | DType::I16)
+        || d.is_low_int()
+        || (d.is_low_float() && d != DType::F8E8M0)
 }
+
+const QUANTIZED: &str = "u8, i8, u16, i16, u4, i4, u2, i2, f8e4m3fn, f8e4m3fnuz, f8e5m2, f8e5m2fnuz or f4e2m1";
 
 /// Check the scale / zero-point layout against the input where it is known:
 /// zero point shaped like the scale; a 1-D scale of more than one element
 /// (per-axis, no `block_size`) has the length of `x`'s `axis` dim; a blocked
 /// scale has the input's rank.
 fn check_params(ctx: &InferCtx<'_>, x: &TensorType, scale: &TensorType) -> Result<(), String> {
+    let single = |t: &TensorType| t.dims().is_some_and(|d| d.iter().all(|&d| d == Dim::Static(1)));
     if let Some(zp) = ctx.opt_input(2) {
-        if !zp.shape.compatible(&scale.shape) {
+        // A one-element zero point may differ in rank from a one-element scale ([1] vs []).
+        if !(zp.shape.compatible(&scale.shape) || single(zp) && single(scale)) {
             return Err(format!("zero point shape {} differs from scale shape {}", zp.shape, scale.shape));
         }
     }
@@ -56,7 +63,7 @@ pub fn quantize_linear(ctx: &InferCtx<'_>) -> InferResult {
         (None, None) => DType::U8,
     };
     if !is_quantized(out) {
-        return Err(format!("quantized type {out} is not one of u8, i8, u16, i16"));
+        return Err(format!("quantized type {out} is not one of {QUANTIZED}"));
     }
     if let Some(p) = ctx.attrs.dtype("precision").filter(|p| !p.is_float()) {
         return Err(format!("`precision` must be a float type, got {p}"));
@@ -69,7 +76,7 @@ pub fn quantize_linear(ctx: &InferCtx<'_>) -> InferResult {
 /// scale's type.
 pub fn dequantize_linear(ctx: &InferCtx<'_>) -> InferResult {
     let (x, scale) = (ctx.input(0)?, ctx.input(1)?);
-    expect_dtype(x, "x", |d| is_quantized(d) || d == DType::I32, "u8, i8, u16, i16 or i32")?;
+    expect_dtype(x, "x", |d| is_quantized(d) || d == DType::I32, &format!("{QUANTIZED} or i32"))?;
     let float = |d: DType| matches!(d, DType::F32 | DType::F16 | DType::BF16);
     expect_dtype(scale, "x_scale", float, "f32, f16 or bf16")?;
     if let Some(zp) = ctx.opt_input(2) {
