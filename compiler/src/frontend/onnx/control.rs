@@ -16,10 +16,10 @@ pub(super) fn import_control(cx: &mut NodeCx<'_, '_, '_>, inputs: Vec<Option<Val
         "Scan" if cx.version() >= 9 => (Opcode::Scan, &["body"]),
         other => return Err(NodeError::Unsupported(format!("{other} (opset {})", cx.version()))),
     };
-    let attrs = cx.attrs_pub(opcode, graphs)?;
-    let n = cx.num_outputs_pub();
+    let attrs = cx.attrs(opcode, graphs)?;
+    let n = cx.num_outputs();
     let placeholder = vec![TensorType::unranked(DType::F32); n];
-    let op = cx.f.create_op(opcode, inputs.clone(), attrs, placeholder, cx.loc_pub());
+    let op = cx.f.create_op(opcode, inputs.clone(), attrs, placeholder, cx.loc());
     for (r, attr) in graphs.iter().enumerate() {
         let node = cx.node;
         let g = node.attribute.iter().find(|a| a.name == *attr).and_then(|a| a.g.as_ref());
@@ -41,7 +41,7 @@ pub(super) fn import_control(cx: &mut NodeCx<'_, '_, '_>, inputs: Vec<Option<Val
         Cursor::Body => cx.f.body.ops.push(op),
         Cursor::Region(owner, r) => cx.f.ops[owner].regions[r].ops.push(op),
     }
-    cx.bind_pub(&results);
+    cx.bind(&results);
     Ok(())
 }
 

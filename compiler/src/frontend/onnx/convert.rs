@@ -46,7 +46,7 @@ pub(super) struct NodeCx<'i, 'a, 'f> {
 const IGNORED_ATTRS: &[&str] = &["consumed_inputs", "is_test"];
 
 impl NodeCx<'_, '_, '_> {
-    fn loc(&self) -> Loc {
+    pub(super) fn loc(&self) -> Loc {
         Loc::onnx(self.name.clone(), self.node.op_type.clone())
     }
     fn opset(&self) -> i64 {
@@ -70,17 +70,17 @@ impl NodeCx<'_, '_, '_> {
         }
         Ok(out)
     }
-    fn num_outputs(&self) -> usize {
+    pub(super) fn num_outputs(&self) -> usize {
         self.node.output.iter().rposition(|o| !o.is_empty()).map_or(0, |i| i + 1)
     }
 
     /// Add a constant (from a tensor) at the node's position.
-    fn constant(&mut self, t: &Tensor, hint: &str) -> Value {
+    pub(super) fn constant(&mut self, t: &Tensor, hint: &str) -> Value {
         let hint = format!("{}.{hint}", self.name);
         let loc = self.loc();
         self.imp.add_const(self.f, self.cursor, t, &hint, loc)
     }
-    fn const_i64s(&mut self, vals: &[i64], hint: &str) -> Value {
+    pub(super) fn const_i64s(&mut self, vals: &[i64], hint: &str) -> Value {
         self.constant(&Tensor::from_i64s(vals.to_vec()), hint)
     }
 
@@ -121,7 +121,7 @@ impl NodeCx<'_, '_, '_> {
         self.bind(&vals);
         Ok(())
     }
-    fn bind(&mut self, vals: &[Value]) {
+    pub(super) fn bind(&mut self, vals: &[Value]) {
         for (name, &v) in self.node.output.iter().zip(vals) {
             if !name.is_empty() {
                 self.scope.define(name, v);
@@ -130,7 +130,7 @@ impl NodeCx<'_, '_, '_> {
     }
 
     /// Convert the node's attributes per the op's schema, skipping `skip`.
-    fn attrs(&mut self, opcode: Opcode, skip: &[&str]) -> NResult<Attrs> {
+    pub(super) fn attrs(&mut self, opcode: Opcode, skip: &[&str]) -> NResult<Attrs> {
         let mut out = Attrs::new();
         let node = self.node;
         for a in &node.attribute {
@@ -288,30 +288,6 @@ impl NodeCx<'_, '_, '_> {
         let t = ir::interp::eval_op(Opcode::Cast, &[Some(t)], Attrs::new().with("to", Attr::Type(dt)), 1)
             .map_err(|e| format!("cannot make a {dt} constant: {e}"))?;
         Ok(self.constant(&t[0], hint))
-    }
-    /// Convert the node's attributes for `opcode`, skipping `skip`.
-    pub(super) fn attrs_pub(&mut self, opcode: Opcode, skip: &[&str]) -> NResult<Attrs> {
-        self.attrs(opcode, skip)
-    }
-    /// Number of node outputs (trailing omitted ones dropped).
-    pub(super) fn num_outputs_pub(&self) -> usize {
-        self.num_outputs()
-    }
-    /// The node's provenance.
-    pub(super) fn loc_pub(&self) -> Loc {
-        self.loc()
-    }
-    /// Bind node outputs to values.
-    pub(super) fn bind_pub(&mut self, vals: &[Value]) {
-        self.bind(vals)
-    }
-    /// Add a constant tensor at the node's position.
-    pub(super) fn constant_pub(&mut self, t: &Tensor, hint: &str) -> Value {
-        self.constant(t, hint)
-    }
-    /// Add an i64 vector constant at the node's position.
-    pub(super) fn const_i64s_pub(&mut self, vals: &[i64], hint: &str) -> Value {
-        self.const_i64s(vals, hint)
     }
     /// The type of a value.
     pub(super) fn ty(&self, v: Value) -> &TensorType {

@@ -124,7 +124,7 @@ fn upsample(cx: &mut NodeCx<'_, '_, '_>, inputs: &[Option<Value>]) -> NResult<()
         None => {
             let vals = cx.attr("scales").map(|a| a.floats.clone()).ok_or("Upsample needs `scales`")?;
             let t = ir::interp::Tensor::new(vec![vals.len()], ir::interp::Data::F32(vals));
-            Some(cx.constant_pub(&t, "scales"))
+            Some(cx.constant(&t, "scales"))
         }
     };
     let mut extra = Attrs::new().with("coordinate_transformation_mode", Attr::Str("asymmetric".into()));
@@ -161,7 +161,7 @@ fn legacy_broadcast(cx: &mut NodeCx<'_, '_, '_>, op: &str, inputs: &[Option<Valu
             let trailing = ra as i64 - axis - rb as i64;
             if trailing > 0 {
                 let axes: Vec<i64> = (rb as i64..rb as i64 + trailing).collect();
-                let axes = cx.const_i64s_pub(&axes, "axes");
+                let axes = cx.const_i64s(&axes, "axes");
                 b = Some(cx.emit_tmp(Opcode::Unsqueeze, vec![Some(bv), Some(axes)], Attrs::new())?);
             }
         }
@@ -179,7 +179,7 @@ fn legacy_prelu(cx: &mut NodeCx<'_, '_, '_>, inputs: &[Option<Value>]) -> NResul
         if let (Some(rx), Some(1)) = (rx, rs) {
             if rx > 2 && per_channel {
                 let axes: Vec<i64> = (1..rx as i64 - 1).collect();
-                let axes = cx.const_i64s_pub(&axes, "axes");
+                let axes = cx.const_i64s(&axes, "axes");
                 slope = Some(cx.emit_tmp(Opcode::Unsqueeze, vec![Some(sv), Some(axes)], Attrs::new())?);
             }
         }
