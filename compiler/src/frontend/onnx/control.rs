@@ -37,10 +37,7 @@ pub(super) fn import_control(cx: &mut NodeCx<'_, '_, '_>, inputs: Vec<Option<Val
             None => t,
         };
     }
-    match cx.cursor {
-        Cursor::Body => cx.f.body.ops.push(op),
-        Cursor::Region(owner, r) => cx.f.ops[owner].regions[r].ops.push(op),
-    }
+    super::import::place(cx.f, cx.cursor, op);
     cx.bind(&results);
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! Node-level import: one ONNX node → one or a few `onnx.*` ops, with older
 //! opset forms upgraded to the newest signature.
 
-use super::import::{emit, Cursor, Importer, Scope};
+use super::import::{place, Cursor, Importer, Scope};
 use super::proto::{attribute_proto::AttributeType as AT, AttributeProto, NodeProto};
 use super::tensor::{dtype_of, tensor_from_proto};
 use ir::interp::{Data, Tensor};
@@ -94,23 +94,30 @@ impl NodeCx<'_, '_, '_> {
         n: usize,
         outputs: &[String],
     ) -> NResult<Vec<Value>> {
-        let probe_types = vec![TensorType::unranked(DType::F32); n];
-        let probe = self.f.create_op(opcode, operands.clone(), attrs.clone(), probe_types, Loc::Unknown);
-        let inferred = ir::infer::infer_op(&self.imp.m, self.f, &self.f.ops[probe])
-            .map_err(|e| format!("{}: {e}", opcode.name()))?;
-        let mut types = Vec::with_capacity(n);
-        for (i, t) in inferred.into_iter().enumerate() {
+        // Create the op unplaced with placeholder result types, infer, then
+        // give it the inferred (and value_info-refined) types and place it.
+        let placeholder = vec![TensorType::unranked(DType::F32); n];
+        let loc = self.loc();
+        let op = self.f.create_op(opcode, operands, attrs, placeholder, loc);
+        let inferred =
+            ir::infer::infer_op(&self.imp.m, self.f, &self.f.ops[op]).map_err(|e| format!("{}: {e}", opcode.name()))?;
+        let results = self.f.ops[op].results.to_vec();
+        if inferred.len() != results.len() {
+            return Err(
+                format!("{}: inference gives {} results for {} outputs", opcode.name(), inferred.len(), n).into()
+            );
+        }
+        for (i, (t, &v)) in inferred.into_iter().zip(&results).enumerate() {
             let declared = outputs.get(i).and_then(|o| self.imp.value_info.get(o));
-            types.push(match declared {
+            self.f.values[v].ty = match declared {
                 Some(d) => {
                     ir::infer::meet_type(d, &t).map_err(|e| format!("output \"{}\" declared {d}: {e}", outputs[i]))?
                 }
                 None => t,
-            });
+            };
         }
-        let loc = self.loc();
-        let op = emit(self.f, self.cursor, opcode, operands, attrs, types, loc);
-        Ok(self.f.ops[op].results.to_vec())
+        place(self.f, self.cursor, op);
+        Ok(results)
     }
 
     /// Emit the node's main op and bind its outputs.

@@ -350,12 +350,15 @@ pub(super) fn emit(
     types: Vec<TensorType>,
     loc: Loc,
 ) -> OpId {
+    let id = f.create_op(opcode, operands, attrs, types, loc);
+    place(f, cursor, id);
+    id
+}
+
+/// Append an already created op to the layout at `cursor`.
+pub(super) fn place(f: &mut Function, cursor: Cursor, id: OpId) {
     match cursor {
-        Cursor::Body => f.append_op(opcode, operands, attrs, types, loc),
-        Cursor::Region(owner, r) => {
-            let id = f.create_op(opcode, operands, attrs, types, loc);
-            f.ops[owner].regions[r].ops.push(id);
-            id
-        }
+        Cursor::Body => f.body.ops.push(id),
+        Cursor::Region(owner, r) => f.ops[owner].regions[r].ops.push(id),
     }
 }
