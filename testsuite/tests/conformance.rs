@@ -88,7 +88,7 @@ fn unsupported_summary(results: &BTreeMap<String, Status>) -> String {
     for (why, n) in &scope {
         let _ = writeln!(out, "- {why}: {n} test(s)");
     }
-    let _ = writeln!(out, "\nNot supported yet: {later} test(s) (reasons in the table: mostly sequence/optional types and their ops, BitCast, FlexAttention with score_mod/prob_mod graphs, Scan-8).\n");
+    let _ = writeln!(out, "\nNot supported yet: {later} test(s) (reasons in the table: mostly sequence/optional types and their ops, FlexAttention with score_mod/prob_mod graphs, Scan-8).\n");
     out
 }
 

@@ -29,3 +29,15 @@ pub use unary::{
     hard_sigmoid, hard_swish, identity, is_inf, is_nan, leaky_relu, log, mish, neg, reciprocal, relu, round, selu,
     shrink, sigmoid, sign, sin, sinh, softplus, softsign, sqrt, tan, tanh, thresholded_relu,
 };
+
+/// `BitCast`: the little-endian bytes of each element read as type `to`.
+pub fn bitcast(ctx: &crate::interp::EvalCtx<'_>) -> Result<Vec<crate::interp::Tensor>, String> {
+    let x = ctx.input(0)?;
+    let to = ctx.attrs.dtype("to").ok_or("missing attribute `to`")?;
+    let bytes = x.to_le_bytes().ok_or("BitCast from string is not supported")?;
+    let data = crate::interp::from_le_bytes(to, &bytes)?;
+    if data.len() != x.len() {
+        return Err(format!("BitCast from {} to {to} changes the element count", x.dtype()));
+    }
+    Ok(vec![crate::interp::Tensor { shape: x.shape.clone(), data }])
+}

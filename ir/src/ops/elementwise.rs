@@ -4,6 +4,7 @@ use super::{expect_dtype, InferCtx, InferResult};
 use crate::types::{DType, Dim, Shape, TensorType};
 use smallvec::SmallVec;
 
+pub mod bitcast;
 pub mod quant;
 
 /// Broadcast two dims under numpy rules. `Err` on a static contradiction.

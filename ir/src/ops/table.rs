@@ -317,6 +317,8 @@ define_ops! {
     DequantizeLinear = "onnx.DequantizeLinear" { operands: &[req("x"), req("x_scale"), opt("x_zero_point")], results: &[req("y")], attrs: &[a("axis", Int), a("block_size", Int), a("output_dtype", Type)], infer: ew::quant::dequantize_linear, eval: Some(ik::elementwise::dequantize_linear) }
     /// u8 quantization of f32 data with a scale and zero point computed from its range.
     DynamicQuantizeLinear = "onnx.DynamicQuantizeLinear" { operands: &[req("x")], results: &[req("y"), req("y_scale"), req("y_zero_point")], infer: ew::quant::dynamic_quantize_linear, eval: Some(ik::elementwise::dynamic_quantize_linear) }
+    /// Reinterpret each element's bits as `to` (same bit width; shape unchanged).
+    BitCast = "onnx.BitCast" { operands: &[req("input")], results: &[req("output")], attrs: &[a_req("to", Type)], flags: EW, infer: ew::bitcast::bitcast, eval: Some(ik::elementwise::bitcast) }
     // @@ elementwise-additions @@ (new elementwise/quantization ops go above this line)
 
     /// 1 at the first maximum along `axis` (default -1), 0 elsewhere.
