@@ -366,20 +366,21 @@ impl Constant {
     }
     /// Elements converted to `i64` (integers and bools; floats only if integral).
     pub fn to_i64s(&self) -> Option<Vec<i64>> {
-        let f = self.to_f64s()?;
-        if self.ty.dtype.is_float() && f.iter().any(|x| x.fract() != 0.0) {
-            return None;
-        }
+        // 64-bit integers are decoded directly: going through f64 would lose
+        // precision above 2^53.
+        let b = self.bytes()?;
         match self.ty.dtype {
-            DType::I64 => {
-                let b = self.bytes()?;
-                Some(b.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect())
-            }
+            DType::I64 => Some(b.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect()),
             DType::U64 => {
-                let b = self.bytes()?;
                 Some(b.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])) as i64).collect())
             }
-            _ => Some(f.iter().map(|&x| x as i64).collect()),
+            dt => {
+                let f = self.to_f64s()?;
+                if dt.is_float() && f.iter().any(|x| x.fract() != 0.0) {
+                    return None;
+                }
+                Some(f.iter().map(|&x| x as i64).collect())
+            }
         }
     }
     /// Elements converted to `f64` (any numeric or bool dtype).

@@ -31,12 +31,9 @@ fn undefined_value_is_a_positioned_error() {
 }
 
 #[test]
-fn verifier_accepts_valid_module_once_inference_exists() {
+fn verifier_accepts_the_valid_module() {
     let p = parse_module(SRC, "t.eir", None).unwrap();
-    // MatMul inference lives in ops::nn; the structural checks must pass regardless.
     if let Err(e) = verify(&p.module) {
-        for d in &e.0 {
-            assert!(d.message.contains("not implemented"), "{d}");
-        }
+        panic!("{}", e.render(&p.module));
     }
 }

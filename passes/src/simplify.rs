@@ -67,8 +67,11 @@ impl Pass for Canonicalize {
         let mut changed = false;
         for fi in 0..m.funcs.len() {
             let mut forwarded = HashSet::new();
+            // Forwarding only redirects uses of an op's first result, so the
+            // use counts of other results stay valid for the whole loop.
+            let uses = m.funcs[fi].use_counts();
             for id in m.funcs[fi].live_ops() {
-                if let Some(src) = forward_of(m, &m.funcs[fi], id) {
+                if let Some(src) = forward_of(m, &m.funcs[fi], id, &uses) {
                     let f = &mut m.funcs[fi];
                     let res = f.ops[id].results[0];
                     f.replace_all_uses(res, src);
@@ -85,14 +88,12 @@ impl Pass for Canonicalize {
 }
 
 /// If `id` computes one of its operands unchanged, that operand.
-fn forward_of(m: &Module, f: &Function, id: OpId) -> Option<Value> {
+/// `uses` holds the use count of every value, indexed by value.
+fn forward_of(m: &Module, f: &Function, id: OpId, uses: &[u32]) -> Option<Value> {
     let op = &f.ops[id];
     let x = op.operand(0)?;
     let res = *op.results.first()?;
-    let other_results_unused = op.results.len() == 1 || {
-        let uses = f.use_counts();
-        op.results[1..].iter().all(|v| uses[v.as_u32() as usize] == 0)
-    };
+    let other_results_unused = op.results[1..].iter().all(|v| uses[v.as_u32() as usize] == 0);
     // Equal types with no unknown dim denote equal runtime shapes (a symbol is
     // the same size wherever it appears in a function).
     let same_type = f.ty(x) == f.ty(res) && f.ty(x).dims().is_some_and(|d| !d.contains(&ir::Dim::Unknown));

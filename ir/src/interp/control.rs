@@ -78,7 +78,7 @@ pub fn stack(parts: &[Tensor], axis: usize, declared: &crate::types::TensorType)
     // Concatenate all parts' data, then gather in stacked order.
     let all: Vec<&Data> = parts.iter().map(|p| &p.data).collect();
     for o in 0..outer {
-        for (pi, _) in parts.iter().enumerate() {
+        for pi in 0..parts.len() {
             for e in 0..inner {
                 idx.push(pi * first.len() + o * inner + e);
             }
