@@ -14,7 +14,7 @@ pub mod cast;
 pub mod logic;
 pub(crate) mod num;
 pub mod quant;
-mod special;
+pub(crate) mod special;
 pub mod unary;
 
 pub use arith::{add, clip, div, max, mean, min, mod_, mul, pow, prelu, sub, sum};

@@ -10,6 +10,7 @@
 pub mod broadcast;
 pub mod control;
 pub mod elementwise;
+pub mod fused;
 pub mod loss;
 pub mod lowp;
 pub mod nn;

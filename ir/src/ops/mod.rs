@@ -11,6 +11,7 @@
 pub mod control;
 pub mod conv;
 pub mod elementwise;
+pub mod fused;
 pub mod loss;
 pub mod nn;
 pub mod qlinear;

@@ -47,6 +47,32 @@ const CONV_ATTRS: &[super::AttrSpec] = &[
     a("pads", Ints),
     a("strides", Ints),
 ];
+/// Schema kind of the fused ops' `act` attribute.
+const ACT: AttrKind = super::fused::ACT_KIND;
+const CORE_CONV_ATTRS: &[super::AttrSpec] = &[
+    a("act", ACT),
+    a("act_alpha", Float),
+    a("act_beta", Float),
+    a("auto_pad", AUTO_PAD),
+    a("dilations", Ints),
+    a("group", Int),
+    a("kernel_shape", Ints),
+    a("pads", Ints),
+    a("strides", Ints),
+];
+const CORE_CONV_TRANSPOSE_ATTRS: &[super::AttrSpec] = &[
+    a("act", ACT),
+    a("act_alpha", Float),
+    a("act_beta", Float),
+    a("auto_pad", AUTO_PAD),
+    a("dilations", Ints),
+    a("group", Int),
+    a("kernel_shape", Ints),
+    a("output_padding", Ints),
+    a("output_shape", Ints),
+    a("pads", Ints),
+    a("strides", Ints),
+];
 const REDUCE_ATTRS: &[super::AttrSpec] = &[a("keepdims", Int), a("noop_with_empty_axes", Int)];
 const REDUCE_OPERANDS: &[super::SlotSpec] = &[req("data"), opt("axes")];
 const ALPHA: &[super::AttrSpec] = &[a("alpha", Float)];
@@ -494,4 +520,16 @@ define_ops! {
     FlexAttention = "onnx.FlexAttention" { operands: &[req("Q"), req("K"), req("V")], attrs: &[a("scale", Float), a("softmax_precision", Int)],
         infer: super::qlinear::attention::flex_attention, eval: Some(ik::qlinear::flex_attention) }
     // @@ qlinear-additions @@ (integer/quantized linear algebra and new attention ops go above this line)
+
+    /// `act(Conv(X, W, B))`: onnx.Conv's attributes plus an activation epilogue (`act`, `act_alpha`, `act_beta`).
+    CoreConv = "core.conv" { operands: &[req("X"), req("W"), opt("B")], attrs: CORE_CONV_ATTRS, infer: super::fused::conv, eval: Some(ik::fused::conv) }
+    /// `act(ConvTranspose(X, W, B))`: onnx.ConvTranspose's attributes plus an activation epilogue.
+    CoreConvTranspose = "core.conv_transpose" { operands: &[req("X"), req("W"), opt("B")], attrs: CORE_CONV_TRANSPOSE_ATTRS, infer: super::fused::conv_transpose, eval: Some(ik::fused::conv_transpose) }
+    /// `act(MatMul(A, B') + bias)` with numpy batching; `B'` is B with its last two axes swapped if `trans_b = 1`; bias broadcasts to the product.
+    CoreLinear = "core.linear" { operands: &[req("A"), req("B"), opt("bias")], attrs: &[a("act", ACT), a("act_alpha", Float), a("act_beta", Float), a("trans_b", Int)], infer: super::fused::linear, eval: Some(ik::fused::linear) }
+    /// `softmax(Q @ Kᵀ * scale + mask, -1) @ V` over `[..., Sq, D]` heads; a bool mask (and `causal`, top-left aligned) puts `-inf` at masked keys.
+    CoreAttention = "core.attention" { operands: &[req("Q"), req("K"), req("V"), opt("mask")], attrs: &[a("causal", Int), a_req("scale", Float)], infer: super::fused::attention, eval: Some(ik::fused::attention) }
+    /// SiLU `X * Sigmoid(X)` (the sigmoid rounded to X's type first, like the unfused pair).
+    CoreSilu = "core.silu" { operands: X, flags: EW, infer: ew::unary_float, eval: Some(ik::fused::silu) }
+    // @@ fused-additions @@ (fused/canonical core ops go above this line)
 }

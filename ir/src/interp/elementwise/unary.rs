@@ -33,7 +33,7 @@ fn attr(ctx: &EvalCtx<'_>, name: &str, default: f32) -> f64 {
 }
 
 /// `max(0, min(1, v))`, keeping NaN.
-fn clamp01(v: f64) -> f64 {
+pub(crate) fn clamp01(v: f64) -> f64 {
     min_nan(max_nan(v, 0.0), 1.0)
 }
 
@@ -47,7 +47,7 @@ fn softplus_f64(x: f64) -> f64 {
 }
 
 /// `1 / (1 + e^-x)` without overflow.
-fn sigmoid_f64(x: f64) -> f64 {
+pub(crate) fn sigmoid_f64(x: f64) -> f64 {
     if x >= 0.0 {
         1.0 / (1.0 + (-x).exp())
     } else {
