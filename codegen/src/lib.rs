@@ -1,1 +1,3 @@
 //! edgec code generation.
+
+pub mod targets;

@@ -7,6 +7,7 @@ pub mod driver;
 pub mod frontend;
 pub mod inspect;
 pub mod npy;
+pub mod optimize;
 pub mod run;
 
 pub use driver::{load_eir, save_eir, DriverError};

@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand};
 use compiler::check::Tolerance;
 use compiler::driver::{load_eir, load_model, save_eir, DriverError};
 use compiler::run::{bind_inputs, io_names, parse_bindings, run_main, verify_data};
-use passes::{parse_pipeline, PassError, PassManager, PassOptions, REGISTRY};
+use passes::{parse_pipeline_with, PassError, PassManager, PassOptions, REGISTRY};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -29,13 +29,23 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
-    /// Run a pass pipeline over an .eir file.
+    /// Optimize a model (.onnx or .eir): by default the full optimizing pipeline.
     Opt {
-        /// Input .eir file, or `-` for standard input.
+        /// Input .onnx or .eir file (`-` reads .eir from standard input).
         file: String,
-        /// Comma-separated pass names, e.g. `canonicalize,dce` (see `edgec passes`).
-        #[arg(long, value_name = "LIST")]
+        /// Comma-separated pass names (see `edgec passes`); default: the full optimizing pipeline.
+        #[arg(long, value_name = "LIST", default_value = passes::DEFAULT_PIPELINE)]
         passes: String,
+        /// Target profile: a built-in name (`cpu`, `rk3588-npu`) or a .toml profile path.
+        #[arg(long, default_value = "cpu")]
+        target: String,
+        /// Extra rule file (repeatable); rules are validated before anything runs.
+        #[arg(long, value_name = "FILE")]
+        rules: Vec<PathBuf>,
+        /// Print the rules that fired (and why others did not), op counts before and after,
+        /// and which ops the target runs on its fallback.
+        #[arg(long)]
+        explain: bool,
         /// Write to this .eir file (with a weights sidecar) instead of stdout.
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -142,10 +152,23 @@ fn run(cmd: Command) -> Result<(), Failure> {
             let parsed = load_eir(&file)?;
             emit(&parsed.module, output)
         }
-        Command::Opt { file, passes, output, print_ir_after_all, print_ir_after, timings, no_verify_each } => {
+        Command::Opt {
+            file,
+            passes,
+            target,
+            rules,
+            explain,
+            output,
+            print_ir_after_all,
+            print_ir_after,
+            timings,
+            no_verify_each,
+        } => {
             check_pass_names(&print_ir_after)?;
-            let pipeline = parse_pipeline(&passes)?;
-            let mut m = load_eir(&file)?.module;
+            let (popts, profile) = compiler::optimize::pipeline_options(&target, &rules).map_err(Failure::User)?;
+            let pipeline = parse_pipeline_with(&passes, &popts)?;
+            let mut m = if file == "-" { load_eir(&file)?.module } else { load_model(&file)? };
+            let before = compiler::optimize::op_histogram(&m);
             let opts = PassOptions {
                 verify_each: !no_verify_each,
                 print_after_all: print_ir_after_all,
@@ -154,6 +177,10 @@ fn run(cmd: Command) -> Result<(), Failure> {
             let report = PassManager::new(pipeline, opts).run(&mut m, &mut std::io::stderr())?;
             if timings {
                 eprint!("{report}");
+            }
+            if explain {
+                let reports = popts.reports.lock().map_err(|e| Failure::Internal(anyhow::anyhow!("{e}")))?;
+                eprint!("{}", compiler::optimize::explain(&before, &m, &reports, &profile));
             }
             emit(&m, output)
         }

@@ -4,12 +4,17 @@
 //! module that passes the verifier and computes the same function (checked
 //! numerically against the reference interpreter in the test suite).
 
+pub mod egraph;
 pub mod manager;
+pub mod optimize;
+pub mod rules;
 pub mod registry;
 mod simplify;
+pub mod target;
 
 pub use manager::{PassError, PassManager, PassOptions, PassRecord, PassReport};
-pub use registry::{parse_pipeline, PassInfo, REGISTRY};
+pub use optimize::PipelineOptions;
+pub use registry::{parse_pipeline, parse_pipeline_with, PassInfo, DEFAULT_PIPELINE, REGISTRY};
 
 use ir::Module;
 

@@ -1,6 +1,7 @@
 //! The one registry of pass names. `--passes a,b,c` is resolved here.
 
 use crate::manager::PassError;
+use crate::optimize::{EgraphPass, PipelineOptions};
 use crate::simplify::{Canonicalize, Dce, ShapeInfer};
 use crate::Pass;
 
@@ -11,7 +12,7 @@ pub struct PassInfo {
     /// One-line description for `--help` and error messages.
     pub description: &'static str,
     /// Constructor.
-    pub make: fn() -> Box<dyn Pass>,
+    pub make: fn(&PipelineOptions) -> Box<dyn Pass>,
 }
 
 /// Every pass edgec knows, in the order they are listed to users.
@@ -20,24 +21,67 @@ pub static REGISTRY: &[PassInfo] = &[
         name: "canonicalize",
         description:
             "fold trivial identities (Identity, inference Dropout, no-op Transpose/Reshape/Cast/Expand, x+0, x*1)",
-        make: || Box::new(Canonicalize),
+        make: |_| Box::new(Canonicalize),
     },
-    PassInfo { name: "dce", description: "remove unused pure ops and unreferenced constants", make: || Box::new(Dce) },
+    PassInfo { name: "dce", description: "remove unused pure ops and unreferenced constants", make: |_| Box::new(Dce) },
     PassInfo {
         name: "shape-infer",
         description: "refine every value's type with shape inference (symbolic dims included)",
-        make: || Box::new(ShapeInfer),
+        make: |_| Box::new(ShapeInfer),
+    },
+    PassInfo {
+        name: "optimize",
+        description: "equality saturation with every rule (cleanup, fusion, recognition, legalization), constant folding, CSE and DCE; extraction by the target's cost model",
+        make: |o| Box::new(EgraphPass::new("optimize", None, true, o)),
+    },
+    PassInfo {
+        name: "cleanup",
+        description: "e-graph run with the cleanup rules only (layout and identity cleanups), folding, CSE and DCE",
+        make: |o| Box::new(EgraphPass::new("cleanup", Some(&["cleanup"]), true, o)),
+    },
+    PassInfo {
+        name: "fuse",
+        description: "e-graph run with the fusion rules only (conv/linear + bias + activation, BN folding)",
+        make: |o| Box::new(EgraphPass::new("fuse", Some(&["fusion"]), true, o)),
+    },
+    PassInfo {
+        name: "recognize",
+        description: "e-graph run with the recognition rules only (LayerNorm, GELU, Softmax, attention, HardSwish forms)",
+        make: |o| Box::new(EgraphPass::new("recognize", Some(&["recognition"]), true, o)),
+    },
+    PassInfo {
+        name: "legalize",
+        description: "e-graph run with the target legalization rules only (e.g. GELU erf -> tanh where the target lacks Erf)",
+        make: |o| Box::new(EgraphPass::new("legalize", Some(&["legalize"]), true, o)),
+    },
+    PassInfo {
+        name: "const-fold",
+        description: "fold ops with constant operands (and Shape/Size of static shapes) within the folding budget; also CSE and DCE",
+        make: |o| Box::new(EgraphPass::new("const-fold", Some(&[]), true, o)),
+    },
+    PassInfo {
+        name: "cse",
+        description: "common-subexpression elimination (and DCE) without folding",
+        make: |o| Box::new(EgraphPass::new("cse", Some(&[]), false, o)),
     },
 ];
+
+/// The pipeline `edgec opt` runs when `--passes` is not given.
+pub const DEFAULT_PIPELINE: &str = "shape-infer,canonicalize,optimize,dce";
 
 /// Build the passes named in a comma-separated pipeline string.
 /// All unknown names are reported at once, with the list of valid names.
 pub fn parse_pipeline(spec: &str) -> Result<Vec<Box<dyn Pass>>, PassError> {
+    parse_pipeline_with(spec, &PipelineOptions::default())
+}
+
+/// [`parse_pipeline`] with explicit options for the e-graph passes.
+pub fn parse_pipeline_with(spec: &str, opts: &PipelineOptions) -> Result<Vec<Box<dyn Pass>>, PassError> {
     let mut passes = Vec::new();
     let mut unknown = Vec::new();
     for name in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         match REGISTRY.iter().find(|p| p.name == name) {
-            Some(info) => passes.push((info.make)()),
+            Some(info) => passes.push((info.make)(opts)),
             None => unknown.push(name.to_owned()),
         }
     }

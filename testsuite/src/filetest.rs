@@ -14,7 +14,7 @@
 
 use ir::text::{parse_module, print_module, ParsedModule};
 use ir::verify::{verify, Anchor};
-use passes::{parse_pipeline, PassManager, PassOptions};
+use passes::{parse_pipeline_with, Pass, PassManager, PassOptions, PipelineOptions};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -89,6 +89,24 @@ fn directive(src: &str) -> Result<(String, String), String> {
     Ok((kind.to_string(), arg.trim().to_string()))
 }
 
+/// `PASSES [target=NAME]`: the pipeline of an `opt` directive, with the
+/// e-graph passes extracting for the named target profile if one is given.
+fn opt_pipeline(arg: &str) -> Result<Vec<Box<dyn Pass>>, String> {
+    let mut words = arg.split_whitespace();
+    let passes = words.next().unwrap_or("");
+    let mut opts = PipelineOptions::default();
+    for w in words {
+        match w.split_once('=') {
+            Some(("target", t)) => {
+                let profile = codegen::targets::load(t).map_err(|e| e.to_string())?;
+                opts.target = Some(std::sync::Arc::new(profile));
+            }
+            _ => return Err(format!("unknown opt option `{w}` (expected `target=NAME`)")),
+        }
+    }
+    parse_pipeline_with(passes, &opts).map_err(|e| e.to_string())
+}
+
 fn run_directive(src: &str, name: &str) -> Result<String, String> {
     let (kind, arg) = directive(src)?;
     match kind.as_str() {
@@ -104,7 +122,7 @@ fn run_directive(src: &str, name: &str) -> Result<String, String> {
         "opt" => {
             let mut m = parse(src, name)?.module;
             verify(&m).map_err(|e| format!("input does not verify:\n{}", e.render(&m)))?;
-            let pipeline = parse_pipeline(&arg).map_err(|e| e.to_string())?;
+            let pipeline = opt_pipeline(&arg)?;
             let opts = PassOptions { verify_each: true, ..Default::default() };
             PassManager::new(pipeline, opts).run(&mut m, &mut std::io::sink()).map_err(|e| e.to_string())?;
             Ok(print_module(&m))

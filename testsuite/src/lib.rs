@@ -2,3 +2,4 @@
 
 pub mod conformance;
 pub mod filetest;
+pub mod rulecheck;

@@ -1,0 +1,91 @@
+//! `edgec opt`: building the optimizing pipeline from the command line and
+//! explaining what it did.
+
+use passes::egraph::EgraphReport;
+use passes::rules::RuleSet;
+use passes::target::{OpQuery, Support, TargetProfile};
+use passes::PipelineOptions;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Pipeline options for a target name (or profile path) and user rule files.
+/// All rule-file errors are reported together.
+pub fn pipeline_options(target: &str, rule_files: &[PathBuf]) -> anyhow::Result<(PipelineOptions, Arc<TargetProfile>)> {
+    let profile = Arc::new(codegen::targets::load(target)?);
+    let mut rules = RuleSet::builtin()?;
+    let mut errors = vec![];
+    for f in rule_files {
+        if let Err(e) = rules.add_file(f) {
+            errors.extend(e.0);
+        }
+    }
+    if !errors.is_empty() {
+        return Err(passes::rules::RuleErrors(errors).into());
+    }
+    let opts = PipelineOptions { rules, target: Some(profile.clone()), ..Default::default() };
+    Ok((opts, profile))
+}
+
+/// Live ops of every function by op name.
+pub fn op_histogram(m: &ir::Module) -> BTreeMap<&'static str, usize> {
+    let mut h = BTreeMap::new();
+    for f in &m.funcs {
+        for id in f.live_ops() {
+            *h.entry(f.ops[id].opcode.name()).or_default() += 1;
+        }
+    }
+    h
+}
+
+/// Ops of `m` the target does not run natively, grouped by reason.
+pub fn unsupported(m: &ir::Module, t: &TargetProfile) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for f in &m.funcs {
+        for id in f.live_ops() {
+            let op = &f.ops[id];
+            let inputs: Vec<Option<&ir::TensorType>> = op.operands.iter().map(|o| o.map(|v| f.ty(v))).collect();
+            let outputs: Vec<ir::TensorType> = op.results.iter().map(|&v| f.ty(v).clone()).collect();
+            let q = OpQuery { opcode: op.opcode, attrs: &op.attrs, inputs: &inputs, outputs: &outputs };
+            if let Support::No(why) = t.support(&q) {
+                *out.entry(why).or_default() += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The `--explain` text: rules fired and declined, op counts before/after,
+/// and what the target will run on its fallback.
+pub fn explain(
+    before: &BTreeMap<&'static str, usize>,
+    after: &ir::Module,
+    reports: &[(&'static str, EgraphReport)],
+    target: &TargetProfile,
+) -> String {
+    let mut s = String::new();
+    for (pass, r) in reports {
+        s += &format!("== pass {pass} ==\n{r}");
+    }
+    let after_h = op_histogram(after);
+    let total = |h: &BTreeMap<&str, usize>| h.values().sum::<usize>();
+    s += &format!("== ops: {} -> {} ==\n", total(before), total(&after_h));
+    let names: std::collections::BTreeSet<&str> = before.keys().chain(after_h.keys()).copied().collect();
+    for n in names {
+        let (b, a) = (before.get(n).copied().unwrap_or(0), after_h.get(n).copied().unwrap_or(0));
+        if b != a {
+            s += &format!("  {n:<28} {b:>5} -> {a:<5}\n");
+        }
+    }
+    let sim = if target.simulated { " (simulated profile)" } else { "" };
+    let un = unsupported(after, target);
+    if un.is_empty() {
+        s += &format!("== target {}{sim}: every op runs natively ==\n", target.name);
+    } else {
+        s += &format!("== target {}{sim}: {} op(s) fall back ==\n", target.name, un.values().sum::<usize>());
+        for (why, n) in un {
+            s += &format!("  {n:>5} × {why}\n");
+        }
+    }
+    s
+}

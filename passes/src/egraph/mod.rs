@@ -1,0 +1,48 @@
+//! The e-graph bridge and the equality-saturation optimizer.
+//!
+//! A function's top-level dataflow is translated into an `egg` e-graph
+//! ([`bridge::import`]), rewritten by the rules of a [`RuleSet`] until
+//! saturation or a limit, and extracted back by a target cost model
+//! ([`extract`]). Constant folding, CSE and dead-code elimination fall out of
+//! the representation: constants fold in the analysis, equal nodes are one
+//! node, and only what the results need is extracted.
+//!
+//! Determinism: egg runs with its `deterministic` feature; limits count nodes,
+//! iterations and matches, never time (a time limit exists only as a safety
+//! net and is reported when hit); extraction breaks ties by node order.
+
+pub mod analysis;
+pub mod bridge;
+pub mod extract;
+pub mod lang;
+mod run;
+mod target;
+
+pub use run::{optimize_module, EgraphReport, FuncReport, Limits, RuleStats};
+
+use analysis::EG;
+use egg::Id;
+use lang::ENode;
+
+/// What a target tells the optimizer: whether it runs a node natively, and
+/// the cost of a node (used by extraction).
+pub trait TargetInfo: Sync + Send {
+    /// Target name for reports.
+    fn name(&self) -> &str;
+    /// `Ok` if the target runs `node` (in class `class`) natively, else why not.
+    fn supports(&self, eg: &EG, class: Id, node: &ENode) -> Result<(), String>;
+    /// Estimated cost of running `node` once (including CPU fallback penalties).
+    fn cost(&self, eg: &EG, class: Id, node: &ENode) -> f64;
+}
+
+/// Adapts a [`TargetInfo`] to the extractor's cost model.
+pub struct TargetCost<'a>(pub &'a dyn TargetInfo);
+
+impl extract::CostModel for TargetCost<'_> {
+    fn node_cost(&self, eg: &EG, class: Id, node: &ENode) -> f64 {
+        match node {
+            ENode::Op { .. } | ENode::Opaque { .. } => self.0.cost(eg, class, node),
+            _ => 0.0,
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! The e-graph passes (`optimize`, `cleanup`, `const-fold`, `cse`) and the
+//! options they share.
+
+use crate::egraph::analysis::FoldBudget;
+use crate::egraph::{optimize_module, EgraphReport, Limits, TargetInfo};
+use crate::rules::RuleSet;
+use crate::Pass;
+use ir::Module;
+use std::sync::{Arc, Mutex};
+
+/// Options for building a pipeline: the rules, the target and the limits the
+/// e-graph passes use, and where they leave their reports.
+#[derive(Clone)]
+pub struct PipelineOptions {
+    /// Rules (built-ins plus user files).
+    pub rules: RuleSet,
+    /// Extraction target; `None` extracts by op count.
+    pub target: Option<Arc<dyn TargetInfo>>,
+    /// Saturation limits.
+    pub limits: Limits,
+    /// Constant-folding budget.
+    pub fold: FoldBudget,
+    /// Every e-graph pass appends its report here.
+    pub reports: Arc<Mutex<Vec<(&'static str, EgraphReport)>>>,
+}
+
+impl Default for PipelineOptions {
+    fn default() -> Self {
+        PipelineOptions {
+            rules: RuleSet::builtin().unwrap_or_default(),
+            target: None,
+            limits: Limits::default(),
+            fold: FoldBudget::default(),
+            reports: Arc::default(),
+        }
+    }
+}
+
+/// One e-graph pass: a name, the rule topics it runs and whether it folds.
+pub struct EgraphPass {
+    name: &'static str,
+    rules: RuleSet,
+    fold: FoldBudget,
+    opts: PipelineOptions,
+}
+
+impl EgraphPass {
+    /// A pass running the rules of `topics` (`None`: all rules).
+    pub fn new(name: &'static str, topics: Option<&[&str]>, fold: bool, opts: &PipelineOptions) -> Self {
+        let rules = match topics {
+            Some(t) => opts.rules.only_topics(t),
+            None => opts.rules.clone(),
+        };
+        let fold = FoldBudget { enabled: fold, ..opts.fold };
+        EgraphPass { name, rules, fold, opts: opts.clone() }
+    }
+}
+
+impl Pass for EgraphPass {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn run(&self, m: &mut Module) -> Result<bool, String> {
+        let before = fingerprint(m);
+        let report = optimize_module(m, &self.rules, self.opts.target.clone(), &self.opts.limits, self.fold)?;
+        self.opts.reports.lock().unwrap_or_else(|e| e.into_inner()).push((self.name, report));
+        Ok(fingerprint(m) != before)
+    }
+}
+
+/// The module text without weight contents (enough to tell whether a pass changed it).
+fn fingerprint(m: &Module) -> String {
+    use ir::text::{PrintOptions, Printer, WeightsMode};
+    Printer::new(PrintOptions { weights: WeightsMode::Elide { inline_limit: 0 }, locs: true }).print(m).text
+}

@@ -1,0 +1,40 @@
+//! Named Rust appliers: right-hand sides that compute (new weights, derived
+//! attributes, several new nodes). Each returns the class to merge with the
+//! match, or `Err(reason)` to decline (reported by `--explain`).
+
+use super::compile::ArgVal;
+use super::env::ApplyEnv;
+use egg::Id;
+use std::ops::RangeInclusive;
+
+/// An applier function.
+pub type ApplyFn = fn(&mut ApplyEnv<'_>, &[ArgVal]) -> Result<Id, String>;
+
+/// A registered applier.
+pub struct ApplierDef {
+    /// Name used in rule files (after `@`).
+    pub name: &'static str,
+    /// Accepted argument counts.
+    pub arity: RangeInclusive<usize>,
+    /// Argument list for messages and docs.
+    pub signature: &'static str,
+    /// One-line meaning.
+    pub doc: &'static str,
+    /// The function.
+    pub apply: ApplyFn,
+}
+
+impl std::fmt::Debug for ApplierDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+pub mod cleanup;
+pub mod fusion;
+pub mod recognition;
+
+/// Every applier, by name: the families' tables in order.
+pub fn all() -> impl Iterator<Item = &'static ApplierDef> {
+    cleanup::APPLIERS.iter().chain(fusion::APPLIERS).chain(recognition::APPLIERS)
+}
