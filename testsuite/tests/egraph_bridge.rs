@@ -1,0 +1,145 @@
+//! The e-graph bridge and the rule-free e-graph passes (`const-fold`, `cse`):
+//! control flow and multi-result ops survive the round trip, folding respects
+//! its budget, CSE merges equal ops, limits are reported, and every result is
+//! checked numerically against the original.
+
+use compiler::check::Tolerance;
+use ir::interp::{Data, Tensor};
+use passes::egraph::analysis::FoldBudget;
+use passes::egraph::{optimize_module, Limits};
+use passes::rules::RuleSet;
+use testsuite::rulecheck::optimize_and_compare;
+
+fn parse(src: &str) -> ir::Module {
+    ir::text::parse_module(src, "t.eir", None).unwrap_or_else(|e| panic!("{e}")).module
+}
+
+fn f32s(shape: &[usize]) -> Tensor {
+    let n: usize = shape.iter().product();
+    Tensor::new(shape.to_vec(), Data::F32((0..n).map(|i| (i as f32 * 0.37).sin() * 3.0).collect()))
+}
+
+const EXACT: Tolerance = Tolerance { rtol: 0.0, atol: 0.0 };
+
+#[test]
+fn regions_and_captures_survive() {
+    let m = parse(
+        r#"module @m attributes {phase = "onnx"} {
+  func @main(%cond: bool[], %x: f32[2]) -> (f32[2]) {
+    %a = onnx.Relu %x : f32[2]
+    %b = onnx.Relu %x : f32[2]
+    %0 = onnx.If %cond : f32[2] region() {
+      %1 = onnx.Add %a, %b : f32[2]
+      yield %1
+    } region() {
+      %2 = onnx.Neg %b : f32[2]
+      yield %2
+    }
+    return %0
+  }
+}"#,
+    );
+    for c in [true, false] {
+        let cond = Tensor::new(vec![], Data::Bool(vec![c]));
+        let run = optimize_and_compare(&m, "cse", None, &[cond, f32s(&[2])], EXACT).expect("same outputs");
+        let text = ir::text::print_module(&run.optimized);
+        assert_eq!(text.matches("onnx.Relu").count(), 1, "CSE merges the two Relus, also inside regions:\n{text}");
+    }
+}
+
+#[test]
+fn multi_result_ops_survive() {
+    let m = parse(
+        r#"module @m attributes {phase = "onnx"} {
+  const @k : i64[1] = dense<[2]>
+  func @main(%x: f32[3, 4]) -> (f32[3, 2], f32[3, 2], i64[3, 2]) {
+    %0, %1 = onnx.Split %x {axis = 1, num_outputs = 2} : f32[3, 2], f32[3, 2]
+    %k = core.const {value = @k} : i64[1]
+    %v, %i = onnx.TopK %x, %k : f32[3, 2], i64[3, 2]
+    %s = onnx.Add %1, %v : f32[3, 2]
+    return %0, %s, %i
+  }
+}"#,
+    );
+    optimize_and_compare(&m, "const-fold,cse", None, &[f32s(&[3, 4])], EXACT).expect("same outputs");
+}
+
+#[test]
+fn shape_chains_fold_and_expand_respects_budget() {
+    let m = parse(
+        r#"module @m attributes {phase = "onnx"} {
+  const @zero : i64[1] = dense<[0]>
+  const @big : i64[2] = dense<[4096, 4096]>
+  const @one : f32[] = dense<[1.5]>
+  func @main(%x: f32[2, 3, 4]) -> (f32[2, 12], f32[4096, 4096]) {
+    %s = onnx.Shape %x : i64[3]
+    %z = core.const {value = @zero} : i64[1]
+    %d0 = onnx.Gather %s, %z : i64[1]
+    %m = core.const {value = @big} : i64[2]
+    %neg = onnx.Neg %d0 : i64[1]
+    %n2 = onnx.Neg %neg : i64[1]
+    %half = onnx.Div %neg, %d0 : i64[1]
+    %shape = onnx.Concat %n2, %half {axis = 0} : i64[2]
+    %r = onnx.Reshape %x, %shape : f32[?, ?]
+    %o = core.const {value = @one} : f32[]
+    %e = onnx.Expand %o, %m : f32[4096, 4096]
+    return %r, %e
+  }
+}"#,
+    );
+    let mut out = m.clone();
+    let report = optimize_module(&mut out, &RuleSet::default(), None, &Limits::default(), FoldBudget::default())
+        .expect("optimizes");
+    assert!(!report.funcs[0].limit_hit);
+    let want = ir::interp::run(&m, "main", vec![f32s(&[2, 3, 4])]).expect("runs");
+    let got = ir::interp::run(&out, "main", vec![f32s(&[2, 3, 4])]).expect("runs");
+    assert_eq!(want, got);
+    let text = ir::text::print_module(&out);
+    assert!(!text.contains("onnx.Shape") && !text.contains("onnx.Concat"), "shape chain folds:\n{text}");
+    assert!(text.contains("onnx.Expand"), "a 64 MiB Expand of a scalar must not be folded:\n{text}");
+}
+
+#[test]
+fn limits_are_reported() {
+    // Four identity layers need several iterations to collapse; one is not enough.
+    let m = parse(
+        r#"module @m attributes {phase = "onnx"} {
+  func @main(%x: f32[2]) -> (f32[2]) {
+    %0 = onnx.Identity %x : f32[2]
+    %1 = onnx.Identity %0 : f32[2]
+    %2 = onnx.Relu %1 : f32[2]
+    return %2
+  }
+}"#,
+    );
+    let rules = RuleSet::builtin().expect("rules").only_topics(&["cleanup"]);
+    let limits = Limits { max_iters: 1, ..Limits::default() };
+    let mut out = m.clone();
+    let report = optimize_module(&mut out, &rules, None, &limits, FoldBudget::default()).expect("runs");
+    assert!(report.funcs[0].limit_hit, "{report}");
+    assert!(report.to_string().contains("LIMIT HIT"), "{report}");
+    let limits = Limits { max_enodes: 3, ..Limits::default() };
+    let report = optimize_module(&mut m.clone(), &rules, None, &limits, FoldBudget::default()).expect("runs");
+    assert!(report.funcs[0].limit_hit && report.to_string().contains("e-node limit"), "{report}");
+    let report = optimize_module(&mut m.clone(), &rules, None, &Limits::default(), FoldBudget::default()).expect("runs");
+    assert!(!report.funcs[0].limit_hit && report.funcs[0].stop == "saturated", "{report}");
+}
+
+#[test]
+fn unsound_rule_fails_loudly() {
+    let mut rules = RuleSet::default();
+    // Deliberately wrong: Transpose(x) = x for a non-square matrix changes the type.
+    rules
+        .add_source("bad.rules", "# wrong on purpose\nrule bad: (onnx.Transpose ?x) => ?x;\n")
+        .expect("the file is valid; the rule is unsound");
+    let mut m = parse(
+        r#"module @m attributes {phase = "onnx"} {
+  func @main(%x: f32[2, 3]) -> (f32[3, 2]) {
+    %0 = onnx.Transpose %x {perm = [1, 0]} : f32[3, 2]
+    return %0
+  }
+}"#,
+    );
+    let err = optimize_module(&mut m, &rules, None, &Limits::default(), FoldBudget::default()).unwrap_err();
+    assert!(err.contains("unsound rewrite") && err.contains("disagree on type"), "{err}");
+}
