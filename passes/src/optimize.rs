@@ -27,7 +27,8 @@ pub struct PipelineOptions {
 impl Default for PipelineOptions {
     fn default() -> Self {
         PipelineOptions {
-            rules: RuleSet::builtin().unwrap_or_default(),
+            // The built-in rule files are compiled in and tested; failing to load them is an edgec bug.
+            rules: RuleSet::builtin().unwrap_or_else(|e| panic!("built-in rules do not load: {e}")),
             target: None,
             limits: Limits::default(),
             fold: FoldBudget::default(),
