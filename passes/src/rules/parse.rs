@@ -13,15 +13,22 @@ pub fn parse_file(src: &str) -> (Vec<RuleAst>, Vec<(Pos, String)>) {
     let mut p = Parser { toks, i: 0, end: Pos::default() };
     p.end = p.toks.last().map(|(pos, _)| *pos).unwrap_or_default();
     let (mut rules, mut errors) = (vec![], vec![]);
-    let mut doc: Vec<String> = vec![];
-    while let Some((_, t)) = p.peek() {
+    // The documentation of a rule is the block of comment lines directly above
+    // it (no blank line in between); section comments further up are not.
+    let mut doc: Vec<(u32, String)> = vec![];
+    while let Some((pos, t)) = p.peek() {
         match t {
             Tok::Comment(c) => {
-                doc.push(c.clone());
+                if doc.last().is_some_and(|(l, _)| *l + 1 != pos.line) {
+                    doc.clear();
+                }
+                doc.push((pos.line, c.clone()));
                 p.i += 1;
             }
             _ => {
-                let d = std::mem::take(&mut doc).join(" ");
+                let adjacent = doc.last().is_some_and(|(l, _)| *l + 1 == pos.line);
+                let d = if adjacent { doc.iter().map(|(_, c)| c.as_str()).collect::<Vec<_>>().join(" ") } else { String::new() };
+                doc.clear();
                 match p.rule(d) {
                     Ok(r) => rules.push(r),
                     Err(e) => {
