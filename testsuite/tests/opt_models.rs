@@ -121,3 +121,54 @@ fn optimization_is_deterministic() {
         assert_eq!(ir::text::print_module(&a), ir::text::print_module(&b), "{name}: two runs differ");
     }
 }
+
+/// The ONNX wheel's `light` models (fetched by testsuite/conformance/fetch.sh):
+/// optimized for the CPU, they must shrink and still match the wheel's
+/// reference outputs (inputs are ONNX's dummy data, as in the conformance test).
+#[test]
+fn light_models_optimize_and_verify() {
+    use ir::interp::{Data, Tensor};
+    let root = std::env::var_os("EDGEC_ONNX_TESTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/onnx-tests"));
+    let Ok(rd) = std::fs::read_dir(root.join("light")) else {
+        eprintln!("NOTE: light models missing; run testsuite/conformance/fetch.sh. Skipping.");
+        return;
+    };
+    let mut models: Vec<PathBuf> = rd.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "onnx")).collect();
+    models.sort();
+    let mut failures = Vec::new();
+    for model in &models {
+        let m = compiler::frontend::onnx::import_file(model).expect("imports");
+        let opts = options(Some("cpu")).expect("target");
+        let mut out = m.clone();
+        let passes = parse_pipeline_with(DEFAULT_PIPELINE, &opts).expect("pipeline");
+        if let Err(e) = PassManager::new(passes, PassOptions::default()).run(&mut out, &mut std::io::sink()) {
+            failures.push(format!("{}: {e}", model.display()));
+            continue;
+        }
+        let f = out.func("main").expect("main");
+        let inputs: Vec<Tensor> = f
+            .body
+            .params
+            .iter()
+            .map(|&p| {
+                let shape: Vec<usize> =
+                    f.ty(p).dims().unwrap_or(&[]).iter().map(|d| d.as_static().unwrap_or(1) as usize).collect();
+                let n: usize = shape.iter().product();
+                Tensor::new(shape, Data::F32((0..n).map(|i| (i as f64 / n as f64) as f32).collect()))
+            })
+            .collect();
+        let got = ir::interp::run(&out, "main", inputs).expect("runs");
+        let stem = model.with_extension("");
+        let want = compiler::check::read_tensor_pb(Path::new(&format!("{}_output_0.pb", stem.display()))).expect("reference");
+        let (before, after) = (histogram(&m).values().sum::<usize>(), histogram(&out).values().sum::<usize>());
+        eprintln!("{}: ops {before} -> {after}", model.display());
+        if let Some(f) = compare(0, &got[0], &want, Tolerance { rtol: 1e-3, atol: 1e-5 }).failure {
+            failures.push(format!("{}: {f}", model.display()));
+        } else if after >= before {
+            failures.push(format!("{}: {before} ops before, {after} after", model.display()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -148,6 +148,8 @@ pub struct EAnalysis {
     pub opaque_types: Vec<SmallVec<[TensorType; 1]>>,
     /// Contradictions found (unsound rules); the pass fails if non-empty.
     pub conflicts: Vec<String>,
+    /// Module constants named by `Sym` attributes (e.g. ConstantOfShape's `value`).
+    pub sym_consts: HashMap<String, Arc<Constant>>,
 }
 
 impl EAnalysis {
@@ -175,7 +177,11 @@ pub fn infer_node(eg: &EG, op: Opcode, results: u32, args: &[Id]) -> Result<Smal
         tys.push(d.ty());
         consts.push(d.konst.map(|k| &**eg.analysis.consts.get(k)));
     }
-    let ctx = InferCtx { operands: &tys, consts: &consts, attrs, num_results: results as usize, attr_const: None };
+    let attr_const = match attrs.get("value") {
+        Some(ir::Attr::Sym(name)) => eg.analysis.sym_consts.get(name).map(|c| &**c),
+        _ => None,
+    };
+    let ctx = InferCtx { operands: &tys, consts: &consts, attrs, num_results: results as usize, attr_const };
     let out = (op.def().infer)(&ctx)?;
     if out.len() != results as usize {
         return Err(format!("{} infers {} results, node declares {results}", op.name(), out.len()));

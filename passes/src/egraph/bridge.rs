@@ -54,6 +54,13 @@ pub fn import(m: &Module, f: &Function, mut analysis: EAnalysis) -> Result<Impor
             if !is_variadic(op.opcode) {
                 args.resize(args.len().max(op.opcode.def().operands.len()), absent);
             }
+            for (_, attr) in op.attrs.iter() {
+                if let Attr::Sym(name) = attr {
+                    if let Some(c) = m.const_by_name(name).map(|id| m.consts[id].clone()) {
+                        imp.eg.analysis.sym_consts.insert(name.clone(), Arc::new(c));
+                    }
+                }
+            }
             let a = imp.eg.analysis.attrs.intern(&op.attrs);
             args.push(imp.eg.add(ENode::Attrs(a)));
             ENode::Op { op: op.opcode, results: op.results.len() as u32, args }
