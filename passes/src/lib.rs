@@ -7,8 +7,8 @@
 pub mod egraph;
 pub mod manager;
 pub mod optimize;
-pub mod rules;
 pub mod registry;
+pub mod rules;
 mod simplify;
 pub mod target;
 

@@ -75,7 +75,11 @@ fn op_arity() {
 
 #[test]
 fn unknown_attribute() {
-    one_error("# doc\nrule r: (onnx.Relu ?x) => (onnx.LeakyRelu ?x {beta = 0.1});\n", "2:47", "has no attribute `beta`");
+    one_error(
+        "# doc\nrule r: (onnx.Relu ?x) => (onnx.LeakyRelu ?x {beta = 0.1});\n",
+        "2:47",
+        "has no attribute `beta`",
+    );
 }
 
 #[test]

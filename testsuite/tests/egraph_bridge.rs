@@ -121,7 +121,8 @@ fn limits_are_reported() {
     let limits = Limits { max_enodes: 3, ..Limits::default() };
     let report = optimize_module(&mut m.clone(), &rules, None, &limits, FoldBudget::default()).expect("runs");
     assert!(report.funcs[0].limit_hit && report.to_string().contains("e-node limit"), "{report}");
-    let report = optimize_module(&mut m.clone(), &rules, None, &Limits::default(), FoldBudget::default()).expect("runs");
+    let report =
+        optimize_module(&mut m.clone(), &rules, None, &Limits::default(), FoldBudget::default()).expect("runs");
     assert!(!report.funcs[0].limit_hit && report.funcs[0].stop == "saturated", "{report}");
 }
 

@@ -135,7 +135,8 @@ fn light_models_optimize_and_verify() {
         eprintln!("NOTE: light models missing; run testsuite/conformance/fetch.sh. Skipping.");
         return;
     };
-    let mut models: Vec<PathBuf> = rd.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "onnx")).collect();
+    let mut models: Vec<PathBuf> =
+        rd.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "onnx")).collect();
     models.sort();
     let mut failures = Vec::new();
     for model in &models {
@@ -161,7 +162,8 @@ fn light_models_optimize_and_verify() {
             .collect();
         let got = ir::interp::run(&out, "main", inputs).expect("runs");
         let stem = model.with_extension("");
-        let want = compiler::check::read_tensor_pb(Path::new(&format!("{}_output_0.pb", stem.display()))).expect("reference");
+        let want =
+            compiler::check::read_tensor_pb(Path::new(&format!("{}_output_0.pb", stem.display()))).expect("reference");
         let (before, after) = (histogram(&m).values().sum::<usize>(), histogram(&out).values().sum::<usize>());
         eprintln!("{}: ops {before} -> {after}", model.display());
         if let Some(f) = compare(0, &got[0], &want, Tolerance { rtol: 1e-3, atol: 1e-5 }).failure {

@@ -166,8 +166,7 @@ pub fn emit(m: &mut Module, fi: usize, imp: &Imported, choice: &HashMap<Id, ENod
             e.emit(m, fi, c)?;
         }
     }
-    let results: Vec<Value> =
-        imp.roots.iter().map(|&r| e.value(r)).collect::<Result<_, _>>()?;
+    let results: Vec<Value> = imp.roots.iter().map(|&r| e.value(r)).collect::<Result<_, _>>()?;
     let (layout, remap) = (std::mem::take(&mut e.layout), std::mem::take(&mut e.remap));
     let f = &mut m.funcs[fi];
     f.body.ops = layout;
@@ -305,7 +304,13 @@ impl Emitter<'_> {
         Ok(vals)
     }
 
-    fn emit_opaque(&mut self, m: &mut Module, fi: usize, index: usize, args: &[Id]) -> Result<SmallVec<[Value; 1]>, String> {
+    fn emit_opaque(
+        &mut self,
+        m: &mut Module,
+        fi: usize,
+        index: usize,
+        args: &[Id],
+    ) -> Result<SmallVec<[Value; 1]>, String> {
         let op = self.imp.opaque[index];
         let f = &mut m.funcs[fi];
         let n = f.ops[op].operands.len();

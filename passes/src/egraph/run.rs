@@ -117,7 +117,14 @@ impl RuleApplier {
 }
 
 impl Applier<ENode, EAnalysis> for RuleApplier {
-    fn apply_one(&self, eg: &mut EG, root: Id, subst: &Subst, _ast: Option<&PatternAst<ENode>>, _name: Symbol) -> Vec<Id> {
+    fn apply_one(
+        &self,
+        eg: &mut EG,
+        root: Id,
+        subst: &Subst,
+        _ast: Option<&PatternAst<ENode>>,
+        _name: Symbol,
+    ) -> Vec<Id> {
         let target = self.shared.target.as_deref();
         let lhs_op = match self.rule.lhs.ast.as_ref().last() {
             Some(egg::ENodeOrVar::ENode(ENode::Op { op, .. })) => Some(*op),
@@ -179,7 +186,8 @@ pub fn optimize_module(
     let mut rewrites: Vec<Rewrite<ENode, EAnalysis>> = Vec::new();
     for r in &rules.rules {
         let applier = RuleApplier { rule: r.clone(), shared: shared.clone() };
-        rewrites.push(Rewrite::new(r.name.clone(), r.lhs.clone(), applier).map_err(|e| format!("rule {}: {e}", r.name))?);
+        rewrites
+            .push(Rewrite::new(r.name.clone(), r.lhs.clone(), applier).map_err(|e| format!("rule {}: {e}", r.name))?);
     }
     let mut report = EgraphReport::default();
     for fi in 0..m.funcs.len() {

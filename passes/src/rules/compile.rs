@@ -101,14 +101,23 @@ pub fn compile(ast: &RuleAst, file: &str, topic: &str, attrs: &mut Interner) -> 
         return Err(cx.errors);
     }
     let origin = format!("{file}:{}", ast.pos.line);
-    Ok(Rule { name: ast.name.clone(), doc: ast.doc.clone(), origin, topic: topic.to_owned(), lhs: Pattern::new(lhs), rhs, conds })
+    Ok(Rule {
+        name: ast.name.clone(),
+        doc: ast.doc.clone(),
+        origin,
+        topic: topic.to_owned(),
+        lhs: Pattern::new(lhs),
+        rhs,
+        conds,
+    })
 }
 
 impl Cx<'_> {
     fn var(&mut self, pos: Pos, name: &str, kind: VarKind, lhs: bool) -> Option<Var> {
         match self.vars.get(name) {
             Some(&k) if k != kind => {
-                let (had, want) = if k == VarKind::Attrs { ("attributes", "an operand") } else { ("an operand", "attributes") };
+                let (had, want) =
+                    if k == VarKind::Attrs { ("attributes", "an operand") } else { ("an operand", "attributes") };
                 self.errors.push((pos, format!("`?{name}` is bound to {had} but used as {want}")));
                 return None;
             }
@@ -147,7 +156,15 @@ impl Cx<'_> {
         }
     }
 
-    fn op_pat(&mut self, pos: Pos, op: &str, args: &[Pat], attrs: &AttrPat, out: &mut PatternAst<ENode>, lhs: bool) -> Id {
+    fn op_pat(
+        &mut self,
+        pos: Pos,
+        op: &str,
+        args: &[Pat],
+        attrs: &AttrPat,
+        out: &mut PatternAst<ENode>,
+        lhs: bool,
+    ) -> Id {
         let mut ids: SmallVec<[Id; 4]> = args.iter().map(|a| self.pat(a, out, lhs)).collect();
         let Some(opcode) = Opcode::from_name(op) else {
             self.errors.push((pos, format!("unknown op `{op}`")));
@@ -183,7 +200,8 @@ impl Cx<'_> {
         for (pos, key, lit) in lits {
             let Some(spec) = op.def().attr(key) else {
                 let known: Vec<&str> = op.def().attrs.iter().map(|a| a.name).collect();
-                self.errors.push((*pos, format!("`{}` has no attribute `{key}` (it has: {})", op.name(), known.join(", "))));
+                self.errors
+                    .push((*pos, format!("`{}` has no attribute `{key}` (it has: {})", op.name(), known.join(", "))));
                 continue;
             };
             let value = lit_to_attr(lit).map(|a| a.coerce(spec.kind));
@@ -239,7 +257,11 @@ impl Cx<'_> {
 }
 
 fn arity_msg(what: &str, name: &str, arity: &std::ops::RangeInclusive<usize>, got: usize, sig: &str) -> String {
-    let want = if arity.start() == arity.end() { arity.start().to_string() } else { format!("{}..={}", arity.start(), arity.end()) };
+    let want = if arity.start() == arity.end() {
+        arity.start().to_string()
+    } else {
+        format!("{}..={}", arity.start(), arity.end())
+    };
     format!("{what} `{name}` takes {want} argument(s), found {got}: {name}({sig})")
 }
 
@@ -253,7 +275,17 @@ pub fn lit_to_attr(l: &Lit) -> Option<Attr> {
             Attr::Ints(v.iter().map(|x| if let Lit::Int(i) = x { *i } else { 0 }).collect())
         }
         Lit::List(v) if v.iter().all(|x| matches!(x, Lit::Int(_) | Lit::Float(_))) => Attr::Floats(
-            v.iter().map(|x| if let Lit::Float(f) = x { *f as f32 } else if let Lit::Int(i) = x { *i as f32 } else { 0.0 }).collect(),
+            v.iter()
+                .map(|x| {
+                    if let Lit::Float(f) = x {
+                        *f as f32
+                    } else if let Lit::Int(i) = x {
+                        *i as f32
+                    } else {
+                        0.0
+                    }
+                })
+                .collect(),
         ),
         Lit::List(v) if v.iter().all(|x| matches!(x, Lit::Str(_))) => {
             Attr::Strs(v.iter().map(|x| if let Lit::Str(s) = x { s.clone() } else { String::new() }).collect())

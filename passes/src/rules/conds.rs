@@ -140,13 +140,19 @@ pub const FUSABLE: &[ir::Opcode] = &[ir::Opcode::CoreConv, ir::Opcode::CoreConvT
 fn no_activation(e: &Env<'_>, a: &[ArgVal]) -> bool {
     let Some(c) = e.class(&a[0]) else { return false };
     e.eg[c].nodes.iter().any(|n| match n {
-        ENode::Op { op, args, .. } if FUSABLE.contains(op) => crate::egraph::analysis::EAnalysis::attrs_of(e.eg, args[args.len() - 1])
-            .is_some_and(|x| x.str("act").is_none_or(|s| s == "none")),
+        ENode::Op { op, args, .. } if FUSABLE.contains(op) => {
+            crate::egraph::analysis::EAnalysis::attrs_of(e.eg, args[args.len() - 1])
+                .is_some_and(|x| x.str("act").is_none_or(|s| s == "none"))
+        }
         _ => false,
     })
 }
 
 fn target_supports(e: &Env<'_>, a: &[ArgVal]) -> bool {
     let (Some(t), Some(c)) = (e.target, e.class(&a[0])) else { return true };
-    e.eg[c].nodes.iter().filter(|n| matches!(n, ENode::Op { op, .. } if Some(*op) == e.lhs_op)).all(|n| t.supports(e.eg, c, n).is_ok())
+    e.eg[c]
+        .nodes
+        .iter()
+        .filter(|n| matches!(n, ENode::Op { op, .. } if Some(*op) == e.lhs_op))
+        .all(|n| t.supports(e.eg, c, n).is_ok())
 }

@@ -88,7 +88,9 @@ impl ApplyEnv<'_> {
     }
     /// The class an argument names (an error if unbound).
     pub fn class(&self, a: &ArgVal) -> Result<Id, String> {
-        class_of(self.root, self.subst, a).map(|c| self.eg.find(c)).ok_or_else(|| format!("argument {a:?} names no class"))
+        class_of(self.root, self.subst, a)
+            .map(|c| self.eg.find(c))
+            .ok_or_else(|| format!("argument {a:?} names no class"))
     }
     /// A node of `op` in class `c`, with its operand classes and attributes.
     pub fn find_op(&self, c: Id, ops: &[Opcode]) -> Option<(Opcode, Vec<Id>, Attrs)> {

@@ -9,9 +9,9 @@
 //! reports every problem with `file:line:col`.
 
 pub mod appliers;
+mod compile;
 pub mod conds;
 pub mod env;
-mod compile;
 mod parse;
 pub mod syntax;
 
@@ -74,10 +74,8 @@ impl RuleSet {
     pub fn add_source(&mut self, file: &str, src: &str) -> Result<(), RuleErrors> {
         let topic = std::path::Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or(file).to_owned();
         let (asts, syntax_errors) = parse::parse_file(src);
-        let mut errors: Vec<RuleError> = syntax_errors
-            .into_iter()
-            .map(|(pos, message)| RuleError { file: file.to_owned(), pos, message })
-            .collect();
+        let mut errors: Vec<RuleError> =
+            syntax_errors.into_iter().map(|(pos, message)| RuleError { file: file.to_owned(), pos, message }).collect();
         let mut attrs = self.attrs.clone();
         let mut new_rules: Vec<Arc<Rule>> = vec![];
         for ast in asts {
@@ -89,9 +87,11 @@ impl RuleSet {
             }
             match compile::compile(&ast, file, &topic, &mut attrs) {
                 Ok(r) => new_rules.push(Arc::new(r)),
-                Err(es) => errors.extend(
-                    es.into_iter().map(|(pos, message)| RuleError { file: file.to_owned(), pos, message }),
-                ),
+                Err(es) => errors.extend(es.into_iter().map(|(pos, message)| RuleError {
+                    file: file.to_owned(),
+                    pos,
+                    message,
+                })),
             }
         }
         if !errors.is_empty() {

@@ -27,7 +27,11 @@ pub fn parse_file(src: &str) -> (Vec<RuleAst>, Vec<(Pos, String)>) {
             }
             _ => {
                 let adjacent = doc.last().is_some_and(|(l, _)| *l + 1 == pos.line);
-                let d = if adjacent { doc.iter().map(|(_, c)| c.as_str()).collect::<Vec<_>>().join(" ") } else { String::new() };
+                let d = if adjacent {
+                    doc.iter().map(|(_, c)| c.as_str()).collect::<Vec<_>>().join(" ")
+                } else {
+                    String::new()
+                };
                 doc.clear();
                 match p.rule(d) {
                     Ok(r) => rules.push(r),

@@ -90,7 +90,9 @@ pub fn lex(src: &str) -> Result<Vec<(Pos, Tok)>, (Pos, String)> {
             } else if c == '=' && chars.get(i + 1) == Some(&'>') {
                 out.push((pos, Tok::Punct("=>")));
                 i += 2;
-            } else if let Some(p) = ["(", ")", "{", "}", "[", "]", ",", ":", ";", "=", "!"].iter().find(|p| p.starts_with(c)) {
+            } else if let Some(p) =
+                ["(", ")", "{", "}", "[", "]", ",", ":", ";", "=", "!"].iter().find(|p| p.starts_with(c))
+            {
                 out.push((pos, Tok::Punct(p)));
                 i += 1;
             } else if c == '?' || c == '@' {
@@ -102,7 +104,8 @@ pub fn lex(src: &str) -> Result<Vec<(Pos, Tok)>, (Pos, String)> {
                 out.push((pos, if c == '?' { Tok::Var(name) } else { Tok::Applier(name) }));
                 i = j;
             } else if c == '"' {
-                let end = chars[i + 1..].iter().position(|&x| x == '"').ok_or((pos, "unterminated string".to_owned()))?;
+                let end =
+                    chars[i + 1..].iter().position(|&x| x == '"').ok_or((pos, "unterminated string".to_owned()))?;
                 out.push((pos, Tok::Str(chars[i + 1..i + 1 + end].iter().collect())));
                 i += end + 2;
             } else if c.is_ascii_digit() || (c == '-' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit())) {
