@@ -1,7 +1,8 @@
 //! `edgec opt`: building the optimizing pipeline from the command line and
 //! explaining what it did.
 
-use passes::egraph::EgraphReport;
+use passes::egraph::analysis::FoldBudget;
+use passes::egraph::{EgraphReport, Limits};
 use passes::rules::RuleSet;
 use passes::target::{OpQuery, Support, TargetProfile};
 use passes::PipelineOptions;
@@ -23,7 +24,13 @@ pub fn pipeline_options(target: &str, rule_files: &[PathBuf]) -> anyhow::Result<
     if !errors.is_empty() {
         return Err(passes::rules::RuleErrors(errors).into());
     }
-    let opts = PipelineOptions { rules, target: Some(profile.clone()), ..Default::default() };
+    let opts = PipelineOptions {
+        rules,
+        target: Some(profile.clone()),
+        limits: Limits::default(),
+        fold: FoldBudget::default(),
+        reports: Arc::default(),
+    };
     Ok((opts, profile))
 }
 

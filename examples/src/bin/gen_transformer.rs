@@ -81,7 +81,7 @@ impl Config {
         if [self.layers, self.d_model, self.heads, self.ff, self.seq].contains(&0) {
             return Err("sizes must be positive".into());
         }
-        if self.d_model % self.heads != 0 {
+        if !self.d_model.is_multiple_of(self.heads) {
             return Err(format!("--d-model {} is not a multiple of --heads {}", self.d_model, self.heads));
         }
         Ok(())
@@ -328,12 +328,19 @@ fn write(path: &str, bytes: &[u8]) -> Result<(), String> {
     std::fs::write(path, bytes).map_err(|e| format!("cannot write {path}: {e}"))
 }
 
+const USAGE: &str = "usage: gen_transformer [--layers N] [--d-model D] [--heads H] [--ff F] [--seq S] [--seed N] \
+                     [--input-npy FILE] -o FILE";
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
     let c = match Config::parse(&args) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("gen_transformer: {e}\nusage: gen_transformer [--layers N] [--d-model D] [--heads H] [--ff F] [--seq S] [--seed N] [--input-npy FILE] -o FILE");
+            eprintln!("gen_transformer: {e}\n{USAGE}");
             return ExitCode::from(2);
         }
     };

@@ -217,7 +217,7 @@ impl Analysis<ENode> for EAnalysis {
     }
 
     fn merge(&mut self, a: &mut Data, b: Data) -> DidMerge {
-        let before_a = (a.tys.clone(), a.konst, a.attrs, a.loc.clone());
+        let before_a = (a.tys.clone(), a.konst, a.attrs);
         if a.tys.is_empty() {
             a.tys = b.tys.clone();
         } else if !b.tys.is_empty() {
@@ -229,9 +229,9 @@ impl Analysis<ENode> for EAnalysis {
         merge_id(&mut a.konst, b.konst, "constant", &mut self.conflicts);
         merge_id(&mut a.attrs, b.attrs, "attributes", &mut self.conflicts);
         a.orig_uses = a.orig_uses.max(b.orig_uses);
-        a.loc = fuse_locs(&a.loc, &b.loc);
-        let a_changed = before_a != (a.tys.clone(), a.konst, a.attrs, a.loc.clone());
-        let b_changed = (a.tys.clone(), a.konst, a.attrs, a.loc.clone()) != (b.tys, b.konst, b.attrs, b.loc);
+        let loc_changed = fuse_into(&mut a.loc, &b.loc);
+        let a_changed = loc_changed || before_a != (a.tys.clone(), a.konst, a.attrs);
+        let b_changed = a.tys != b.tys || a.konst != b.konst || a.attrs != b.attrs || a.loc != b.loc;
         DidMerge(a_changed, b_changed)
     }
 
@@ -266,22 +266,40 @@ fn merge_id(a: &mut Option<u32>, b: Option<u32>, what: &str, conflicts: &mut Vec
     }
 }
 
-/// Union of two provenances without repeats, in first-seen order.
-pub fn fuse_locs(a: &Loc, b: &Loc) -> Loc {
-    let flat = |l: &Loc| -> Vec<Loc> {
-        match l {
-            Loc::Unknown => vec![],
-            Loc::Fused(v) => v.clone(),
-            l => vec![l.clone()],
-        }
+/// Most provenances one class keeps. Exporters repeat a constant once per use,
+/// and all copies merge into one class; listing hundreds of sources helps no one.
+pub const MAX_LOCS: usize = 16;
+
+/// Add the provenances of `b` to `a` without repeats, in first-seen order, up
+/// to [`MAX_LOCS`]; in place, so merging k duplicates costs O(k), not O(k²).
+/// Returns whether `a` changed.
+pub fn fuse_into(a: &mut Loc, b: &Loc) -> bool {
+    let items: &[Loc] = match b {
+        Loc::Unknown => return false,
+        Loc::Fused(v) => v,
+        l => std::slice::from_ref(l),
     };
-    let mut out = flat(a);
-    for l in flat(b) {
-        if !out.contains(&l) {
-            out.push(l);
+    let mut changed = false;
+    for l in items {
+        match &mut *a {
+            Loc::Unknown => *a = l.clone(),
+            Loc::Fused(v) => {
+                if v.len() < MAX_LOCS && !v.contains(l) {
+                    v.push(l.clone());
+                } else {
+                    continue;
+                }
+            }
+            single => {
+                if *single == *l {
+                    continue;
+                }
+                *single = Loc::Fused(vec![single.clone(), l.clone()]);
+            }
         }
+        changed = true;
     }
-    Loc::fuse(out)
+    changed
 }
 
 /// Evaluate `n` if all its operands are constants (or it only reads a static

@@ -110,7 +110,7 @@ fn refine(eg: &mut EG, id: Id, declared: &[TensorType], loc: &Loc) {
     } else {
         d.tys = declared.iter().cloned().collect();
     }
-    d.loc = super::analysis::fuse_locs(&d.loc, loc);
+    super::analysis::fuse_into(&mut d.loc, loc);
 }
 
 fn const_node(m: &Module, eg: &mut EG, op: &ir::OpData) -> Result<ENode, String> {

@@ -1,0 +1,76 @@
+//! `edgec opt` end to end: ONNX in, optimized .eir out that verifies against
+//! the model's data; byte-identical output across processes; `--explain`;
+//! user rule files and their errors; unknown targets.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn edgec(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_edgec")).args(args).output().expect("run edgec")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn real(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testsuite/models/real").join(name)
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+#[test]
+fn opt_onnx_for_npu_then_verify() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let out_eir = dir.path().join("m.eir");
+    let model = real("mobilenetv3_small_paddle");
+    let out = edgec(&["opt", s(&model.join("model.onnx")), "--target", "rk3588-npu", "--explain", "-o", s(&out_eir)]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("stop=saturated") && err.contains("× bn-fold") && err.contains("× act-hswish"), "{err}");
+    assert!(err.contains("onnx.BatchNormalization         34 -> 0"), "{err}");
+    assert!(err.contains("rk3588-npu (simulated profile)"), "{err}");
+    let data = model.join("test_data_set_0");
+    let v = edgec(&["verify", s(&out_eir), "--data", s(&data)]);
+    assert_eq!(v.status.code(), Some(0), "{}{}", text(&v.stdout), text(&v.stderr));
+}
+
+#[test]
+fn output_is_byte_identical_across_processes() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = real("bert_encoder_paddle_static").join("model.onnx");
+    let mut outputs = Vec::new();
+    for i in 0..2 {
+        let eir = dir.path().join(format!("run{i}.eir"));
+        let out = edgec(&["opt", s(&model), "-o", s(&eir)]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let weights = std::fs::read(dir.path().join(format!("run{i}.weights"))).expect("sidecar");
+        let text = std::fs::read_to_string(&eir).expect("eir").replace(&format!("run{i}.weights"), "W");
+        outputs.push((text, weights));
+    }
+    assert!(outputs[0] == outputs[1], "two runs of edgec opt differ");
+}
+
+#[test]
+fn bad_user_rules_are_rejected_with_positions() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let rules = dir.path().join("bad.rules");
+    std::fs::write(&rules, "# doc\nrule a: (onnx.Nope ?x) => ?x;\n# doc\nrule b: (onnx.Relu ?x) => ?y;\n").expect("write");
+    let model = real("ppocr_det_paddle").join("model.onnx");
+    let out = edgec(&["opt", s(&model), "--rules", s(&rules)]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("bad.rules:2:10: unknown op `onnx.Nope`"), "{err}");
+    assert!(err.contains("bad.rules:4:27: variable `?y` is not bound"), "{err}");
+}
+
+#[test]
+fn unknown_target_is_a_user_error() {
+    let model = real("ppocr_det_paddle").join("model.onnx");
+    let out = edgec(&["opt", s(&model), "--target", "tpu9000"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("tpu9000") && err.contains("rk3588-npu"), "{err}");
+}
