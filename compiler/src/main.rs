@@ -42,6 +42,12 @@ enum Command {
         /// Extra rule file (repeatable); rules are validated before anything runs.
         #[arg(long, value_name = "FILE")]
         rules: Vec<PathBuf>,
+        /// E-graph limit: stop when the e-graph holds more e-nodes than this.
+        #[arg(long, value_name = "N", default_value_t = passes::egraph::Limits::default().max_enodes)]
+        max_enodes: usize,
+        /// E-graph limit: stop after this many saturation iterations.
+        #[arg(long, value_name = "N", default_value_t = passes::egraph::Limits::default().max_iters)]
+        max_iters: usize,
         /// Print the rules that fired (and why others did not), op counts before and after,
         /// and which ops the target runs on its fallback.
         #[arg(long)]
@@ -102,6 +108,12 @@ enum Command {
     },
     /// List the available passes.
     Passes,
+    /// List the rewrite rules (built-in and from --rules files), conditions and appliers.
+    Rules {
+        /// Extra rule file to validate and list (repeatable).
+        #[arg(long, value_name = "FILE")]
+        rules: Vec<PathBuf>,
+    },
 }
 
 /// An error classified by exit code.
@@ -157,6 +169,8 @@ fn run(cmd: Command) -> Result<(), Failure> {
             passes,
             target,
             rules,
+            max_enodes,
+            max_iters,
             explain,
             output,
             print_ir_after_all,
@@ -165,7 +179,9 @@ fn run(cmd: Command) -> Result<(), Failure> {
             no_verify_each,
         } => {
             check_pass_names(&print_ir_after)?;
-            let (popts, profile) = compiler::optimize::pipeline_options(&target, &rules).map_err(Failure::User)?;
+            let (mut popts, profile) = compiler::optimize::pipeline_options(&target, &rules).map_err(Failure::User)?;
+            popts.limits.max_enodes = max_enodes;
+            popts.limits.max_iters = max_iters;
             let pipeline = parse_pipeline_with(&passes, &popts)?;
             let mut m = if file == "-" { load_eir(&file)?.module } else { load_model(&file)? };
             let before = compiler::optimize::op_histogram(&m);
@@ -194,6 +210,11 @@ fn run(cmd: Command) -> Result<(), Failure> {
         }
         Command::Run { model, inputs, output } => run_model(&model, &inputs, output),
         Command::Verify { model, data, rtol, atol } => verify_model(&model, &data, Tolerance { rtol, atol }),
+        Command::Rules { rules } => {
+            let (popts, _) = compiler::optimize::pipeline_options("cpu", &rules).map_err(Failure::User)?;
+            print!("{}", compiler::optimize::list_rules(&popts.rules));
+            Ok(())
+        }
         Command::Passes => {
             for p in REGISTRY {
                 println!("{:<16} {}", p.name, p.description);

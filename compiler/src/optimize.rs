@@ -96,3 +96,26 @@ pub fn explain(
     }
     s
 }
+
+/// The `edgec rules` listing: every rule with its origin and documentation,
+/// then the conditions and appliers rule files may name.
+pub fn list_rules(rules: &RuleSet) -> String {
+    let mut s = String::new();
+    let mut topic = "";
+    for r in &rules.rules {
+        if r.topic != topic {
+            topic = &r.topic;
+            s += &format!("== {topic} ==\n");
+        }
+        s += &format!("{:<32} {}\n{:<32} ({})\n", r.name, r.doc, "", r.origin);
+    }
+    s += "== conditions ==\n";
+    for c in passes::rules::conds::all() {
+        s += &format!("{}({})\n    {}\n", c.name, c.signature, c.doc);
+    }
+    s += "== appliers ==\n";
+    for a in passes::rules::appliers::all() {
+        s += &format!("@{}({})\n    {}\n", a.name, a.signature, a.doc);
+    }
+    s
+}

@@ -57,7 +57,8 @@ fn output_is_byte_identical_across_processes() {
 fn bad_user_rules_are_rejected_with_positions() {
     let dir = tempfile::tempdir().expect("tmp");
     let rules = dir.path().join("bad.rules");
-    std::fs::write(&rules, "# doc\nrule a: (onnx.Nope ?x) => ?x;\n# doc\nrule b: (onnx.Relu ?x) => ?y;\n").expect("write");
+    std::fs::write(&rules, "# doc\nrule a: (onnx.Nope ?x) => ?x;\n# doc\nrule b: (onnx.Relu ?x) => ?y;\n")
+        .expect("write");
     let model = real("ppocr_det_paddle").join("model.onnx");
     let out = edgec(&["opt", s(&model), "--rules", s(&rules)]);
     assert_eq!(out.status.code(), Some(1));
@@ -73,4 +74,26 @@ fn unknown_target_is_a_user_error() {
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(err.contains("tpu9000") && err.contains("rk3588-npu"), "{err}");
+}
+
+#[test]
+fn rules_listing_and_iteration_limit() {
+    let out = edgec(&["rules"]);
+    assert_eq!(out.status.code(), Some(0));
+    let listing = text(&out.stdout);
+    for needle in [
+        "== fusion ==",
+        "bn-fold",
+        "passes/rules/fusion.rules:",
+        "== conditions ==",
+        "is_splat(x, value)",
+        "@fuse_activation",
+    ] {
+        assert!(listing.contains(needle), "`{needle}` missing from:\n{listing}");
+    }
+    let model = real("bert_encoder_paddle_static").join("model.onnx");
+    let out = edgec(&["opt", s(&model), "--max-iters", "1", "--explain"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("stop=iteration limit (1) (LIMIT HIT"), "{err}");
 }
