@@ -8,6 +8,7 @@
 //! disagreement is an error naming the op).
 
 pub mod broadcast;
+pub mod canonical;
 pub mod control;
 pub mod elementwise;
 pub mod fused;

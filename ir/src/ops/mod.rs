@@ -8,6 +8,7 @@
 //! `onnx.*` ops follow the newest opset's signature (e.g. `axes` as an operand
 //! for `Squeeze`/`Reduce*`); importers upgrade older opsets to that form.
 
+pub mod canonical;
 pub mod control;
 pub mod conv;
 pub mod elementwise;

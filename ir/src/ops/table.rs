@@ -532,4 +532,18 @@ define_ops! {
     /// SiLU `X * Sigmoid(X)` (the sigmoid rounded to X's type first, like the unfused pair).
     CoreSilu = "core.silu" { operands: X, flags: EW, infer: ew::unary_float, eval: Some(ik::fused::silu) }
     // @@ fused-additions @@ (fused/canonical core ops go above this line)
+
+    /// `onnx.Reshape(X, shape)` with a static `shape`: dims >= 0 (0 is a zero-size dim, never a copy) and at most one -1 (not with a 0).
+    CoreReshape = "core.reshape" { operands: X, attrs: &[a_req("shape", Ints)], infer: super::canonical::reshape, eval: Some(ik::canonical::reshape) }
+    /// `onnx.Squeeze(X, axes)` with static `axes`: non-empty, non-negative, strictly increasing.
+    CoreSqueeze = "core.squeeze" { operands: X, attrs: &[a_req("axes", Ints)], infer: super::canonical::squeeze, eval: Some(ik::canonical::squeeze) }
+    /// `onnx.Unsqueeze(X, axes)` with static `axes` (output positions): non-empty, non-negative, strictly increasing.
+    CoreUnsqueeze = "core.unsqueeze" { operands: X, attrs: &[a_req("axes", Ints)], infer: super::canonical::unsqueeze, eval: Some(ik::canonical::unsqueeze) }
+    /// `onnx.Reduce<kind>(X, axes) {keepdims}` with static `axes`: non-empty, non-negative, strictly increasing; `keepdims` 0 or 1.
+    CoreReduce = "core.reduce" { operands: X, attrs: &[a_req("axes", Ints), a_req("keepdims", Int), a_req("kind", super::canonical::REDUCE_KIND)], infer: super::canonical::reduce, eval: Some(ik::canonical::reduce) }
+    /// `onnx.Slice(X, starts, ends, axes, steps)` with static lists of equal length; `axes` non-negative and strictly increasing, `steps` non-zero.
+    CoreSlice = "core.slice" { operands: X, attrs: &[a_req("axes", Ints), a_req("ends", Ints), a_req("starts", Ints), a_req("steps", Ints)], infer: super::canonical::slice, eval: Some(ik::canonical::slice) }
+    /// `onnx.Expand(X, shape)` with a static `shape` (dims >= 0).
+    CoreExpand = "core.expand" { operands: X, attrs: &[a_req("shape", Ints)], infer: super::canonical::expand, eval: Some(ik::canonical::expand) }
+    // @@ canonical-additions @@ (canonical core ops with static attributes go above this line)
 }

@@ -1,0 +1,175 @@
+//! Canonical `core.*` forms of the ONNX shape and reduction ops whose shape
+//! or axes parameters are tensor operands (`Reshape`, `Squeeze`, `Unsqueeze`,
+//! `Reduce*`, `Slice`, `Expand`). In the canonical form those parameters are
+//! static attributes, normalized so that equal computations have equal
+//! attributes and later stages (kernels, NPU legality) see plain numbers.
+//!
+//! Each op is defined as its `onnx.*` counterpart applied to constant
+//! operands built from the attributes: inference and the reference kernels
+//! (`crate::interp::canonical`) call the onnx functions, so a canonical op
+//! computes bit for bit what the onnx op computes. The validators here state
+//! and check each op's attribute invariants; the verifier reports a violation
+//! as an inference error.
+
+use super::{reduce, shape, InferCtx, InferFn, InferResult};
+use crate::attr::{Attr, AttrKind, Attrs};
+use crate::module::Constant;
+use crate::types::TensorType;
+
+/// The values of `core.reduce`'s `kind` attribute: one per `onnx.Reduce*` op
+/// (`mean` is `onnx.ReduceMean`, `sum_square` is `onnx.ReduceSumSquare`, ...).
+pub const REDUCE_KINDS: &[&str] =
+    &["mean", "sum", "max", "min", "prod", "l1", "l2", "sum_square", "log_sum", "log_sum_exp"];
+
+/// Schema kind of `core.reduce`'s `kind` attribute.
+pub const REDUCE_KIND: AttrKind = AttrKind::Enum(REDUCE_KINDS);
+
+/// A required integer-list attribute.
+fn ints<'a>(attrs: &'a Attrs, name: &str) -> Result<&'a [i64], String> {
+    attrs.ints(name).ok_or_else(|| format!("missing integer-list attribute `{name}`"))
+}
+
+/// `core.reshape`'s `shape`: every entry is a dim `>= 0` (0 is a zero-size dim,
+/// never a copy of an input dim) or `-1` (inferred); at most one `-1`, and not
+/// together with a 0 (the inferred dim would be ambiguous).
+pub fn reshape_shape(attrs: &Attrs) -> Result<&[i64], String> {
+    let s = ints(attrs, "shape")?;
+    if let Some(v) = s.iter().find(|&&v| v < -1) {
+        return Err(format!("`shape` {s:?} has invalid entry {v} (dims are >= 0, or -1 for the inferred one)"));
+    }
+    match s.iter().filter(|&&v| v == -1).count() {
+        0 => Ok(s),
+        1 if s.contains(&0) => Err(format!("`shape` {s:?} has both a 0 dim and -1 (the -1 is ambiguous)")),
+        1 => Ok(s),
+        _ => Err(format!("`shape` {s:?} has more than one -1")),
+    }
+}
+
+/// A list of axes attribute `name`: non-empty, non-negative, strictly increasing.
+pub fn sorted_axes<'a>(attrs: &'a Attrs, name: &str) -> Result<&'a [i64], String> {
+    let a = ints(attrs, name)?;
+    if a.is_empty() {
+        return Err(format!("`{name}` must not be empty"));
+    }
+    if a.iter().any(|&x| x < 0) || a.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(format!("`{name}` {a:?} must be non-negative and strictly increasing"));
+    }
+    Ok(a)
+}
+
+/// `core.reduce`'s parameters: the onnx op's kernel-family name, the axes
+/// (see [`sorted_axes`]) and `keepdims` (0 or 1).
+pub fn reduce_params(attrs: &Attrs) -> Result<(&str, &[i64], i64), String> {
+    let kind = attrs.str("kind").ok_or("missing attribute `kind`")?;
+    if !REDUCE_KINDS.contains(&kind) {
+        return Err(format!("attribute `kind`: value {kind:?} is not one of {}", REDUCE_KINDS.join("|")));
+    }
+    let keepdims = attrs.int("keepdims").ok_or("missing attribute `keepdims`")?;
+    if keepdims != 0 && keepdims != 1 {
+        return Err(format!("attribute `keepdims` = {keepdims} must be 0 or 1"));
+    }
+    Ok((kind, sorted_axes(attrs, "axes")?, keepdims))
+}
+
+/// `core.slice`'s parameters, each one entry per sliced axis.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SliceParams<'a> {
+    /// First index (ONNX semantics: negative counts from the end, clamped).
+    pub starts: &'a [i64],
+    /// End index, exclusive (same semantics).
+    pub ends: &'a [i64],
+    /// Sliced axes: non-negative, strictly increasing.
+    pub axes: &'a [i64],
+    /// Steps, non-zero.
+    pub steps: &'a [i64],
+}
+
+/// Read and check `core.slice`'s attributes: all four lists present with equal
+/// lengths, axes as in [`sorted_axes`], steps non-zero. Starts and ends keep
+/// ONNX's semantics; the canonicalizing rewrite clamps them into range
+/// wherever the dim is static (see the rule file).
+pub fn slice_params(attrs: &Attrs) -> Result<SliceParams<'_>, String> {
+    let p = SliceParams {
+        starts: ints(attrs, "starts")?,
+        ends: ints(attrs, "ends")?,
+        axes: sorted_axes(attrs, "axes")?,
+        steps: ints(attrs, "steps")?,
+    };
+    let n = p.axes.len();
+    if p.starts.len() != n || p.ends.len() != n || p.steps.len() != n {
+        return Err(format!(
+            "`starts` {:?}, `ends` {:?}, `axes` {:?} and `steps` {:?} must have equal lengths",
+            p.starts, p.ends, p.axes, p.steps
+        ));
+    }
+    if p.steps.contains(&0) {
+        return Err(format!("`steps` {:?} must not contain 0", p.steps));
+    }
+    Ok(p)
+}
+
+/// `core.expand`'s `shape`: dims `>= 0`.
+pub fn expand_shape(attrs: &Attrs) -> Result<&[i64], String> {
+    let s = ints(attrs, "shape")?;
+    match s.iter().find(|&&v| v < 0) {
+        Some(v) => Err(format!("`shape` {s:?} has negative dim {v}")),
+        None => Ok(s),
+    }
+}
+
+/// A 1-D i64 constant holding `v`.
+pub fn i64_const(v: &[i64]) -> Constant {
+    Constant::from_i64s("", &[v.len() as u64], v)
+}
+
+/// Run the onnx inference `f` on `ctx`'s first operand followed by the
+/// constant operands `extra` (`None`: omitted), with attributes `attrs`.
+fn infer_via(ctx: &InferCtx<'_>, f: InferFn, extra: &[Option<Constant>], attrs: &Attrs) -> InferResult {
+    let x = ctx.input(0)?;
+    if ctx.num_operands() != 1 {
+        return Err(format!("expected 1 operand, found {}", ctx.num_operands()));
+    }
+    let operands: Vec<Option<&TensorType>> =
+        std::iter::once(Some(x)).chain(extra.iter().map(|c| c.as_ref().map(|c| &c.ty))).collect();
+    let consts: Vec<Option<&Constant>> = std::iter::once(None).chain(extra.iter().map(Option::as_ref)).collect();
+    let sub = InferCtx { operands: &operands, consts: &consts, attrs, num_results: 1, attr_const: None };
+    f(&sub)
+}
+
+/// `core.reshape`: `onnx.Reshape(X, shape)` with `allowzero = 1`.
+pub fn reshape(ctx: &InferCtx<'_>) -> InferResult {
+    let s = reshape_shape(ctx.attrs)?;
+    infer_via(ctx, shape::reshape, &[Some(i64_const(s))], &Attrs::new().with("allowzero", Attr::Int(1)))
+}
+
+/// `core.squeeze`: `onnx.Squeeze(X, axes)`.
+pub fn squeeze(ctx: &InferCtx<'_>) -> InferResult {
+    let axes = sorted_axes(ctx.attrs, "axes")?;
+    infer_via(ctx, shape::squeeze, &[Some(i64_const(axes))], &Attrs::new())
+}
+
+/// `core.unsqueeze`: `onnx.Unsqueeze(X, axes)`; axes are output positions.
+pub fn unsqueeze(ctx: &InferCtx<'_>) -> InferResult {
+    let axes = sorted_axes(ctx.attrs, "axes")?;
+    infer_via(ctx, shape::unsqueeze, &[Some(i64_const(axes))], &Attrs::new())
+}
+
+/// `core.reduce`: `onnx.Reduce<kind>(X, axes) {keepdims}`.
+pub fn reduce(ctx: &InferCtx<'_>) -> InferResult {
+    let (_, axes, keepdims) = reduce_params(ctx.attrs)?;
+    let attrs = Attrs::new().with("keepdims", Attr::Int(keepdims));
+    infer_via(ctx, reduce::reduce, &[Some(i64_const(axes))], &attrs)
+}
+
+/// `core.slice`: `onnx.Slice(X, starts, ends, axes, steps)`.
+pub fn slice(ctx: &InferCtx<'_>) -> InferResult {
+    let p = slice_params(ctx.attrs)?;
+    let lists = [p.starts, p.ends, p.axes, p.steps].map(|v| Some(i64_const(v)));
+    infer_via(ctx, shape::slice, &lists, &Attrs::new())
+}
+
+/// `core.expand`: `onnx.Expand(X, shape)`.
+pub fn expand(ctx: &InferCtx<'_>) -> InferResult {
+    let s = expand_shape(ctx.attrs)?;
+    infer_via(ctx, shape::expand, &[Some(i64_const(s))], &Attrs::new())
+}
