@@ -129,7 +129,8 @@ fn upsample(cx: &mut NodeCx<'_, '_, '_>, inputs: &[Option<Value>]) -> NResult<()
     };
     let mut extra = Attrs::new().with("coordinate_transformation_mode", Attr::Str("asymmetric".into()));
     extra = nearest_floor(cx, extra);
-    if cx.attr("mode").is_some_and(|a| a.s == b"bilinear") {
+    // `linear` in opsets 7–9 (and `bilinear` in opset 1) interpolate linearly.
+    if cx.attr("mode").is_some_and(|a| a.s == b"linear" || a.s == b"bilinear") {
         extra.set("mode", Attr::Str("linear".into()));
     }
     cx.emit_with(Opcode::Resize, vec![x, None, scales, None], &["scales", "mode", "height_scale", "width_scale"], extra)
