@@ -17,6 +17,9 @@ use std::collections::HashMap;
 /// Smallest own cost of any op, so chosen paths strictly increase in cost.
 pub const MIN_OP_COST: f64 = 1e-3;
 
+/// Upper bound on extraction rounds.
+pub const MAX_ROUNDS: usize = 1000;
+
 /// Tie-breaking cost of each operand an op reads.
 pub const OPERAND_COST: f64 = 1e-4;
 
@@ -63,14 +66,19 @@ pub fn extract(eg: &EG, model: &dyn CostModel) -> HashMap<Id, (f64, ENode)> {
         })
         .collect();
     let mut best: HashMap<Id, (f64, ENode)> = HashMap::new();
-    loop {
+    // Each round can only lower costs along acyclic choices; the cap is a
+    // deterministic safety net that never binds on real graphs.
+    for _ in 0..MAX_ROUNDS {
         let mut changed = false;
         for &id in &ids {
             for (i, n) in eg[id].nodes.iter().enumerate() {
                 let Some(c) = node_total(eg, n, own[&(id, i)], &best, &uses) else { continue };
+                // Strictly cheaper only: costs never reach a cycle (see the module
+                // doc), so strict improvement terminates, and a relative margin
+                // would swallow the operand tie-breaker on large totals.
                 let better = match best.get(&id) {
                     None => true,
-                    Some((old, _)) => c < *old - 1e-9 * old.abs(),
+                    Some((old, _)) => c < *old,
                 };
                 if better {
                     best.insert(id, (c, n.clone()));
@@ -79,9 +87,10 @@ pub fn extract(eg: &EG, model: &dyn CostModel) -> HashMap<Id, (f64, ENode)> {
             }
         }
         if !changed {
-            return best;
+            break;
         }
     }
+    best
 }
 
 fn node_total(eg: &EG, n: &ENode, own: f64, best: &HashMap<Id, (f64, ENode)>, uses: &HashMap<Id, f64>) -> Option<f64> {

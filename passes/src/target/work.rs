@@ -18,8 +18,8 @@
 //!   (sequence × batch) × (elements of W + elements of R).
 //!
 //! Element counts ([`Work::elems`]): the total elements of the results, except for
-//! reductions and pooling ops (`onnx.Reduce*`, `ArgMax`/`ArgMin`, `*Pool`,
-//! `TopK`), which count the elements of their first operand.
+//! reductions and pooling ops (`onnx.Reduce*`, `core.reduce`, `ArgMax`/`ArgMin`,
+//! `*Pool`, `TopK`), which count the elements of their first operand.
 
 use super::OpQuery;
 use ir::{Opcode, TensorType};
@@ -80,6 +80,7 @@ pub fn mac_kind(op: Opcode) -> Option<MacKind> {
 fn counts_input_elems(op: Opcode) -> bool {
     let name = op.name();
     name.starts_with("onnx.Reduce")
+        || name == "core.reduce"
         || name.ends_with("Pool")
         || matches!(name, "onnx.ArgMax" | "onnx.ArgMin" | "onnx.TopK")
 }
