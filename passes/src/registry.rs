@@ -31,7 +31,7 @@ pub static REGISTRY: &[PassInfo] = &[
     },
     PassInfo {
         name: "optimize",
-        description: "equality saturation with every rule (cleanup, fusion, recognition, legalization), constant folding, CSE and DCE; extraction by the target's cost model",
+        description: "equality saturation with every rule (cleanup, fusion, recognition, legalization, canonicalization), constant folding, CSE and DCE; extraction by the target's cost model",
         make: |o| Box::new(EgraphPass::new("optimize", None, true, o)),
     },
     PassInfo {
@@ -53,6 +53,19 @@ pub static REGISTRY: &[PassInfo] = &[
         name: "legalize",
         description: "e-graph run with the target legalization rules only (e.g. GELU erf -> tanh where the target lacks Erf)",
         make: |o| Box::new(EgraphPass::new("legalize", Some(&["legalize"]), true, o)),
+    },
+    PassInfo {
+        name: "canonicalize-core",
+        description: "e-graph run with the canonical rules only (constant shape/axes operands of Reshape, Squeeze, Unsqueeze, Reduce*, Slice, Expand become static attributes of core.* ops)",
+        make: |o| Box::new(EgraphPass::new("canonicalize-core", Some(&["canonical"]), true, o)),
+    },
+    PassInfo {
+        name: "resize-to-conv",
+        description: "e-graph run with the resize rules only, forced (as if the target had no Resize): integer-factor Resize/Upsample become a nearest upsample (depthwise conv_transpose) + edge Pad + fixed depthwise conv",
+        make: |o| {
+            let forced = crate::rules::appliers::resize::lower_resize_options(o);
+            Box::new(EgraphPass::new("resize-to-conv", Some(&["resize"]), true, &forced))
+        },
     },
     PassInfo {
         name: "const-fold",

@@ -69,8 +69,14 @@ conds! {
 
 /// Every condition: the shared ones above, then the families' own.
 pub fn all() -> impl Iterator<Item = &'static CondDef> {
-    use super::appliers::{cleanup, fusion, recognition};
-    CONDS.iter().chain(cleanup::CONDS).chain(fusion::CONDS).chain(recognition::CONDS)
+    use super::appliers::{canonical, cleanup, fusion, recognition, resize};
+    CONDS
+        .iter()
+        .chain(cleanup::CONDS)
+        .chain(fusion::CONDS)
+        .chain(recognition::CONDS)
+        .chain(canonical::CONDS)
+        .chain(resize::CONDS)
 }
 
 /// The value every element of a constant has, if they agree.

@@ -49,6 +49,8 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("fusion.rules", include_str!("../../rules/fusion.rules")),
     ("recognition.rules", include_str!("../../rules/recognition.rules")),
     ("legalize.rules", include_str!("../../rules/legalize.rules")),
+    ("canonical.rules", include_str!("../../rules/canonical.rules")),
+    ("resize.rules", include_str!("../../rules/resize.rules")),
 ];
 
 /// A validated set of rules, ready to run.

@@ -30,11 +30,18 @@ impl std::fmt::Debug for ApplierDef {
     }
 }
 
+pub mod canonical;
 pub mod cleanup;
 pub mod fusion;
 pub mod recognition;
+pub mod resize;
 
 /// Every applier, by name: the families' tables in order.
 pub fn all() -> impl Iterator<Item = &'static ApplierDef> {
-    cleanup::APPLIERS.iter().chain(fusion::APPLIERS).chain(recognition::APPLIERS)
+    cleanup::APPLIERS
+        .iter()
+        .chain(fusion::APPLIERS)
+        .chain(recognition::APPLIERS)
+        .chain(canonical::APPLIERS)
+        .chain(resize::APPLIERS)
 }
