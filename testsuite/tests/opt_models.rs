@@ -74,7 +74,7 @@ fn optimize_and_verify(dir: &Path, m: &ir::Module, target: &str) -> Result<ir::M
 fn models_optimize_verify_and_shrink() {
     let dirs = model_dirs();
     assert!(dirs.len() >= 10, "model set missing: {dirs:?}");
-    let mut report = String::from("| model | target | ops before | ops after | core.conv (fused act) | LayerNorm | Gelu | attention | HardSwish |\n|---|---|---|---|---|---|---|---|---|\n");
+    let mut report = String::from("| model | target | ops before | ops after | core.conv (fused act) | LayerNorm | GELU (fused) | attention | HardSwish | Resize |\n|---|---|---|---|---|---|---|---|---|---|\n");
     let mut failures = Vec::new();
     for dir in &dirs {
         let name = dir.file_name().and_then(|s| s.to_str()).unwrap_or("?").to_owned();
@@ -89,14 +89,19 @@ fn models_optimize_verify_and_shrink() {
                     if after >= before {
                         failures.push(format!("{name} ({target}): {before} ops before, {after} after"));
                     }
+                    let fused_gelu: usize = ["core.linear+gelu", "core.linear+gelu_tanh", "core.conv+gelu"]
+                        .iter()
+                        .map(|k| h.get(*k).copied().unwrap_or(0))
+                        .sum();
                     let fused_act: usize = h.iter().filter(|(k, _)| k.starts_with("core.conv+")).map(|(_, v)| v).sum();
                     report += &format!(
-                        "| {name} | {target} | {before} | {after} | {} ({fused_act}) | {} | {} | {} | {} |\n",
+                        "| {name} | {target} | {before} | {after} | {} ({fused_act}) | {} | {} ({fused_gelu}) | {} | {} | {} |\n",
                         count(&h, "core.conv"),
                         count(&h, "onnx.LayerNormalization"),
-                        count(&h, "onnx.Gelu"),
+                        count(&h, "onnx.Gelu") + fused_gelu,
                         count(&h, "core.attention"),
                         count(&h, "onnx.HardSwish") + h.get("core.conv+hard_swish").copied().unwrap_or(0),
+                        count(&h, "onnx.Resize"),
                     );
                 }
             }
