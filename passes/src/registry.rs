@@ -68,6 +68,14 @@ pub static REGISTRY: &[PassInfo] = &[
         },
     },
     PassInfo {
+        name: "attention-blocked",
+        description: "e-graph run with the attention rules only, forced: every core.attention with static Sq/Sk/D/Dv becomes core.attention_blocked (online softmax over tiles sized to the target's onchip_bytes, 256 KiB without one)",
+        make: |o| {
+            let forced = crate::rules::appliers::attention::blocked_options(o);
+            Box::new(EgraphPass::new("attention-blocked", Some(&["attention"]), true, &forced))
+        },
+    },
+    PassInfo {
         name: "const-fold",
         description: "fold ops with constant operands (and Shape/Size of static shapes) within the folding budget; also CSE and DCE",
         make: |o| Box::new(EgraphPass::new("const-fold", Some(&[]), true, o)),

@@ -7,6 +7,7 @@
 //! bound to one size for the whole run (first binding wins, any later
 //! disagreement is an error naming the op).
 
+pub mod attention_blocked;
 pub mod broadcast;
 pub mod canonical;
 pub mod control;

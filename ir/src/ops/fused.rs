@@ -369,3 +369,16 @@ pub fn attention(ctx: &InferCtx<'_>) -> InferResult {
     let y = matmul_of(ctx, &scores, v).map_err(|e| format!("softmax(scores) @ V: {e}"))?;
     Ok(vec![y])
 }
+
+/// `core.attention_blocked`: `core.attention`'s inference, plus `block_q` and
+/// `block_k` (required) must be ≥ 1. The result does not depend on them.
+pub fn attention_blocked(ctx: &InferCtx<'_>) -> InferResult {
+    for name in ["block_q", "block_k"] {
+        match ctx.attrs.int(name) {
+            None => return Err(format!("missing required attribute `{name}`")),
+            Some(b) if b < 1 => return Err(format!("attribute `{name}` = {b} must be >= 1")),
+            Some(_) => {}
+        }
+    }
+    attention(ctx)
+}

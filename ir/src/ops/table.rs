@@ -545,5 +545,7 @@ define_ops! {
     CoreSlice = "core.slice" { operands: X, attrs: &[a_req("axes", Ints), a_req("ends", Ints), a_req("starts", Ints), a_req("steps", Ints)], infer: super::canonical::slice, eval: Some(ik::canonical::slice) }
     /// `onnx.Expand(X, shape)` with a static `shape` (dims >= 0).
     CoreExpand = "core.expand" { operands: X, attrs: &[a_req("shape", Ints)], infer: super::canonical::expand, eval: Some(ik::canonical::expand) }
+    /// `core.attention` computed in `block_q` × `block_k` tiles with an online softmax (never more than `block_q·block_k` scores live); same result up to summation order.
+    CoreAttentionBlocked = "core.attention_blocked" { operands: &[req("Q"), req("K"), req("V"), opt("mask")], attrs: &[a_req("block_k", Int), a_req("block_q", Int), a("causal", Int), a_req("scale", Float)], infer: super::fused::attention_blocked, eval: Some(ik::attention_blocked::attention_blocked) }
     // @@ canonical-additions @@ (canonical core ops with static attributes go above this line)
 }

@@ -33,6 +33,10 @@ pub trait TargetInfo: Sync + Send {
     fn supports(&self, eg: &EG, class: Id, node: &ENode) -> Result<(), String>;
     /// Estimated cost of running `node` once (including CPU fallback penalties).
     fn cost(&self, eg: &EG, class: Id, node: &ENode) -> f64;
+    /// On-chip (scratchpad) memory in bytes, if the target declares it.
+    fn onchip_bytes(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// Adapts a [`TargetInfo`] to the extractor's cost model.

@@ -34,4 +34,7 @@ impl TargetInfo for TargetProfile {
             _ => with_query(eg, class, node, |q| self.cost_ns(q)).unwrap_or(0.0),
         }
     }
+    fn onchip_bytes(&self) -> Option<u64> {
+        self.onchip_bytes
+    }
 }

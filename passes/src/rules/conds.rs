@@ -69,7 +69,7 @@ conds! {
 
 /// Every condition: the shared ones above, then the families' own.
 pub fn all() -> impl Iterator<Item = &'static CondDef> {
-    use super::appliers::{canonical, cleanup, fusion, recognition, resize};
+    use super::appliers::{attention, canonical, cleanup, fusion, recognition, resize};
     CONDS
         .iter()
         .chain(cleanup::CONDS)
@@ -77,6 +77,7 @@ pub fn all() -> impl Iterator<Item = &'static CondDef> {
         .chain(recognition::CONDS)
         .chain(canonical::CONDS)
         .chain(resize::CONDS)
+        .chain(attention::CONDS)
 }
 
 /// The value every element of a constant has, if they agree.

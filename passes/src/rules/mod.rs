@@ -51,6 +51,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("legalize.rules", include_str!("../../rules/legalize.rules")),
     ("canonical.rules", include_str!("../../rules/canonical.rules")),
     ("resize.rules", include_str!("../../rules/resize.rules")),
+    ("attention.rules", include_str!("../../rules/attention.rules")),
 ];
 
 /// A validated set of rules, ready to run.

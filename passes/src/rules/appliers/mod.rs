@@ -30,6 +30,7 @@ impl std::fmt::Debug for ApplierDef {
     }
 }
 
+pub mod attention;
 pub mod canonical;
 pub mod cleanup;
 pub mod fusion;
@@ -44,4 +45,5 @@ pub fn all() -> impl Iterator<Item = &'static ApplierDef> {
         .chain(recognition::APPLIERS)
         .chain(canonical::APPLIERS)
         .chain(resize::APPLIERS)
+        .chain(attention::APPLIERS)
 }

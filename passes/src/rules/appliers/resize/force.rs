@@ -51,6 +51,9 @@ impl TargetInfo for ForceResizeToConv {
             base
         }
     }
+    fn onchip_bytes(&self) -> Option<u64> {
+        self.inner.as_ref().and_then(|t| t.onchip_bytes())
+    }
 }
 
 /// `o` with its target wrapped so that Resize/Upsample are unsupported (see the module docs).
