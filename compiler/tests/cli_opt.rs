@@ -97,3 +97,14 @@ fn rules_listing_and_iteration_limit() {
     let err = text(&out.stderr);
     assert!(err.contains("stop=iteration limit (1) (LIMIT HIT"), "{err}");
 }
+
+#[test]
+fn explain_reports_attention_peak_memory() {
+    let model = real("bert_encoder_paddle_static").join("model.onnx");
+    let passes = "shape-infer,canonicalize,optimize,attention-blocked,dce";
+    let out = edgec(&["opt", s(&model), "--passes", passes, "--explain"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("fired     2 × attention-blocked"), "{err}");
+    assert!(err.contains("peak score memory 4.0 KiB -> "), "{err}");
+}

@@ -42,6 +42,8 @@ pub struct RuleStats {
     pub fired: BTreeMap<String, usize>,
     /// Rule name → reason → count, for matches that did not rewrite.
     pub declined: BTreeMap<String, BTreeMap<String, usize>>,
+    /// Rule name → facts its appliers reported about applied rewrites → count.
+    pub notes: BTreeMap<String, BTreeMap<String, usize>>,
 }
 
 /// The run over one function.
@@ -86,6 +88,9 @@ impl fmt::Display for EgraphReport {
         }
         for (name, n) in &self.rules.fired {
             writeln!(f, "  fired {n:>5} × {name}")?;
+            for (note, k) in self.rules.notes.get(name).into_iter().flatten() {
+                writeln!(f, "          {k:>3} × {note}")?;
+            }
         }
         for (name, reasons) in &self.rules.declined {
             if self.rules.fired.contains_key(name) {
@@ -135,11 +140,14 @@ impl Applier<ENode, EAnalysis> for RuleApplier {
             self.decline(format!("condition {}{} does not hold", if c.negated { "!" } else { "" }, c.def.name));
             return vec![];
         }
+        let mut notes = Vec::new();
         let new = match &self.rule.rhs {
             CompiledRhs::Pat(p) => Ok(eg.add_instantiation(p, subst)),
             CompiledRhs::Applier(def, args) => {
-                let mut a = ApplyEnv { eg, root, subst, target };
-                (def.apply)(&mut a, args)
+                let mut a = ApplyEnv { eg, root, subst, target, notes: Vec::new() };
+                let r = (def.apply)(&mut a, args);
+                notes = a.notes;
+                r
             }
         };
         let new = match new {
@@ -155,6 +163,9 @@ impl Applier<ENode, EAnalysis> for RuleApplier {
         if eg.union(root, new) {
             let mut s = self.shared.stats.lock().unwrap_or_else(|e| e.into_inner());
             *s.fired.entry(self.rule.name.clone()).or_default() += 1;
+            for n in notes {
+                *s.notes.entry(self.rule.name.clone()).or_default().entry(n).or_default() += 1;
+            }
             vec![new]
         } else {
             vec![]

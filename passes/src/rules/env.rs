@@ -79,9 +79,16 @@ pub struct ApplyEnv<'a> {
     pub subst: &'a Subst,
     /// The compilation target, if any.
     pub target: Option<&'a dyn TargetInfo>,
+    /// Facts about this rewrite for the report (e.g. memory before/after);
+    /// kept only if the rewrite is applied.
+    pub notes: Vec<String>,
 }
 
 impl ApplyEnv<'_> {
+    /// Record a fact about this rewrite for `--explain`.
+    pub fn note(&mut self, text: String) {
+        self.notes.push(text);
+    }
     /// A read-only view.
     pub fn env(&self) -> Env<'_> {
         Env { eg: self.eg, root: self.root, subst: self.subst, lhs_op: None, target: self.target }

@@ -136,7 +136,25 @@ fn attention_blocked(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String
     if !a.absent(m) {
         operands.push(m);
     }
-    a.add_op(Opcode::CoreAttentionBlocked, &operands, &battrs)
+    let id = a.add_op(Opcode::CoreAttentionBlocked, &operands, &battrs)?;
+    if let Some(full) = score_bytes(a.eg[a.root].data.ty(), a.eg[k].data.ty()) {
+        let ty = a.eg[a.root].data.ty().map(|t| t.to_string()).unwrap_or_default();
+        a.note(format!(
+            "attention {ty}: peak score memory {} -> {} ({bq}x{bk} tiles)",
+            human_bytes(full),
+            human_bytes(bq * bk * 4)
+        ));
+    }
+    Ok(id)
+}
+
+/// `1536 B`, `12.0 KiB`, `3.5 MiB`.
+fn human_bytes(b: u64) -> String {
+    match b {
+        0..1024 => format!("{b} B"),
+        1024..1048576 => format!("{:.1} KiB", b as f64 / 1024.0),
+        _ => format!("{:.1} MiB", b as f64 / 1048576.0),
+    }
 }
 
 /// The target view of the explicit `attention-blocked` pass: the pipeline's
