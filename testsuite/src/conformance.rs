@@ -78,3 +78,19 @@ fn one_line(s: &str) -> String {
     }
     format!("{}…", &s[..end])
 }
+
+/// ONNX's dummy inputs for the wheel's `light` models: `arange(n) / n` in f32
+/// for each parameter of `f`, unknown dims taken as 1.
+pub fn light_inputs(f: &ir::Function) -> Vec<ir::interp::Tensor> {
+    use ir::interp::{Data, Tensor};
+    f.body
+        .params
+        .iter()
+        .map(|&p| {
+            let shape: Vec<usize> =
+                f.ty(p).dims().unwrap_or(&[]).iter().map(|d| d.as_static().unwrap_or(1) as usize).collect();
+            let n: usize = shape.iter().product();
+            Tensor::new(shape, Data::F32((0..n).map(|i| (i as f64 / n as f64) as f32).collect()))
+        })
+        .collect()
+}

@@ -74,3 +74,57 @@ pub fn optimize_and_compare(
     let after = live(&out);
     Ok(RuleRun { fired, ops: (before_ops, after), optimized: out })
 }
+
+/// SplitMix64: a tiny deterministic generator, seeded from a proptest value,
+/// that the rule tests use to build random graphs and data.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits.
+    pub fn bits(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n` (0 for `n == 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.bits() % n.max(1) as u64) as usize
+    }
+    /// A fair coin.
+    pub fn coin(&mut self) -> bool {
+        self.bits() & 1 == 1
+    }
+    /// Uniform in `lo..=hi`.
+    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as usize) as i64
+    }
+    /// `lo + k * step` for a random `k` with the result in `[lo, hi]`.
+    pub fn grid(&mut self, lo: f32, hi: f32, step: f32) -> f32 {
+        let n = ((hi - lo) / step).round() as usize;
+        lo + self.below(n + 1) as f32 * step
+    }
+    /// A random element of `v`.
+    pub fn pick<T: Copy>(&mut self, v: &[T]) -> T {
+        v[self.below(v.len())]
+    }
+    /// Shuffle `v` in place (Fisher–Yates).
+    pub fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            v.swap(i, self.below(i + 1));
+        }
+    }
+    /// A random permutation of `0..n`.
+    pub fn perm(&mut self, n: usize) -> Vec<usize> {
+        let mut p: Vec<usize> = (0..n).collect();
+        self.shuffle(&mut p);
+        p
+    }
+}
+
+/// The IR text of a static tensor type, e.g. `f32[2, 3]`.
+pub fn ty(dtype: &str, shape: &[usize]) -> String {
+    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+    format!("{dtype}[{}]", dims.join(", "))
+}

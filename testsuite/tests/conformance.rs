@@ -199,20 +199,8 @@ fn light_models() {
 }
 
 fn run_light(model: &Path) -> Result<(), String> {
-    use ir::interp::{Data, Tensor};
     let m = compiler::frontend::onnx::import_file(model).map_err(|e| e.to_string())?;
-    let f = m.func("main").ok_or("no main")?;
-    let inputs: Vec<Tensor> = f
-        .body
-        .params
-        .iter()
-        .map(|&p| {
-            let shape: Vec<usize> =
-                f.ty(p).dims().unwrap_or(&[]).iter().map(|d| d.as_static().unwrap_or(1) as usize).collect();
-            let n: usize = shape.iter().product();
-            Tensor::new(shape, Data::F32((0..n).map(|i| (i as f64 / n as f64) as f32).collect()))
-        })
-        .collect();
+    let inputs = testsuite::conformance::light_inputs(m.func("main").ok_or("no main")?);
     let out = ir::interp::run(&m, "main", inputs).map_err(|e| e.to_string())?;
     let stem = model.with_extension("");
     let expected = compiler::check::read_tensor_pb(Path::new(&format!("{}_output_0.pb", stem.display())))?;

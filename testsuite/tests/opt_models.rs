@@ -132,7 +132,6 @@ fn optimization_is_deterministic() {
 /// reference outputs (inputs are ONNX's dummy data, as in the conformance test).
 #[test]
 fn light_models_optimize_and_verify() {
-    use ir::interp::{Data, Tensor};
     let root = std::env::var_os("EDGEC_ONNX_TESTS")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/onnx-tests"));
@@ -153,18 +152,7 @@ fn light_models_optimize_and_verify() {
             failures.push(format!("{}: {e}", model.display()));
             continue;
         }
-        let f = out.func("main").expect("main");
-        let inputs: Vec<Tensor> = f
-            .body
-            .params
-            .iter()
-            .map(|&p| {
-                let shape: Vec<usize> =
-                    f.ty(p).dims().unwrap_or(&[]).iter().map(|d| d.as_static().unwrap_or(1) as usize).collect();
-                let n: usize = shape.iter().product();
-                Tensor::new(shape, Data::F32((0..n).map(|i| (i as f64 / n as f64) as f32).collect()))
-            })
-            .collect();
+        let inputs = testsuite::conformance::light_inputs(out.func("main").expect("main"));
         let got = ir::interp::run(&out, "main", inputs).expect("runs");
         let stem = model.with_extension("");
         let want =

@@ -11,28 +11,17 @@
 use compiler::check::Tolerance;
 use ir::interp::{Data, Tensor};
 use proptest::prelude::*;
-use testsuite::rulecheck::{optimize_and_compare, RuleRun};
+use testsuite::rulecheck::{optimize_and_compare, Rng, RuleRun};
 
-/// SplitMix64: a tiny deterministic generator seeded by proptest.
-struct Rng(u64);
+/// Draws only these tests use.
+trait Draw {
+    fn f32(&mut self) -> f32;
+    fn shape(&mut self, lo: usize, hi: usize) -> Vec<usize>;
+    fn scramble(&mut self, axes: &[usize], rank: usize) -> Vec<i64>;
+    fn subset(&mut self, rank: usize) -> Vec<usize>;
+}
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn coin(&mut self) -> bool {
-        self.next() & 1 == 1
-    }
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo + 1) as usize) as i64
-    }
+impl Draw for Rng {
     fn f32(&mut self) -> f32 {
         match self.below(12) {
             0 => -0.0,

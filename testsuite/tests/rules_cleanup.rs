@@ -9,35 +9,14 @@
 use compiler::check::Tolerance;
 use ir::interp::{Data, Tensor};
 use proptest::prelude::*;
-use testsuite::rulecheck::optimize_and_compare;
+use testsuite::rulecheck::{optimize_and_compare, ty, Rng};
 
-/// SplitMix64: a tiny deterministic generator seeded by proptest.
-struct Rng(u64);
+/// Draws only these tests use.
+trait Draw {
+    fn f32(&mut self) -> f32;
+}
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn coin(&mut self) -> bool {
-        self.next() & 1 == 1
-    }
-    fn shuffle<T>(&mut self, v: &mut [T]) {
-        for i in (1..v.len()).rev() {
-            v.swap(i, self.below(i + 1));
-        }
-    }
-    fn perm(&mut self, n: usize) -> Vec<usize> {
-        let mut p: Vec<usize> = (0..n).collect();
-        self.shuffle(&mut p);
-        p
-    }
+impl Draw for Rng {
     fn f32(&mut self) -> f32 {
         match self.below(10) {
             0 => -0.0,
@@ -46,11 +25,6 @@ impl Rng {
             _ => (self.below(20001) as f32 - 10000.0) / 100.0,
         }
     }
-}
-
-fn ty(dt: &str, shape: &[usize]) -> String {
-    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
-    format!("{dt}[{}]", dims.join(", "))
 }
 
 fn list<T: ToString>(v: &[T]) -> String {

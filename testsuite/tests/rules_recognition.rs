@@ -13,32 +13,19 @@
 use compiler::check::Tolerance;
 use ir::interp::{Data, Tensor};
 use proptest::prelude::*;
-use testsuite::rulecheck::{optimize_and_compare, RuleRun};
+use testsuite::rulecheck::{optimize_and_compare, Rng, RuleRun};
 
-/// SplitMix64: a tiny deterministic generator seeded by proptest.
-struct Rng(u64);
+/// Draws only these tests use.
+trait Draw {
+    fn uniform(&mut self, lo: f32, hi: f32) -> f32;
+    fn dims(&mut self, n: usize, hi: usize) -> Vec<usize>;
+}
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn coin(&mut self) -> bool {
-        self.next() & 1 == 1
-    }
+impl Draw for Rng {
     /// Uniform in `[lo, hi]` on a grid of 1/100.
     fn uniform(&mut self, lo: f32, hi: f32) -> f32 {
         let steps = ((hi - lo) * 100.0) as usize;
         lo + self.below(steps + 1) as f32 / 100.0
-    }
-    fn pick<T: Copy>(&mut self, v: &[T]) -> T {
-        v[self.below(v.len())]
     }
     fn dims(&mut self, n: usize, hi: usize) -> Vec<usize> {
         (0..n).map(|_| 1 + self.below(hi)).collect()
@@ -46,8 +33,7 @@ impl Rng {
 }
 
 fn ty(shape: &[usize]) -> String {
-    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
-    format!("f32[{}]", dims.join(", "))
+    testsuite::rulecheck::ty("f32", shape)
 }
 
 /// Builds a module `@main` in IR text, with random inputs for its parameters.

@@ -7,36 +7,11 @@
 
 use ir::interp::{Data, Tensor};
 
-/// SplitMix64: a tiny deterministic generator seeded by proptest.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    pub fn coin(&mut self) -> bool {
-        self.next() & 1 == 1
-    }
-    /// `lo + k * step` for a random `k` with the result in `[lo, hi]`.
-    pub fn grid(&mut self, lo: f32, hi: f32, step: f32) -> f32 {
-        let n = ((hi - lo) / step).round() as usize;
-        lo + self.below(n + 1) as f32 * step
-    }
-    pub fn pick<T: Copy>(&mut self, v: &[T]) -> T {
-        v[self.below(v.len())]
-    }
-}
+/// The shared deterministic generator.
+pub use testsuite::rulecheck::Rng;
 
 pub fn ty(shape: &[usize]) -> String {
-    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
-    format!("f32[{}]", dims.join(", "))
+    testsuite::rulecheck::ty("f32", shape)
 }
 
 /// A float literal that parses back to the same `f32`.
