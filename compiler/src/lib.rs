@@ -2,6 +2,7 @@
 //! binary (`src/main.rs`) is a thin clap front-end over these functions;
 //! frontends (ONNX) and backends plug in here.
 
+pub mod bucket;
 pub mod check;
 pub mod driver;
 pub mod frontend;

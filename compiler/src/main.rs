@@ -67,6 +67,8 @@ enum Command {
         /// Skip the verifier between passes (it always runs on the input).
         #[arg(long)]
         no_verify_each: bool,
+        #[command(flatten)]
+        bucketing: BucketArgs,
     },
     /// Import an ONNX model into edgec IR (text + weights sidecar).
     Import {
@@ -114,6 +116,22 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         rules: Vec<PathBuf>,
     },
+}
+
+/// Shape-bucketing flags (shared by the commands that run the pipeline).
+#[derive(clap::Args)]
+struct BucketArgs {
+    /// Bucket a symbolic dim: DIM=SIZE,SIZE,... or DIM=auto:FILE (observed sizes, one per line;
+    /// picks at most --buckets-max buckets minimizing expected padded compute). Repeatable.
+    #[arg(long, value_name = "DIM=SIZES")]
+    bucket: Vec<String>,
+    /// Pad value of an input when bucketing: NAME=VALUE (repeatable; default 0 for every input,
+    /// so attention masks pad with 0 = masked and token ids with 0).
+    #[arg(long, value_name = "NAME=VALUE")]
+    pad: Vec<String>,
+    /// Most buckets `DIM=auto:FILE` may choose.
+    #[arg(long, value_name = "K", default_value_t = compiler::bucket::DEFAULT_MAX_BUCKETS)]
+    buckets_max: usize,
 }
 
 /// An error classified by exit code.
@@ -177,13 +195,27 @@ fn run(cmd: Command) -> Result<(), Failure> {
             print_ir_after,
             timings,
             no_verify_each,
+            bucketing,
         } => {
             check_pass_names(&print_ir_after)?;
             let (mut popts, profile) = compiler::optimize::pipeline_options(&target, &rules).map_err(Failure::User)?;
             popts.limits.max_enodes = max_enodes;
             popts.limits.max_iters = max_iters;
-            let pipeline = parse_pipeline_with(&passes, &popts)?;
+            let (spec, autos) =
+                compiler::bucket::bucket_spec(&bucketing.bucket, &bucketing.pad, bucketing.buckets_max)?;
             let mut m = if file == "-" { load_eir(&file)?.module } else { load_model(&file)? };
+            let passes = if spec.dims.is_empty() {
+                passes
+            } else {
+                spec.check(&m, "main").map_err(|e| Failure::User(anyhow::anyhow!(e.join("\n"))))?;
+                popts.bucket = Some(spec);
+                if passes.split(',').any(|p| p.trim() == "bucket") {
+                    passes
+                } else {
+                    format!("bucket,{passes}")
+                }
+            };
+            let pipeline = parse_pipeline_with(&passes, &popts)?;
             let before = compiler::optimize::op_histogram(&m);
             let opts = PassOptions {
                 verify_each: !no_verify_each,
@@ -196,7 +228,11 @@ fn run(cmd: Command) -> Result<(), Failure> {
             }
             if explain {
                 let reports = popts.reports.lock().map_err(|e| Failure::Internal(anyhow::anyhow!("{e}")))?;
-                eprint!("{}", compiler::optimize::explain(&before, &m, &reports, &profile));
+                let notes = popts.notes.lock().map_err(|e| Failure::Internal(anyhow::anyhow!("{e}")))?;
+                for a in &autos {
+                    eprint!("== {a}");
+                }
+                eprint!("{}", compiler::optimize::explain(&before, &m, &reports, &notes, &profile));
             }
             emit(&m, output)
         }
@@ -267,16 +303,42 @@ fn verify_model(model: &str, data: &[PathBuf], tol: Tolerance) -> Result<(), Fai
     let m = load_model(model)?;
     let reports = verify_data(&m, std::path::Path::new(model), data, tol)?;
     let (_, names) = io_names(&m);
+    let name = |i: usize| names.get(i).map_or("?", |s| s.as_str());
     let mut failed = 0;
     for r in &reports {
         println!("{}:", r.dir.display());
+        for n in &r.notes {
+            println!("  {n}");
+        }
+        if r.against == compiler::run::Against::Reference {
+            println!("  (no expected outputs in the data set: comparing with @main.reference)");
+        }
         match &r.outputs {
             Err(e) => println!("  ERROR {e}"),
             Ok(checks) => {
                 for c in checks {
-                    let name = names.get(c.index).map_or("?", |s| s.as_str());
                     let verdict = c.failure.as_deref().map_or("PASS".to_string(), |f| format!("FAIL ({f})"));
-                    println!("  {name}: max_abs={:.3e} max_rel={:.3e} {verdict}", c.max_abs, c.max_rel);
+                    println!("  {}: max_abs={:.3e} max_rel={:.3e} {verdict}", name(c.index), c.max_abs, c.max_rel);
+                }
+            }
+        }
+        if let (Some(dev), compiler::run::Against::Expected) = (&r.reference, r.against) {
+            println!("  deviation from the exact @main.reference (bucketing padding / approximations):");
+            match dev {
+                Err(e) => println!("    ERROR {e}"),
+                Ok(checks) => {
+                    for c in checks {
+                        let verdict = c
+                            .failure
+                            .as_deref()
+                            .map_or("within tolerance".to_string(), |f| format!("beyond tolerance ({f})"));
+                        println!(
+                            "    {}: max_abs={:.3e} max_rel={:.3e} {verdict}",
+                            name(c.index),
+                            c.max_abs,
+                            c.max_rel
+                        );
+                    }
                 }
             }
         }

@@ -30,6 +30,8 @@ pub fn pipeline_options(target: &str, rule_files: &[PathBuf]) -> anyhow::Result<
         limits: Limits::default(),
         fold: FoldBudget::default(),
         reports: Arc::default(),
+        bucket: None,
+        notes: Arc::default(),
     };
     Ok((opts, profile))
 }
@@ -68,9 +70,13 @@ pub fn explain(
     before: &BTreeMap<&'static str, usize>,
     after: &ir::Module,
     reports: &[(&'static str, EgraphReport)],
+    notes: &[(&'static str, String)],
     target: &TargetProfile,
 ) -> String {
     let mut s = String::new();
+    for (pass, text) in notes {
+        s += &format!("== pass {pass} ==\n{text}");
+    }
     for (pass, r) in reports {
         s += &format!("== pass {pass} ==\n{r}");
     }

@@ -71,8 +71,26 @@ pub fn run_main(m: &Module, inputs: Vec<Tensor>) -> Result<Vec<Tensor>, DriverEr
 pub struct DataSetReport {
     /// The data set directory.
     pub dir: PathBuf,
-    /// Per-output statistics, or the error that prevented running.
+    /// Per-output statistics against the data set's expected outputs (or, for
+    /// a data set with inputs only, against the module's reference function),
+    /// or the error that prevented running.
     pub outputs: Result<Vec<OutputCheck>, String>,
+    /// What `outputs` compares with.
+    pub against: Against,
+    /// Deviation from the module's exact reference function (bucketed or
+    /// approximated modules), if it has one.
+    pub reference: Option<Result<Vec<OutputCheck>, String>>,
+    /// How the module ran this data set (e.g. the bucket it chose).
+    pub notes: Vec<String>,
+}
+
+/// The expected values of a verification.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Against {
+    /// The data set's `output_K.pb` files.
+    Expected,
+    /// The module's reference function (the data set has inputs only).
+    Reference,
 }
 
 impl DataSetReport {
@@ -101,14 +119,74 @@ pub fn verify_data(
             model_path.display()
         )));
     }
-    Ok(dirs.into_iter().map(|dir| DataSetReport { outputs: check_one(m, &dir, tol), dir }).collect())
+    Ok(dirs.into_iter().map(|dir| check_one(m, dir, tol)).collect())
 }
 
-fn check_one(m: &Module, dir: &Path, tol: Tolerance) -> Result<Vec<OutputCheck>, String> {
-    let (inputs, expected) = read_data_set(dir)?;
-    let got = ir::interp::run(m, "main", inputs).map_err(|e| e.to_string())?;
-    if got.len() != expected.len() {
-        return Err(format!("model has {} outputs, data set has {}", got.len(), expected.len()));
+fn compare_all(got: &[Tensor], want: &[Tensor], tol: Tolerance, what: &str) -> Result<Vec<OutputCheck>, String> {
+    if got.len() != want.len() {
+        return Err(format!("model has {} outputs, {what} has {}", got.len(), want.len()));
     }
-    Ok(got.iter().zip(&expected).enumerate().map(|(i, (g, w))| compare(i, g, w, tol)).collect())
+    Ok(got.iter().zip(want).enumerate().map(|(i, (g, w))| compare(i, g, w, tol)).collect())
+}
+
+fn check_one(m: &Module, dir: PathBuf, tol: Tolerance) -> DataSetReport {
+    let mut r =
+        DataSetReport { dir, outputs: Err(String::new()), against: Against::Expected, reference: None, notes: vec![] };
+    let (inputs, expected) = match read_data_set(&r.dir) {
+        Ok(d) => d,
+        Err(e) => {
+            r.outputs = Err(e);
+            return r;
+        }
+    };
+    r.notes = describe_run(m, &inputs);
+    let reference_name = passes::bucket::reference_name("main");
+    let reference = m.func(&reference_name).map(|_| ir::interp::run(m, &reference_name, inputs.clone()));
+    let got = match ir::interp::run(m, "main", inputs) {
+        Ok(g) => g,
+        Err(e) => {
+            r.outputs = Err(e.to_string());
+            return r;
+        }
+    };
+    r.reference = reference.as_ref().map(|res| match res {
+        Ok(want) => compare_all(&got, want, tol, "the reference"),
+        Err(e) => Err(format!("@{reference_name} failed: {e}")),
+    });
+    r.outputs = match (expected.is_empty(), &r.reference) {
+        (true, Some(dev)) => {
+            r.against = Against::Reference;
+            dev.clone()
+        }
+        (true, None) => Err("the data set has no output_K.pb files and the module no reference function".into()),
+        (false, _) => compare_all(&got, &expected, tol, "the data set"),
+    };
+    r
+}
+
+/// What a bucketed or approximated module does on these inputs.
+pub fn describe_run(m: &Module, inputs: &[Tensor]) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(ir::Attr::Strs(a)) = m.attrs.get("approximations") {
+        notes.extend(a.iter().map(|s| format!("approximation: {s}")));
+    }
+    let Some(f) = m.func("main") else { return notes };
+    for id in f.live_ops() {
+        let op = &f.ops[id];
+        if op.opcode != ir::Opcode::CoreBucketDispatch {
+            continue;
+        }
+        let Ok(d) = ir::ops::dispatch::Dispatch::from_attrs(&op.attrs) else { continue };
+        let refs: Vec<&Tensor> = inputs.iter().collect();
+        let Ok(sizes) = ir::interp::dispatch::actual_sizes(&d, &refs) else { continue };
+        match d.select(&sizes) {
+            Ok((i, chosen)) => {
+                let dims: Vec<String> =
+                    d.dims.iter().zip(&sizes).zip(&chosen).map(|((n, s), b)| format!("`{n}` = {s} -> {b}")).collect();
+                notes.push(format!("bucket: {} (@{})", dims.join(", "), d.callees[i]));
+            }
+            Err(e) => notes.push(format!("bucket: {e}")),
+        }
+    }
+    notes
 }

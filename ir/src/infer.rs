@@ -15,6 +15,9 @@ pub fn infer_op(m: &Module, f: &Function, op: &OpData) -> InferResult {
     let ctx =
         InferCtx { operands: &operands, consts: &consts, attrs: &op.attrs, num_results: op.results.len(), attr_const };
     let def = op.opcode.def();
+    if let Some(infer_module) = def.infer_module {
+        return infer_module(&ctx, m, f);
+    }
     let Some(infer_regions) = def.infer_regions else { return (def.infer)(&ctx) };
     let region_types = |r: &crate::Region| crate::ops::RegionTypes {
         params: r.params.iter().map(|&v| f.ty(v).clone()).collect(),

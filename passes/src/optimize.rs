@@ -22,7 +22,14 @@ pub struct PipelineOptions {
     pub fold: FoldBudget,
     /// Every e-graph pass appends its report here.
     pub reports: Arc<Mutex<Vec<(&'static str, EgraphReport)>>>,
+    /// What the `bucket` pass specializes (`None`: the pass refuses to run).
+    pub bucket: Option<crate::bucket::BucketSpec>,
+    /// Other passes append their `--explain` text here, by pass name.
+    pub notes: Notes,
 }
+
+/// Where non-e-graph passes leave their reports: `(pass name, text)`.
+pub type Notes = Arc<Mutex<Vec<(&'static str, String)>>>;
 
 impl Default for PipelineOptions {
     fn default() -> Self {
@@ -33,6 +40,8 @@ impl Default for PipelineOptions {
             limits: Limits::default(),
             fold: FoldBudget::default(),
             reports: Arc::default(),
+            bucket: None,
+            notes: Arc::default(),
         }
     }
 }

@@ -23,6 +23,11 @@ pub static REGISTRY: &[PassInfo] = &[
             "fold trivial identities (Identity, inference Dropout, no-op Transpose/Reshape/Cast/Expand, x+0, x*1)",
         make: |_| Box::new(Canonicalize),
     },
+    PassInfo {
+        name: "bucket",
+        description: "shape bucketing: @main becomes a core.bucket_dispatch over one static specialization per bucket combination of the --bucket dims (inputs padded, outputs sliced back); @main.reference keeps the unbucketed body",
+        make: |o| Box::new(crate::bucket::Bucket::new(o)),
+    },
     PassInfo { name: "dce", description: "remove unused pure ops and unreferenced constants", make: |_| Box::new(Dce) },
     PassInfo {
         name: "shape-infer",

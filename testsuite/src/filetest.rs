@@ -89,8 +89,9 @@ fn directive(src: &str) -> Result<(String, String), String> {
     Ok((kind.to_string(), arg.trim().to_string()))
 }
 
-/// `PASSES [target=NAME]`: the pipeline of an `opt` directive, with the
-/// e-graph passes extracting for the named target profile if one is given.
+/// `PASSES [target=NAME] [bucket=DIM:SIZE,SIZE...]... [pad=INPUT:VALUE]...`:
+/// the pipeline of an `opt` directive, with the e-graph passes extracting for
+/// the named target profile if one is given, and the `bucket` pass's spec.
 fn opt_pipeline(arg: &str) -> Result<Vec<Box<dyn Pass>>, String> {
     let mut words = arg.split_whitespace();
     let passes = words.next().unwrap_or("");
@@ -101,7 +102,19 @@ fn opt_pipeline(arg: &str) -> Result<Vec<Box<dyn Pass>>, String> {
                 let profile = codegen::targets::load(t).map_err(|e| e.to_string())?;
                 opts.target = Some(std::sync::Arc::new(profile));
             }
-            _ => return Err(format!("unknown opt option `{w}` (expected `target=NAME`)")),
+            Some(("bucket", b)) => {
+                let d = passes::bucket::BucketSpec::parse_dim(&b.replacen(':', "=", 1))?;
+                opts.bucket.get_or_insert_with(Default::default).dims.push(d);
+            }
+            Some(("pad", p)) => {
+                let (name, v) = passes::bucket::BucketSpec::parse_pad(&p.replacen(':', "=", 1))?;
+                opts.bucket.get_or_insert_with(Default::default).pads.insert(name, v);
+            }
+            _ => {
+                return Err(format!(
+                    "unknown opt option `{w}` (expected `target=NAME`, `bucket=DIM:SIZES`, `pad=INPUT:VALUE`)"
+                ))
+            }
         }
     }
     parse_pipeline_with(passes, &opts).map_err(|e| e.to_string())

@@ -11,6 +11,7 @@ pub mod attention_blocked;
 pub mod broadcast;
 pub mod canonical;
 pub mod control;
+pub mod dispatch;
 pub mod elementwise;
 pub mod fused;
 pub mod loss;

@@ -11,6 +11,7 @@
 pub mod canonical;
 pub mod control;
 pub mod conv;
+pub mod dispatch;
 pub mod elementwise;
 pub mod fused;
 pub mod loss;
@@ -165,6 +166,8 @@ pub struct OpDef {
     pub eval: Option<crate::interp::EvalFn>,
     /// Inference for ops with regions: sees the regions' parameter and yield types.
     pub infer_regions: Option<RegionInferFn>,
+    /// Inference for ops that refer to other functions of the module (calls).
+    pub infer_module: Option<ModuleInferFn>,
 }
 
 /// Parameter and yielded types of one region of an op.
@@ -178,6 +181,10 @@ pub struct RegionTypes {
 
 /// Shape/type inference of an op with regions.
 pub type RegionInferFn = fn(&InferCtx<'_>, &[RegionTypes]) -> InferResult;
+
+/// Shape/type inference of an op that refers to functions of the module; it
+/// also sees the function the op is in.
+pub type ModuleInferFn = fn(&InferCtx<'_>, &crate::Module, &crate::Function) -> InferResult;
 
 impl std::fmt::Debug for OpDef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -34,6 +34,7 @@ const DEFAULT: OpDef = OpDef {
     infer: ew::unary_same,
     eval: None,
     infer_regions: None,
+    infer_module: None,
 };
 
 const X: &[super::SlotSpec] = &[req("X")];
@@ -547,5 +548,10 @@ define_ops! {
     CoreExpand = "core.expand" { operands: X, attrs: &[a_req("shape", Ints)], infer: super::canonical::expand, eval: Some(ik::canonical::expand) }
     /// `core.attention` computed in `block_q` × `block_k` tiles with an online softmax (never more than `block_q·block_k` scores live); same result up to summation order.
     CoreAttentionBlocked = "core.attention_blocked" { operands: &[req("Q"), req("K"), req("V"), opt("mask")], attrs: &[a_req("block_k", Int), a_req("block_q", Int), a("causal", Int), a_req("scale", Float)], infer: super::fused::attention_blocked, eval: Some(ik::attention_blocked::attention_blocked) }
+    /// Runs the static specialization of a function for the smallest buckets that fit the runtime sizes of `dims` (operands padded at the end with `pad_values`, results sliced back); see `ops::dispatch`.
+    CoreBucketDispatch = "core.bucket_dispatch" { operands: &[var("inputs", 0)], results: &[var("outputs", 0)], flags: 0,
+        attrs: &[a_req("bucket_counts", Ints), a_req("buckets", Ints), a_req("callees", Strs), a_req("dims", Strs),
+            a_req("pad_axes", Ints), a_req("pad_values", Floats), a_req("slice_axes", Ints)],
+        infer: super::dispatch::needs_module, infer_module: Some(super::dispatch::bucket_dispatch), eval: Some(ik::dispatch::bucket_dispatch) }
     // @@ canonical-additions @@ (canonical core ops with static attributes go above this line)
 }
