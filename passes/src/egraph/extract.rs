@@ -42,8 +42,29 @@ impl CostModel for OpCount {
     }
 }
 
-/// The chosen node and its cost for every class that has a finite cost.
-pub fn extract(eg: &EG, model: &dyn CostModel) -> HashMap<Id, (f64, ENode)> {
+/// Own cost of every e-node, keyed by (class, index in the class's nodes).
+pub type OwnCosts = HashMap<(Id, usize), f64>;
+
+/// The own cost of every e-node under `model` (with the operand tie-breaker
+/// and the [`MIN_OP_COST`] floor for ops).
+pub fn own_costs(eg: &EG, model: &dyn CostModel) -> OwnCosts {
+    let mut ids: Vec<Id> = eg.classes().map(|c| c.id).collect();
+    ids.sort();
+    ids.iter()
+        .flat_map(|&id| eg[id].nodes.iter().enumerate().map(move |(i, n)| ((id, i), n)))
+        .map(|((id, i), n)| {
+            // Reading an operand is never free: among otherwise equal nodes, fewer operands win.
+            let reads = n.operands().iter().filter(|&&c| !super::analysis::is_absent(eg, c)).count();
+            let c = model.node_cost(eg, id, n) + OPERAND_COST * reads as f64;
+            let floor = if egg::Language::is_leaf(n) || matches!(n, ENode::Proj { .. }) { 0.0 } else { MIN_OP_COST };
+            ((id, i), c.max(floor))
+        })
+        .collect()
+}
+
+/// The chosen node (by index into the class's nodes) and its amortized cost
+/// for every class that has a finite cost.
+pub fn extract(eg: &EG, own: &OwnCosts) -> HashMap<Id, (f64, usize)> {
     let mut ids: Vec<Id> = eg.classes().map(|c| c.id).collect();
     ids.sort();
     let mut uses: HashMap<Id, f64> = HashMap::new();
@@ -54,18 +75,7 @@ pub fn extract(eg: &EG, model: &dyn CostModel) -> HashMap<Id, (f64, ENode)> {
             }
         }
     }
-    let own: HashMap<(Id, usize), f64> = ids
-        .iter()
-        .flat_map(|&id| eg[id].nodes.iter().enumerate().map(move |(i, n)| ((id, i), n)))
-        .map(|((id, i), n)| {
-            // Reading an operand is never free: among otherwise equal nodes, fewer operands win.
-            let reads = n.operands().iter().filter(|&&c| !super::analysis::is_absent(eg, c)).count();
-            let c = model.node_cost(eg, id, n) + OPERAND_COST * reads as f64;
-            let floor = if egg::Language::is_leaf(n) || matches!(n, ENode::Proj { .. }) { 0.0 } else { MIN_OP_COST };
-            ((id, i), c.max(floor))
-        })
-        .collect();
-    let mut best: HashMap<Id, (f64, ENode)> = HashMap::new();
+    let mut best: HashMap<Id, (f64, usize)> = HashMap::new();
     // Each round can only lower costs along acyclic choices; the cap is a
     // deterministic safety net that never binds on real graphs.
     for _ in 0..MAX_ROUNDS {
@@ -81,7 +91,7 @@ pub fn extract(eg: &EG, model: &dyn CostModel) -> HashMap<Id, (f64, ENode)> {
                     Some((old, _)) => c < *old,
                 };
                 if better {
-                    best.insert(id, (c, n.clone()));
+                    best.insert(id, (c, i));
                     changed = true;
                 }
             }
@@ -93,7 +103,7 @@ pub fn extract(eg: &EG, model: &dyn CostModel) -> HashMap<Id, (f64, ENode)> {
     best
 }
 
-fn node_total(eg: &EG, n: &ENode, own: f64, best: &HashMap<Id, (f64, ENode)>, uses: &HashMap<Id, f64>) -> Option<f64> {
+fn node_total(eg: &EG, n: &ENode, own: f64, best: &HashMap<Id, (f64, usize)>, uses: &HashMap<Id, f64>) -> Option<f64> {
     let mut sum = 0.0;
     let mut max: f64 = 0.0;
     for &c in egg::Language::children(n) {

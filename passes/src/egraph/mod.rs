@@ -15,6 +15,7 @@ pub mod analysis;
 pub mod bridge;
 pub mod extract;
 pub mod lang;
+pub mod refine;
 mod run;
 mod target;
 

@@ -2,14 +2,14 @@
 
 use super::analysis::{EAnalysis, FoldBudget, EG};
 use super::bridge::{emit, import};
-use super::extract::{extract, CostModel, OpCount};
+use super::extract::{extract, own_costs, CostModel, OpCount};
 use super::lang::ENode;
 use super::{TargetCost, TargetInfo};
 use crate::rules::env::{ApplyEnv, Env};
 use crate::rules::{CompiledRhs, Rule, RuleSet};
 use egg::{Applier, BackoffScheduler, Id, PatternAst, Rewrite, Runner, StopReason, Subst, Symbol};
 use ir::Module;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -224,7 +224,11 @@ pub fn optimize_module(
             Some(t) => Box::new(TargetCost(t.as_ref())),
             None => Box::new(OpCount),
         };
-        let choice = extract(&imp.eg, model.as_ref()).into_iter().map(|(k, (_, n))| (k, n)).collect();
+        let own = own_costs(&imp.eg, model.as_ref());
+        let mut picked: HashMap<Id, usize> = extract(&imp.eg, &own).into_iter().map(|(k, (_, n))| (k, n)).collect();
+        let roots: Vec<Id> = imp.roots.iter().chain(&imp.opaque_roots).copied().collect();
+        super::refine::refine(&imp.eg, &own, &mut picked, &roots);
+        let choice = picked.into_iter().map(|(k, n)| (k, imp.eg[k].nodes[n].clone())).collect();
         emit(m, fi, &imp, &choice)?;
         report.funcs.push(FuncReport {
             func: m.funcs[fi].name.clone(),
