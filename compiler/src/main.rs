@@ -69,6 +69,10 @@ enum Command {
         no_verify_each: bool,
         #[command(flatten)]
         bucketing: BucketArgs,
+        /// APPROXIMATION (opt-in): every self-attention attends only to keys within W positions
+        /// (|i - j| <= W, sliding window). Recorded in the module; `edgec verify` reports the deviation.
+        #[arg(long, value_name = "W")]
+        attention_window: Option<u64>,
     },
     /// Import an ONNX model into edgec IR (text + weights sidecar).
     Import {
@@ -196,6 +200,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
             timings,
             no_verify_each,
             bucketing,
+            attention_window,
         } => {
             check_pass_names(&print_ir_after)?;
             let (mut popts, profile) = compiler::optimize::pipeline_options(&target, &rules).map_err(Failure::User)?;
@@ -215,6 +220,18 @@ fn run(cmd: Command) -> Result<(), Failure> {
                     format!("bucket,{passes}")
                 }
             };
+            let passes = match attention_window {
+                Some(w) => {
+                    popts.attention_window = Some(w);
+                    let has = passes.split(',').any(|p| p.trim() == "attention-window");
+                    if has {
+                        passes
+                    } else {
+                        format!("{passes},attention-window")
+                    }
+                }
+                None => passes,
+            };
             let pipeline = parse_pipeline_with(&passes, &popts)?;
             let before = compiler::optimize::op_histogram(&m);
             let opts = PassOptions {
@@ -225,6 +242,11 @@ fn run(cmd: Command) -> Result<(), Failure> {
             let report = PassManager::new(pipeline, opts).run(&mut m, &mut std::io::stderr())?;
             if timings {
                 eprint!("{report}");
+            }
+            if let Some(ir::Attr::Strs(a)) = m.attrs.get(passes::approx::APPROXIMATIONS) {
+                for what in a {
+                    eprintln!("edgec: warning: approximation applied: {what}");
+                }
             }
             if explain {
                 let reports = popts.reports.lock().map_err(|e| Failure::Internal(anyhow::anyhow!("{e}")))?;

@@ -32,6 +32,7 @@ pub fn pipeline_options(target: &str, rule_files: &[PathBuf]) -> anyhow::Result<
         reports: Arc::default(),
         bucket: None,
         notes: Arc::default(),
+        attention_window: None,
     };
     Ok((opts, profile))
 }

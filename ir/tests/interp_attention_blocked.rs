@@ -1,7 +1,8 @@
 //! `core.attention_blocked` against `core.attention`, both through
 //! `ir::interp::eval_op`: random shapes, block sizes (1, non-dividing, larger
-//! than the sequence), masks (absent, bool, float with `-inf`), causal and
-//! scale. Results agree within rtol 1e-5 / atol 1e-6 (the online softmax sums
+//! than the sequence), masks (absent, bool, float with `-inf`), causal,
+//! window and scale. The `window` attribute is also checked against the same
+//! band written as an explicit bool mask. Results agree within rtol 1e-5 / atol 1e-6 (the online softmax sums
 //! in another order), NaN (fully masked rows) matching NaN.
 
 use ir::interp::{eval_op, Data, Tensor};
@@ -49,6 +50,8 @@ struct Case {
     causal: bool,
     /// K and V shared by every batch and head (`[1, 1, Sk, D]`).
     shared_kv: bool,
+    /// `window` attribute (keys `|i - j| <= W` only).
+    window: Option<i64>,
     scale: f32,
     seed: u64,
 }
@@ -57,24 +60,27 @@ fn case() -> impl Strategy<Value = Case> {
     (
         (1usize..=2, 1usize..=3, 1usize..=9, 1usize..=11, 1usize..=5, 1usize..=5),
         (1i64..=12, 1i64..=12, 0u8..=2, 0u8..=2, any::<bool>(), any::<bool>()),
-        (0.05f32..2.0, any::<u64>()),
+        (0.05f32..2.0, any::<u64>(), proptest::option::of(0i64..=6)),
     )
-        .prop_map(|((b, h, sq, sk, d, dv), (bq, bk, mask, mask_shape, causal, shared_kv), (scale, seed))| Case {
-            b,
-            h,
-            sq,
-            sk,
-            d,
-            dv,
-            bq,
-            bk,
-            mask,
-            mask_shape,
-            causal,
-            shared_kv,
-            scale,
-            seed: seed | 1,
-        })
+        .prop_map(
+            |((b, h, sq, sk, d, dv), (bq, bk, mask, mask_shape, causal, shared_kv), (scale, seed, window))| Case {
+                b,
+                h,
+                sq,
+                sk,
+                d,
+                dv,
+                bq,
+                bk,
+                mask,
+                mask_shape,
+                causal,
+                shared_kv,
+                window,
+                scale,
+                seed: seed | 1,
+            },
+        )
 }
 
 /// The operands of a case.
@@ -103,7 +109,11 @@ fn operands(c: &Case) -> Vec<Option<Tensor>> {
 }
 
 fn attrs(c: &Case) -> Attrs {
-    Attrs::new().with("scale", Attr::Float(c.scale)).with("causal", Attr::Int(c.causal as i64))
+    let a = Attrs::new().with("scale", Attr::Float(c.scale)).with("causal", Attr::Int(c.causal as i64));
+    match c.window {
+        Some(w) => a.with("window", Attr::Int(w)),
+        None => a,
+    }
 }
 
 fn f32s(t: &Tensor) -> &[f32] {
@@ -136,6 +146,43 @@ proptest! {
     }
 }
 
+/// `window = W` on `core.attention` is the band `|i - j| <= W` as a bool mask
+/// (combined with the case's own mask by `And`), bit for bit.
+fn check_window_is_band_mask(c: &Case) -> Result<(), TestCaseError> {
+    let Some(w) = c.window else { return Ok(()) };
+    let mut ops = operands(c);
+    let band: Vec<bool> = (0..c.sq).flat_map(|i| (0..c.sk).map(move |j| i.abs_diff(j) as i64 <= w)).collect();
+    let band = Tensor::new(vec![c.sq, c.sk], Data::Bool(band));
+    ops[3] = match ops[3].take() {
+        None => Some(band),
+        Some(m) if m.dtype() == ir::DType::Bool => {
+            Some(eval_op(Opcode::And, &[Some(m), Some(band)], Attrs::new(), 1).map_err(TestCaseError::fail)?.remove(0))
+        }
+        // A float mask plus the band: -inf outside it.
+        Some(m) => {
+            let ninf = Tensor::new(vec![], Data::F32(vec![f32::NEG_INFINITY]));
+            let masked = eval_op(Opcode::Where, &[Some(band), Some(m), Some(ninf)], Attrs::new(), 1);
+            Some(masked.map_err(TestCaseError::fail)?.remove(0))
+        }
+    };
+    let mut plain = c.clone();
+    plain.window = None;
+    let want = eval_op(Opcode::CoreAttention, &ops, attrs(&plain), 1).map_err(TestCaseError::fail)?;
+    let got = eval_op(Opcode::CoreAttention, &operands(c), attrs(c), 1).map_err(TestCaseError::fail)?;
+    let bits = |t: &Tensor| f32s(t).iter().map(|x| if x.is_nan() { u32::MAX } else { x.to_bits() }).collect::<Vec<_>>();
+    prop_assert_eq!(bits(&got[0]), bits(&want[0]));
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn window_equals_band_mask(c in case()) {
+        check_window_is_band_mask(&c)?;
+    }
+}
+
 /// Every row fully masked: NaN everywhere, like `core.attention`.
 #[test]
 fn fully_masked_rows_are_nan() {
@@ -152,6 +199,7 @@ fn fully_masked_rows_are_nan() {
         mask_shape: 1,
         causal: false,
         shared_kv: false,
+        window: None,
         scale: 0.5,
         seed: 7,
     };
@@ -178,6 +226,7 @@ fn bad_block_sizes_are_errors() {
         mask_shape: 0,
         causal: true,
         shared_kv: false,
+        window: None,
         scale: 1.0,
         seed: 3,
     };

@@ -4,6 +4,7 @@
 //! module that passes the verifier and computes the same function (checked
 //! numerically against the reference interpreter in the test suite).
 
+pub mod approx;
 pub mod bucket;
 pub mod egraph;
 pub mod manager;

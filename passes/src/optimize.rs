@@ -26,6 +26,8 @@ pub struct PipelineOptions {
     pub bucket: Option<crate::bucket::BucketSpec>,
     /// Other passes append their `--explain` text here, by pass name.
     pub notes: Notes,
+    /// The window of the opt-in `attention-window` approximation.
+    pub attention_window: Option<u64>,
 }
 
 /// Where non-e-graph passes leave their reports: `(pass name, text)`.
@@ -42,6 +44,7 @@ impl Default for PipelineOptions {
             reports: Arc::default(),
             bucket: None,
             notes: Arc::default(),
+            attention_window: None,
         }
     }
 }

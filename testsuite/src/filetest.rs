@@ -89,7 +89,7 @@ fn directive(src: &str) -> Result<(String, String), String> {
     Ok((kind.to_string(), arg.trim().to_string()))
 }
 
-/// `PASSES [target=NAME] [bucket=DIM:SIZE,SIZE...]... [pad=INPUT:VALUE]...`:
+/// `PASSES [target=NAME] [bucket=DIM:SIZE,SIZE...]... [pad=INPUT:VALUE]... [window=W]`:
 /// the pipeline of an `opt` directive, with the e-graph passes extracting for
 /// the named target profile if one is given, and the `bucket` pass's spec.
 fn opt_pipeline(arg: &str) -> Result<Vec<Box<dyn Pass>>, String> {
@@ -106,15 +106,16 @@ fn opt_pipeline(arg: &str) -> Result<Vec<Box<dyn Pass>>, String> {
                 let d = passes::bucket::BucketSpec::parse_dim(&b.replacen(':', "=", 1))?;
                 opts.bucket.get_or_insert_with(Default::default).dims.push(d);
             }
+            Some(("window", w)) => {
+                opts.attention_window = Some(w.parse().map_err(|_| format!("window={w}: not a size"))?);
+            }
             Some(("pad", p)) => {
                 let (name, v) = passes::bucket::BucketSpec::parse_pad(&p.replacen(':', "=", 1))?;
                 opts.bucket.get_or_insert_with(Default::default).pads.insert(name, v);
             }
-            _ => {
-                return Err(format!(
-                    "unknown opt option `{w}` (expected `target=NAME`, `bucket=DIM:SIZES`, `pad=INPUT:VALUE`)"
-                ))
-            }
+            _ => return Err(format!(
+                "unknown opt option `{w}` (expected `target=NAME`, `bucket=DIM:SIZES`, `pad=INPUT:VALUE`, `window=W`)"
+            )),
         }
     }
     parse_pipeline_with(passes, &opts).map_err(|e| e.to_string())

@@ -116,6 +116,14 @@ fn buckets_are_static_and_the_dispatcher_keeps_the_signature() {
 fn bucketed_bert_verifies_at_7_32_100_on_cpu_and_npu() {
     let dir = model_dir("bert_dynamic");
     let npu = bucketed(&bert().original, "rk3588-npu", &[("sequence", &[32, 64, 128])]);
+    // Both attentions are recognized in every static bucket, also on the NPU, where the
+    // mask is computed on the CPU fallback (extraction by DAG cost, passes/src/egraph/refine.rs).
+    for m in [&bert().bucketed, &npu] {
+        for f in &m.funcs[1..4] {
+            let n = f.live_ops().iter().filter(|&&id| f.ops[id].opcode == ir::Opcode::CoreAttention).count();
+            assert_eq!(n, 2, "@{}", f.name);
+        }
+    }
     // The NPU legalizes erf-GELU to the tanh form in its static buckets (4.7e-4 per
     // GELU, two layers deep here) while the dynamic reference keeps Erf (it runs on
     // the CPU fallback): atol 2e-3 there, against the data and the reference.

@@ -13,7 +13,9 @@
 //! in `f64`. A row whose keys are all masked (running max still `-inf` at the
 //! end) is NaN, like `onnx.Softmax` of an all `-inf` row; a NaN score makes its
 //! row NaN; with no keys at all (`Sk = 0`) the result is 0, like `MatMul` of an
-//! empty product.
+//! empty product. Tiles that `causal` or `window` mask entirely are skipped
+//! (folding an all `-inf` tile into the running state changes nothing), so a
+//! window of W costs about `Sq · (2W + block_k)` scores instead of `Sq · Sk`.
 
 use super::broadcast::{broadcast_map, broadcast_shapes};
 use super::elementwise::num::{float_data, floats, max_nan, round_to};
@@ -79,6 +81,7 @@ struct Problem {
     dv: usize,
     scale: f64,
     causal: bool,
+    window: Option<usize>,
     bq: usize,
     bk: usize,
 }
@@ -131,6 +134,7 @@ pub fn attention_blocked(ctx: &EvalCtx<'_>) -> KResult {
         dv,
         scale: round_to(dt, scale as f64),
         causal,
+        window: super::fused::window_attr(ctx)?,
         bq: block(ctx, "block_q")?,
         bk: block(ctx, "block_k")?,
     };
@@ -178,6 +182,9 @@ impl Problem {
             };
             for j0 in (0..sk).step_by(self.bk) {
                 let cols = self.bk.min(sk - j0);
+                if !self.tile_visible((i0, rows), (j0, cols)) {
+                    continue;
+                }
                 self.scores(&mut t.s, q, k, (i0, rows), (j0, cols), |i, j, s| {
                     mask.apply(self.dt, s_base + i * sk + j, s)
                 });
@@ -217,9 +224,22 @@ impl Problem {
                 let dot: f64 = qi.iter().zip(&k[j * d..(j + 1) * d]).map(|(a, b)| a * b).sum();
                 let x = round_to(self.dt, round_to(self.dt, dot) * self.scale);
                 let x = masked(i, j, x);
-                s[r * cols + c] = if self.causal && j > i { f64::NEG_INFINITY } else { x };
+                s[r * cols + c] = if self.visible(i, j) { x } else { f64::NEG_INFINITY };
             }
         }
+    }
+
+    /// True if `causal` and `window` let query `i` see key `j`.
+    fn visible(&self, i: usize, j: usize) -> bool {
+        !(self.causal && j > i) && self.window.is_none_or(|w| super::fused::in_window(i, j, w))
+    }
+
+    /// True if some query of the row range may see some key of the column range.
+    fn tile_visible(&self, (i0, rows): (usize, usize), (j0, cols): (usize, usize)) -> bool {
+        let (i1, j1) = (i0 + rows - 1, j0 + cols - 1);
+        let causal_ok = !self.causal || j0 <= i1;
+        let window_ok = self.window.is_none_or(|w| j0 <= i1.saturating_add(w) && i0 <= j1.saturating_add(w));
+        causal_ok && window_ok
     }
 
     /// Fold the current score tile (keys `j0..j0 + cols`) into the running state.

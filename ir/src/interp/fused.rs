@@ -110,6 +110,24 @@ fn causal_mask(sq: usize, sk: usize) -> Tensor {
     Tensor::new(vec![sq, sk], super::Data::Bool(v))
 }
 
+/// The `window` attribute of an attention op: keys `j` with `|i - j| <= W` only.
+pub fn window_attr(ctx: &EvalCtx<'_>) -> Result<Option<usize>, String> {
+    match ctx.attrs.int("window") {
+        None => Ok(None),
+        Some(w) => usize::try_from(w).map(Some).map_err(|_| format!("attribute `window` = {w} must be >= 0")),
+    }
+}
+
+/// True where query `i` may see key `j` under a window of `w`.
+pub fn in_window(i: usize, j: usize, w: usize) -> bool {
+    i.abs_diff(j) <= w
+}
+
+fn window_mask(sq: usize, sk: usize, w: usize) -> Tensor {
+    let v = (0..sq).flat_map(|i| (0..sk).map(move |j| in_window(i, j, w))).collect();
+    Tensor::new(vec![sq, sk], super::Data::Bool(v))
+}
+
 /// Scores masked by `mask`: a float mask is added, a bool mask keeps the true
 /// positions and puts `-inf` at the false ones. The scores' shape must not change.
 fn masked(ctx: &EvalCtx<'_>, s: Tensor, mask: &Tensor, what: &str) -> Result<Tensor, String> {
@@ -128,7 +146,7 @@ fn masked(ctx: &EvalCtx<'_>, s: Tensor, mask: &Tensor, what: &str) -> Result<Ten
 
 /// `core.attention`: `softmax(mask(Q @ Kᵀ * scale)) @ V`, evaluated as the
 /// chain `MatMul(Q, Transpose(K))`, `Mul(scale)`, `Add(mask)` (or `Where` for a
-/// bool mask), `Where(causal)`, `Softmax(axis = -1)`, `MatMul(V)`. A row whose
+/// bool mask), `Where(causal)`, `Where(window)`, `Softmax(axis = -1)`, `MatMul(V)`. A row whose
 /// keys are all masked becomes NaN, as `onnx.Softmax` of an all `-inf` row does.
 pub fn attention(ctx: &EvalCtx<'_>) -> KResult {
     let (q, k, v) = (ctx.input(0)?, ctx.input(1)?, ctx.input(2)?);
@@ -149,10 +167,14 @@ pub fn attention(ctx: &EvalCtx<'_>) -> KResult {
     if let Some(mask) = ctx.opt(3) {
         s = masked(ctx, s, mask, "mask")?;
     }
+    let r = s.rank();
     if causal {
-        let r = s.rank();
         let cm = causal_mask(s.shape[r - 2], s.shape[r - 1]);
         s = masked(ctx, s, &cm, "causal mask")?;
+    }
+    if let Some(w) = window_attr(ctx)? {
+        let wm = window_mask(s.shape[r - 2], s.shape[r - 1], w);
+        s = masked(ctx, s, &wm, "window mask")?;
     }
     let p = call(ctx, nn::softmax, &[Some(&s)], &Attrs::new().with("axis", Attr::Int(-1)))?;
     Ok(vec![call(ctx, nn::matmul, &[Some(&p), Some(v)], &none)?])

@@ -353,6 +353,9 @@ pub fn attention(ctx: &InferCtx<'_>) -> InferResult {
     if causal != 0 && causal != 1 {
         return Err(format!("attribute `causal` = {causal} must be 0 or 1"));
     }
+    if let Some(w) = ctx.attrs.int("window").filter(|&w| w < 0) {
+        return Err(format!("attribute `window` = {w} must be >= 0"));
+    }
     same_dim(from_end(q, 1), from_end(k, 1), |p, r| {
         format!("Q {q} and K {k} must have the same head size D (last dim): {p} vs {r}")
     })?;

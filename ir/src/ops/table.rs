@@ -528,8 +528,8 @@ define_ops! {
     CoreConvTranspose = "core.conv_transpose" { operands: &[req("X"), req("W"), opt("B")], attrs: CORE_CONV_TRANSPOSE_ATTRS, infer: super::fused::conv_transpose, eval: Some(ik::fused::conv_transpose) }
     /// `act(MatMul(A, B') + bias)` with numpy batching; `B'` is B with its last two axes swapped if `trans_b = 1`; bias broadcasts to the product.
     CoreLinear = "core.linear" { operands: &[req("A"), req("B"), opt("bias")], attrs: &[a("act", ACT), a("act_alpha", Float), a("act_beta", Float), a("trans_b", Int)], infer: super::fused::linear, eval: Some(ik::fused::linear) }
-    /// `softmax(Q @ Kᵀ * scale + mask, -1) @ V` over `[..., Sq, D]` heads; a bool mask (and `causal`, top-left aligned) puts `-inf` at masked keys.
-    CoreAttention = "core.attention" { operands: &[req("Q"), req("K"), req("V"), opt("mask")], attrs: &[a("causal", Int), a_req("scale", Float)], infer: super::fused::attention, eval: Some(ik::fused::attention) }
+    /// `softmax(Q @ Kᵀ * scale + mask, -1) @ V` over `[..., Sq, D]` heads; a bool mask (and `causal`, top-left aligned, and `window` W: only keys `|i - j| <= W`) puts `-inf` at masked keys.
+    CoreAttention = "core.attention" { operands: &[req("Q"), req("K"), req("V"), opt("mask")], attrs: &[a("causal", Int), a_req("scale", Float), a("window", Int)], infer: super::fused::attention, eval: Some(ik::fused::attention) }
     /// SiLU `X * Sigmoid(X)` (the sigmoid rounded to X's type first, like the unfused pair).
     CoreSilu = "core.silu" { operands: X, flags: EW, infer: ew::unary_float, eval: Some(ik::fused::silu) }
     // @@ fused-additions @@ (fused/canonical core ops go above this line)
@@ -547,7 +547,7 @@ define_ops! {
     /// `onnx.Expand(X, shape)` with a static `shape` (dims >= 0).
     CoreExpand = "core.expand" { operands: X, attrs: &[a_req("shape", Ints)], infer: super::canonical::expand, eval: Some(ik::canonical::expand) }
     /// `core.attention` computed in `block_q` × `block_k` tiles with an online softmax (never more than `block_q·block_k` scores live); same result up to summation order.
-    CoreAttentionBlocked = "core.attention_blocked" { operands: &[req("Q"), req("K"), req("V"), opt("mask")], attrs: &[a_req("block_k", Int), a_req("block_q", Int), a("causal", Int), a_req("scale", Float)], infer: super::fused::attention_blocked, eval: Some(ik::attention_blocked::attention_blocked) }
+    CoreAttentionBlocked = "core.attention_blocked" { operands: &[req("Q"), req("K"), req("V"), opt("mask")], attrs: &[a_req("block_k", Int), a_req("block_q", Int), a("causal", Int), a_req("scale", Float), a("window", Int)], infer: super::fused::attention_blocked, eval: Some(ik::attention_blocked::attention_blocked) }
     /// Runs the static specialization of a function for the smallest buckets that fit the runtime sizes of `dims` (operands padded at the end with `pad_values`, results sliced back); see `ops::dispatch`.
     CoreBucketDispatch = "core.bucket_dispatch" { operands: &[var("inputs", 0)], results: &[var("outputs", 0)], flags: 0,
         attrs: &[a_req("bucket_counts", Ints), a_req("buckets", Ints), a_req("callees", Strs), a_req("dims", Strs),
