@@ -113,9 +113,11 @@ fn opt_pipeline(arg: &str) -> Result<Vec<Box<dyn Pass>>, String> {
                 let (name, v) = passes::bucket::BucketSpec::parse_pad(&p.replacen(':', "=", 1))?;
                 opts.bucket.get_or_insert_with(Default::default).pads.insert(name, v);
             }
-            _ => return Err(format!(
+            _ => {
+                return Err(format!(
                 "unknown opt option `{w}` (expected `target=NAME`, `bucket=DIM:SIZES`, `pad=INPUT:VALUE`, `window=W`)"
-            )),
+            ))
+            }
         }
     }
     parse_pipeline_with(passes, &opts).map_err(|e| e.to_string())

@@ -91,6 +91,14 @@ impl fmt::Display for EgraphReport {
             for (note, k) in self.rules.notes.get(name).into_iter().flatten() {
                 writeln!(f, "          {k:>3} × {note}")?;
             }
+            // Where a rule fired, its appliers' refusals still explain the matches it
+            // left alone (e.g. a Resize with a non-integer scale); failed conditions
+            // are listed only for rules that never fired (they are mostly noise).
+            let refused =
+                self.rules.declined.get(name).into_iter().flatten().filter(|(w, _)| !w.starts_with("condition "));
+            for (why, k) in refused {
+                writeln!(f, "          {k:>3} × declined: {why}")?;
+            }
         }
         for (name, reasons) in &self.rules.declined {
             if self.rules.fired.contains_key(name) {
