@@ -1,3 +1,4 @@
 //! edgec code generation.
 
+pub mod plan;
 pub mod targets;

@@ -1,11 +1,11 @@
 //! `.npy` (NumPy array file, format versions 1.0–3.0) reading and writing for
 //! interpreter tensors. C-order arrays of bool, ints, f16/f32/f64 and unicode
-//! strings (`<U`) are supported; anything else is a clear error.
+//! strings (`<U`) are supported; anything else is a clear error. The file
+//! framing is the kernel runtime's ([`edgec_kernels::npy`]), which generated
+//! models use too.
 
 use ir::interp::{from_le_bytes, Data, Tensor};
 use ir::DType;
-
-const MAGIC: &[u8] = b"\x93NUMPY";
 
 fn descr(dt: DType) -> Option<&'static str> {
     Some(match dt {
@@ -48,50 +48,18 @@ pub fn write_npy(t: &Tensor) -> Vec<u8> {
         }
         _ => (descr(t.dtype()).unwrap_or("<f4").to_string(), t.to_le_bytes().unwrap_or_default()),
     };
-    let shape = match t.shape.len() {
-        0 => "()".to_string(),
-        1 => format!("({},)", t.shape[0]),
-        _ => format!("({})", t.shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")),
-    };
-    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
-    // Pad so that magic + version + length + header is a multiple of 64, ending in '\n'.
-    let unpadded = MAGIC.len() + 2 + 2 + header.len() + 1;
-    header.push_str(&" ".repeat((64 - unpadded % 64) % 64));
-    header.push('\n');
-    let mut out = Vec::with_capacity(header.len() + body.len() + 10);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&[1, 0]);
-    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
-    out.extend_from_slice(header.as_bytes());
-    out.extend_from_slice(&body);
-    out
+    edgec_kernels::npy::encode(&descr, &t.shape, &body)
 }
 
 /// Parse an `.npy` file.
 pub fn read_npy(bytes: &[u8]) -> Result<Tensor, String> {
-    if bytes.len() < 10 || &bytes[..6] != MAGIC {
-        return Err("not a .npy file (bad magic)".into());
-    }
-    let (hlen, start) = match bytes[6] {
-        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10usize),
-        2 | 3 if bytes.len() >= 12 => (u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize, 12),
-        v => return Err(format!("unsupported .npy format version {v}")),
-    };
-    let end = start.checked_add(hlen).filter(|&e| e <= bytes.len()).ok_or(".npy header is truncated")?;
-    let header = std::str::from_utf8(&bytes[start..end]).map_err(|_| ".npy header is not text")?;
-    let descr = dict_value(header, "descr").ok_or(".npy header lacks 'descr'")?;
-    let descr = descr.trim_matches(|c| c == '\'' || c == '"');
-    if dict_value(header, "fortran_order").is_some_and(|v| v.starts_with("True")) {
-        return Err("Fortran-order .npy arrays are not supported; save with np.ascontiguousarray".into());
-    }
-    let shape = parse_shape(dict_value(header, "shape").ok_or(".npy header lacks 'shape'")?)?;
-    let n = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d)).ok_or(".npy shape overflows")?;
-    let body = &bytes[end..];
-    let data = decode_body(descr, body, n)?;
+    let f = edgec_kernels::npy::decode(bytes)?;
+    let n = f.len();
+    let data = decode_body(f.descr, f.body, n)?;
     if data.len() != n {
-        return Err(format!(".npy body holds {} elements, shape {shape:?} needs {n}", data.len()));
+        return Err(format!(".npy body holds {} elements, shape {:?} needs {n}", data.len(), f.shape));
     }
-    Ok(Tensor { shape, data })
+    Ok(Tensor { shape: f.shape, data })
 }
 
 fn decode_body(descr: &str, body: &[u8], n: usize) -> Result<Data, String> {
@@ -134,24 +102,6 @@ fn decode_body(descr: &str, body: &[u8], n: usize) -> Result<Data, String> {
         return Err(format!(".npy body is truncated ({} bytes, need {need})", body.len()));
     }
     from_le_bytes(dt, &body[..need])
-}
-
-/// The raw text of `key`'s value in a Python dict literal header.
-fn dict_value<'h>(header: &'h str, key: &str) -> Option<&'h str> {
-    let i = header.find(&format!("'{key}'")).or_else(|| header.find(&format!("\"{key}\"")))?;
-    let rest = header[i + key.len() + 2..].trim_start().strip_prefix(':')?.trim_start();
-    let end = if rest.starts_with('(') { rest.find(')')? + 1 } else { rest.find(',').unwrap_or(rest.len()) };
-    Some(rest[..end].trim())
-}
-
-fn parse_shape(s: &str) -> Result<Vec<usize>, String> {
-    let inner = s.trim().strip_prefix('(').and_then(|x| x.strip_suffix(')')).ok_or_else(|| format!("bad shape {s}"))?;
-    inner
-        .split(',')
-        .map(str::trim)
-        .filter(|x| !x.is_empty())
-        .map(|x| x.trim_end_matches('L').parse::<usize>().map_err(|_| format!("bad dimension '{x}' in shape {s}")))
-        .collect()
 }
 
 #[cfg(test)]

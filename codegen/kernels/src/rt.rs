@@ -1,0 +1,242 @@
+//! Runtime support of generated models: errors, tensor views, the weights
+//! file, and the pad/slice steps of bucket dispatch.
+
+use std::fmt;
+
+/// An error a generated model reports to its caller (bad input, bad weights).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error(pub String);
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// A borrowed tensor: row-major data and its shape.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct View<'a, T> {
+    /// The dims.
+    pub shape: &'a [usize],
+    /// `shape.iter().product()` elements.
+    pub data: &'a [T],
+}
+
+/// `Err` unless input `name` has `len` elements.
+pub fn check_len(name: &str, got: usize, want: usize) -> Result<(), Error> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(Error(format!("input `{name}` has {got} elements, the model takes {want}")))
+    }
+}
+
+/// `Err` unless the view's shape matches `want` (`None` = any size) and its
+/// data holds the shape's element count.
+pub fn check_shape<T>(name: &str, v: &View<'_, T>, want: &[Option<usize>]) -> Result<(), Error> {
+    let ok = v.shape.len() == want.len() && v.shape.iter().zip(want).all(|(&d, w)| w.is_none_or(|w| w == d));
+    let fmt = |s: &[Option<usize>]| {
+        s.iter().map(|d| d.map_or("?".to_string(), |d| d.to_string())).collect::<Vec<_>>().join(", ")
+    };
+    if !ok {
+        return Err(Error(format!("input `{name}` has shape {:?}, the model takes [{}]", v.shape, fmt(want))));
+    }
+    check_len(name, v.data.len(), v.shape.iter().product())
+}
+
+/// FNV-1a 64-bit hash, eight bytes per step in the inner loop's reads.
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// Magic of a generated model's weights file (format version 1).
+pub const WEIGHTS_MAGIC: &[u8; 8] = b"EDGEWRS\x01";
+
+/// The typed sections of a weights file.
+#[derive(Debug, Default)]
+pub struct Weights {
+    /// `f32` section.
+    pub f32: Vec<f32>,
+    /// `i64` section.
+    pub i64: Vec<i64>,
+    /// `i32` section.
+    pub i32: Vec<i32>,
+    /// `bool` section (one byte each).
+    pub bool: Vec<bool>,
+    /// `u8` section.
+    pub u8: Vec<u8>,
+    /// `i8` section.
+    pub i8: Vec<i8>,
+}
+
+/// Element counts of the sections, in [`Weights`] field order.
+pub type Counts = [usize; 6];
+
+impl Weights {
+    /// Decode a weights file: the magic, the six section lengths (u64 LE),
+    /// then the sections (little-endian). The length and the FNV-1a hash
+    /// must match what the model was generated with.
+    pub fn decode(bytes: &[u8], hash: u64, counts: Counts) -> Result<Weights, Error> {
+        let sizes = [4, 8, 4, 1, 1, 1];
+        let want: usize = 8 + 48 + counts.iter().zip(sizes).map(|(c, s)| c * s).sum::<usize>();
+        if bytes.len() != want || &bytes[..8] != WEIGHTS_MAGIC {
+            return Err(Error(format!(
+                "weights: {} bytes, expected {want} starting with the edgec magic",
+                bytes.len()
+            )));
+        }
+        if fnv1a64(bytes) != hash {
+            return Err(Error("weights: checksum mismatch (the file does not belong to this model)".into()));
+        }
+        for (i, &c) in counts.iter().enumerate() {
+            let got = u64::from_le_bytes(bytes[8 + 8 * i..16 + 8 * i].try_into().unwrap_or_default());
+            if got != c as u64 {
+                return Err(Error(format!("weights: section {i} holds {got} elements, expected {c}")));
+            }
+        }
+        let mut rest = &bytes[56..];
+        let mut take = |n: usize| {
+            let (a, b) = rest.split_at(n);
+            rest = b;
+            a
+        };
+        Ok(Weights {
+            f32: take(counts[0] * 4).chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect(),
+            i64: take(counts[1] * 8)
+                .chunks_exact(8)
+                .map(|c| i64::from_le_bytes(c.try_into().unwrap_or_default()))
+                .collect(),
+            i32: take(counts[2] * 4).chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect(),
+            bool: take(counts[3]).iter().map(|&b| b != 0).collect(),
+            u8: take(counts[4]).to_vec(),
+            i8: take(counts[5]).iter().map(|&b| b as i8).collect(),
+        })
+    }
+}
+
+/// The runtime size of a bucketed dim: every `(shape, axis)` carrying it must agree.
+pub fn dim_size(dim: &str, carriers: &[(&[usize], usize)]) -> Result<usize, Error> {
+    let mut size = None;
+    for &(shape, axis) in carriers {
+        let n = *shape.get(axis).ok_or_else(|| Error(format!("dim `{dim}`: input has no axis {axis}")))?;
+        match size {
+            Some(m) if m != n => return Err(Error(format!("dim `{dim}` is {m} on one input but {n} on another"))),
+            _ => size = Some(n),
+        }
+    }
+    size.ok_or_else(|| Error(format!("dim `{dim}` is on no input")))
+}
+
+/// Index of the smallest bucket `>= n`, or an error naming the dim and the buckets.
+pub fn select_bucket(dim: &str, n: usize, buckets: &[usize]) -> Result<usize, Error> {
+    buckets.iter().position(|&b| b >= n).ok_or_else(|| {
+        let list: Vec<String> = buckets.iter().map(|b| b.to_string()).collect();
+        Error(format!(
+            "dim `{dim}` is {n}, larger than the largest bucket {} (buckets: {})",
+            buckets.last().copied().unwrap_or(0),
+            list.join(", ")
+        ))
+    })
+}
+
+/// Copy `x` (shape `from`) into the leading corner of `y` (shape `to`, each
+/// dim at least `from`'s) and fill the rest with `fill`.
+pub fn pad_into<T: Copy>(from: &[usize], x: &[T], to: &[usize], y: &mut [T], fill: T) {
+    assert_eq!(x.len(), from.iter().product::<usize>());
+    assert_eq!(y.len(), to.iter().product::<usize>());
+    y.fill(fill);
+    for_corner_rows(from, to, |small, large, n| y[large..large + n].copy_from_slice(&x[small..small + n]));
+}
+
+/// Copy the leading corner of shape `to` out of `x` (shape `from`) into `y`.
+pub fn slice_into<T: Copy>(from: &[usize], x: &[T], to: &[usize], y: &mut [T]) {
+    assert_eq!(x.len(), from.iter().product::<usize>());
+    assert_eq!(y.len(), to.iter().product::<usize>());
+    for_corner_rows(to, from, |small, large, n| y[small..small + n].copy_from_slice(&x[large..large + n]));
+}
+
+/// Call `row(small_offset, large_offset, len)` for every innermost row of a
+/// tensor of shape `small` placed in the leading corner of one of shape
+/// `large` (same rank, every dim at least as large).
+fn for_corner_rows(small: &[usize], large: &[usize], mut row: impl FnMut(usize, usize, usize)) {
+    assert_eq!(small.len(), large.len(), "pad/slice between ranks {} and {}", small.len(), large.len());
+    assert!(small.iter().zip(large).all(|(s, l)| s <= l), "shape {small:?} does not fit in {large:?}");
+    let Some((&n, outer)) = small.split_last() else {
+        row(0, 0, 1);
+        return;
+    };
+    if n == 0 || outer.contains(&0) {
+        return;
+    }
+    let rank = small.len();
+    let mut stride = vec![1usize; rank];
+    for a in (0..rank - 1).rev() {
+        stride[a] = stride[a + 1] * large[a + 1];
+    }
+    let mut idx = vec![0usize; rank - 1];
+    let mut s_off = 0;
+    loop {
+        let l_off: usize = idx.iter().zip(&stride).map(|(i, s)| i * s).sum();
+        row(s_off, l_off, n);
+        s_off += n;
+        let mut a = rank - 1;
+        loop {
+            if a == 0 {
+                return;
+            }
+            a -= 1;
+            idx[a] += 1;
+            if idx[a] < outer[a] {
+                break;
+            }
+            idx[a] = 0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pad_then_slice_round_trips() {
+        let x: Vec<i64> = (0..6).collect();
+        let mut y = vec![0i64; 12];
+        pad_into(&[2, 3], &x, &[3, 4], &mut y, -1);
+        assert_eq!(y, [0, 1, 2, -1, 3, 4, 5, -1, -1, -1, -1, -1]);
+        let mut back = vec![0i64; 6];
+        slice_into(&[3, 4], &y, &[2, 3], &mut back);
+        assert_eq!(back, x);
+    }
+
+    #[test]
+    fn buckets_and_dims() {
+        assert_eq!(select_bucket("s", 7, &[8, 16]), Ok(0));
+        assert_eq!(select_bucket("s", 16, &[8, 16]), Ok(1));
+        let e = select_bucket("seq", 17, &[8, 16]).unwrap_err();
+        assert_eq!(e.0, "dim `seq` is 17, larger than the largest bucket 16 (buckets: 8, 16)");
+        assert_eq!(dim_size("s", &[(&[1, 5], 1), (&[5], 0)]), Ok(5));
+        assert!(dim_size("s", &[(&[1, 5], 1), (&[4], 0)]).is_err());
+    }
+
+    #[test]
+    fn weights_are_checked() {
+        let mut b = WEIGHTS_MAGIC.to_vec();
+        for c in [1u64, 0, 0, 1, 0, 0] {
+            b.extend(c.to_le_bytes());
+        }
+        b.extend(2.5f32.to_le_bytes());
+        b.push(1);
+        let w = Weights::decode(&b, fnv1a64(&b), [1, 0, 0, 1, 0, 0]).unwrap();
+        assert_eq!((w.f32, w.bool), (vec![2.5], vec![true]));
+        assert!(Weights::decode(&b, 0, [1, 0, 0, 1, 0, 0]).unwrap_err().0.contains("checksum"));
+        assert!(Weights::decode(&b[..20], fnv1a64(&b[..20]), [1, 0, 0, 1, 0, 0]).is_err());
+    }
+}

@@ -1,0 +1,146 @@
+//! Building a [`Plan`]: dataflow graph, schedule, buffers, live ranges.
+
+use super::{sized, Buffer, Class, Plan, PlanError, Reuse, Storage};
+use ir::{Function, OpData, OpId, Opcode, Value, ValueDef};
+use petgraph::graph::{DiGraph, NodeIndex};
+use std::collections::HashMap;
+
+/// What the planner needs to know beyond the function.
+pub struct PlanOptions<'a> {
+    /// Parameters live in the arena (bucket functions read padded copies).
+    pub params_in_arena: bool,
+    /// How each op's result may share memory with its operands.
+    pub reuse: &'a dyn Fn(&Function, &OpData) -> Reuse,
+}
+
+/// The dataflow graph of the top-level ops, and a schedule (program order,
+/// checked to be topological).
+fn schedule(f: &Function) -> Result<Vec<OpId>, PlanError> {
+    let mut g: DiGraph<OpId, ()> = DiGraph::new();
+    let nodes: HashMap<OpId, NodeIndex> = f.body.ops.iter().map(|&id| (id, g.add_node(id))).collect();
+    for &id in &f.body.ops {
+        for v in f.ops[id].inputs().chain(captured(f, id)) {
+            if let ValueDef::Result(src, _) = f.values[v].def {
+                if let Some(&s) = nodes.get(&src) {
+                    g.add_edge(s, nodes[&id], ());
+                }
+            }
+        }
+    }
+    let position: HashMap<OpId, usize> = f.body.ops.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+    for e in g.raw_edges() {
+        if position[&g[e.source()]] >= position[&g[e.target()]] {
+            return Err(PlanError::NotTopological);
+        }
+    }
+    Ok(f.body.ops.clone())
+}
+
+/// Values used inside the regions of `id` but defined outside them.
+fn captured(f: &Function, id: OpId) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut stack: Vec<&ir::Region> = f.ops[id].regions.iter().collect();
+    while let Some(r) = stack.pop() {
+        for &op in &r.ops {
+            out.extend(f.ops[op].inputs());
+            stack.extend(f.ops[op].regions.iter());
+        }
+        out.extend(r.results.iter().copied());
+    }
+    out
+}
+
+/// Schedule index of the last use of every value (results: `n`).
+fn last_uses(f: &Function, order: &[OpId]) -> HashMap<Value, usize> {
+    let mut last = HashMap::new();
+    for (i, &id) in order.iter().enumerate() {
+        for v in f.ops[id].inputs().chain(captured(f, id)) {
+            last.insert(v, i);
+        }
+    }
+    for &v in &f.body.results {
+        last.insert(v, order.len());
+    }
+    last
+}
+
+/// Plan function `f` (top-level ops; values inside regions are the region
+/// op's business and are not planned here).
+pub fn plan_function(f: &Function, opts: &PlanOptions<'_>) -> Result<Plan, PlanError> {
+    let order = schedule(f)?;
+    let last = last_uses(f, &order);
+    let mut p = Plan { schedule: order.clone(), ..Default::default() };
+    for (i, &v) in f.body.params.iter().enumerate() {
+        if opts.params_in_arena {
+            let (class, len) = sized(f, v, || format!("parameter #{i} of @{}", f.name))?;
+            let b = new_buffer(&mut p, class, len, 0, last.get(&v).copied().unwrap_or(0));
+            p.storage.insert(v, Storage::Buffer(b));
+        } else {
+            p.storage.insert(v, Storage::Param(i));
+        }
+    }
+    for (i, &id) in order.iter().enumerate() {
+        place_results(f, id, i, &last, opts, &mut p)?;
+    }
+    super::offsets::assign(&mut p);
+    Ok(p)
+}
+
+fn new_buffer(p: &mut Plan, class: Class, len: usize, def: usize, last: usize) -> usize {
+    p.buffers.push(Buffer { class, len, def, last: last.max(def), offset: 0 });
+    *p.total.entry(class).or_default() += len;
+    p.buffers.len() - 1
+}
+
+fn place_results(
+    f: &Function,
+    id: OpId,
+    i: usize,
+    last: &HashMap<Value, usize>,
+    opts: &PlanOptions<'_>,
+    p: &mut Plan,
+) -> Result<(), PlanError> {
+    let op = &f.ops[id];
+    if op.opcode == Opcode::CoreConst {
+        p.storage.insert(op.results[0], Storage::Const(id));
+        return Ok(());
+    }
+    let what = |r: usize| format!("result #{r} of {} [{}]", op.opcode.name(), op.loc);
+    let reuse = if op.results.len() == 1 { (opts.reuse)(f, op) } else { Reuse::None };
+    let res = op.results.first().copied();
+    let res_last = |v: Value| last.get(&v).copied().unwrap_or(i);
+    match (reuse, res) {
+        (Reuse::View(k), Some(r)) => {
+            if let Some(src) = op.operand(k) {
+                let s = p.storage[&src];
+                if let Storage::Buffer(b) = s {
+                    p.buffers[b].last = p.buffers[b].last.max(res_last(r));
+                }
+                p.storage.insert(r, s);
+                return Ok(());
+            }
+        }
+        (Reuse::InPlace(cands), Some(r)) => {
+            let (class, len) = sized(f, r, || what(0))?;
+            let twice = |v: Value| op.inputs().filter(|&u| p.storage.get(&u) == p.storage.get(&v)).count() > 1;
+            for k in cands {
+                let Some(src) = op.operand(k) else { continue };
+                let Some(&Storage::Buffer(b)) = p.storage.get(&src) else { continue };
+                let buf = &p.buffers[b];
+                if buf.class == class && buf.len == len && buf.last == i && !twice(src) {
+                    p.buffers[b].last = res_last(r).max(i);
+                    p.storage.insert(r, Storage::Buffer(b));
+                    p.in_place.insert(r, k);
+                    return Ok(());
+                }
+            }
+        }
+        _ => {}
+    }
+    for (ri, &r) in op.results.iter().enumerate() {
+        let (class, len) = sized(f, r, || what(ri))?;
+        let b = new_buffer(p, class, len, i, res_last(r));
+        p.storage.insert(r, Storage::Buffer(b));
+    }
+    Ok(())
+}

@@ -1,0 +1,188 @@
+//! Static memory planning for generated code.
+//!
+//! Every intermediate value of a function lives in one arena per storage
+//! class (element type), at an offset fixed at compile time. The planner
+//! builds the dataflow graph of the function's ops (petgraph), schedules it in
+//! program order (a topological order; verified), computes each buffer's live
+//! range `[def, last use]`, lets view ops (reshapes) share their operand's
+//! buffer and elementwise ops write in place over an operand whose last use
+//! they are, and assigns offsets best-fit, largest buffers first.
+//!
+//! Invariants of a [`Plan`]: two buffers of one class whose live ranges
+//! overlap never overlap in memory; a function's results stay live to the
+//! end; the arena of each class is at least the lower bound, the largest sum
+//! of sizes live at one program point.
+
+use ir::{DType, Function, OpId, Value};
+use std::collections::{BTreeMap, HashMap};
+
+/// Storage class of a value: the element type of its arena.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Class {
+    /// `f32`.
+    F32,
+    /// `i64`.
+    I64,
+    /// `i32`.
+    I32,
+    /// `bool`.
+    Bool,
+    /// `u8`.
+    U8,
+    /// `i8`.
+    I8,
+}
+
+impl Class {
+    /// The class of an element type, if the generated code supports it.
+    pub fn of(dt: DType) -> Option<Class> {
+        Some(match dt {
+            DType::F32 => Class::F32,
+            DType::I64 => Class::I64,
+            DType::I32 => Class::I32,
+            DType::Bool => Class::Bool,
+            DType::U8 => Class::U8,
+            DType::I8 => Class::I8,
+            _ => return None,
+        })
+    }
+    /// Bytes per element.
+    pub fn bytes(self) -> usize {
+        match self {
+            Class::F32 | Class::I32 => 4,
+            Class::I64 => 8,
+            Class::Bool | Class::U8 | Class::I8 => 1,
+        }
+    }
+    /// Rust element type.
+    pub fn rust(self) -> &'static str {
+        match self {
+            Class::F32 => "f32",
+            Class::I64 => "i64",
+            Class::I32 => "i32",
+            Class::Bool => "bool",
+            Class::U8 => "u8",
+            Class::I8 => "i8",
+        }
+    }
+    /// Short suffix used in generated field names.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Class::F32 => "f",
+            Class::I64 => "i",
+            Class::I32 => "i32",
+            Class::Bool => "b",
+            Class::U8 => "u8",
+            Class::I8 => "i8",
+        }
+    }
+}
+
+/// How an op's result may share memory with an operand.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reuse {
+    /// A fresh buffer.
+    None,
+    /// The result is operand `i` reinterpreted (same elements, new shape).
+    View(usize),
+    /// The result may overwrite any of these operands if it is their last use.
+    InPlace(Vec<usize>),
+}
+
+/// Where a value lives.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Storage {
+    /// Function parameter `i` (the caller's buffer).
+    Param(usize),
+    /// A module constant (the weights), by the op defining it.
+    Const(OpId),
+    /// Buffer `i` of the plan.
+    Buffer(usize),
+}
+
+/// One arena buffer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Buffer {
+    /// Its storage class.
+    pub class: Class,
+    /// Elements.
+    pub len: usize,
+    /// Schedule index of the defining op (0 for parameters placed in the arena).
+    pub def: usize,
+    /// Schedule index of the last use (`ops.len()` for results).
+    pub last: usize,
+    /// Offset in the class's arena, in elements.
+    pub offset: usize,
+}
+
+/// The memory plan of one function.
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    /// Ops in schedule order.
+    pub schedule: Vec<OpId>,
+    /// Where every value used or defined by a scheduled op lives.
+    pub storage: HashMap<Value, Storage>,
+    /// Arena buffers.
+    pub buffers: Vec<Buffer>,
+    /// Values whose op writes over its operand's buffer (in place).
+    pub in_place: HashMap<Value, usize>,
+    /// Elements of each class's arena.
+    pub arena: BTreeMap<Class, usize>,
+    /// The lower bound per class: most elements live at one program point.
+    pub lower_bound: BTreeMap<Class, usize>,
+    /// Elements of all buffers per class (no reuse at all).
+    pub total: BTreeMap<Class, usize>,
+}
+
+impl Plan {
+    /// Bytes of all arenas.
+    pub fn arena_bytes(&self) -> usize {
+        self.arena.iter().map(|(c, n)| c.bytes() * n).sum()
+    }
+    /// Bytes of the lower bound (summed over classes).
+    pub fn lower_bound_bytes(&self) -> usize {
+        self.lower_bound.iter().map(|(c, n)| c.bytes() * n).sum()
+    }
+    /// Bytes of all intermediates without reuse.
+    pub fn total_bytes(&self) -> usize {
+        self.total.iter().map(|(c, n)| c.bytes() * n).sum()
+    }
+    /// The buffer of `v`, if it lives in the arena.
+    pub fn buffer(&self, v: Value) -> Option<&Buffer> {
+        match self.storage.get(&v)? {
+            Storage::Buffer(b) => self.buffers.get(*b),
+            _ => None,
+        }
+    }
+}
+
+/// Errors of planning.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum PlanError {
+    /// A value without a static size or a supported element type.
+    #[error("{what} has type {ty}: generated code needs static shapes of f32/i64/i32/bool/u8/i8")]
+    Unsupported {
+        /// The value, described.
+        what: String,
+        /// Its type.
+        ty: String,
+    },
+    /// The program order is not a topological order of the dataflow graph.
+    #[error("internal: ops are not in dataflow order")]
+    NotTopological,
+}
+
+/// Static size and class of `v`.
+pub fn sized(f: &Function, v: Value, what: impl Fn() -> String) -> Result<(Class, usize), PlanError> {
+    let ty = f.ty(v);
+    let n = ty.shape.num_elements();
+    match (Class::of(ty.dtype), n) {
+        (Some(c), Some(n)) => Ok((c, n as usize)),
+        _ => Err(PlanError::Unsupported { what: what(), ty: ty.to_string() }),
+    }
+}
+
+mod build;
+mod offsets;
+
+pub use build::{plan_function, PlanOptions};
