@@ -1,4 +1,5 @@
 //! edgec code generation.
 
 pub mod plan;
+pub mod rust;
 pub mod targets;

@@ -4,11 +4,13 @@
 
 pub mod bucket;
 pub mod check;
+pub mod compile;
 pub mod driver;
 pub mod frontend;
 pub mod inspect;
 pub mod npy;
 pub mod optimize;
+pub mod pipeline;
 pub mod run;
 
 pub use driver::{load_eir, save_eir, DriverError};

@@ -6,9 +6,10 @@
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 use compiler::check::Tolerance;
-use compiler::driver::{load_eir, load_model, save_eir, DriverError};
+use compiler::driver::{load_eir, load_model, save_eir};
+use compiler::pipeline::Failure;
 use compiler::run::{bind_inputs, io_names, parse_bindings, run_main, verify_data};
-use passes::{parse_pipeline_with, PassError, PassManager, PassOptions, REGISTRY};
+use passes::{PassError, PassOptions, REGISTRY};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -36,22 +37,8 @@ enum Command {
         /// Comma-separated pass names (see `edgec passes`); default: the full optimizing pipeline.
         #[arg(long, value_name = "LIST", default_value = passes::DEFAULT_PIPELINE)]
         passes: String,
-        /// Target profile: a built-in name (`cpu`, `rk3588-npu`) or a .toml profile path.
-        #[arg(long, default_value = "cpu")]
-        target: String,
-        /// Extra rule file (repeatable); rules are validated before anything runs.
-        #[arg(long, value_name = "FILE")]
-        rules: Vec<PathBuf>,
-        /// E-graph limit: stop when the e-graph holds more e-nodes than this.
-        #[arg(long, value_name = "N", default_value_t = passes::egraph::Limits::default().max_enodes)]
-        max_enodes: usize,
-        /// E-graph limit: stop after this many saturation iterations.
-        #[arg(long, value_name = "N", default_value_t = passes::egraph::Limits::default().max_iters)]
-        max_iters: usize,
-        /// Print the rules that fired (and why others did not), op counts before and after,
-        /// and which ops the target runs on its fallback.
-        #[arg(long)]
-        explain: bool,
+        #[command(flatten)]
+        pipe: PipeArgs,
         /// Write to this .eir file (with a weights sidecar) instead of stdout.
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -67,12 +54,26 @@ enum Command {
         /// Skip the verifier between passes (it always runs on the input).
         #[arg(long)]
         no_verify_each: bool,
+    },
+    /// Compile a model for a target: the full pipeline, then a backend artifact
+    /// (`--emit rust`: a standalone Cargo crate in the output directory; `--emit ir`: the optimized IR).
+    Compile {
+        /// Input .onnx or .eir file.
+        file: String,
         #[command(flatten)]
-        bucketing: BucketArgs,
-        /// APPROXIMATION (opt-in): every self-attention attends only to keys within W positions
-        /// (|i - j| <= W, sliding window). Recorded in the module; `edgec verify` reports the deviation.
-        #[arg(long, value_name = "W")]
-        attention_window: Option<u64>,
+        pipe: PipeArgs,
+        /// What to write.
+        #[arg(long, value_enum, default_value = "rust")]
+        emit: Emit,
+        /// Output: the crate directory (`--emit rust`) or the .eir file (`--emit ir`).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Crate name (default: from the model file name).
+        #[arg(long)]
+        name: Option<String>,
+        /// Write the compile report (memory plan, ops, weights) as JSON to this file.
+        #[arg(long, value_name = "FILE")]
+        report: Option<PathBuf>,
     },
     /// Import an ONNX model into edgec IR (text + weights sidecar).
     Import {
@@ -87,7 +88,8 @@ enum Command {
         /// The .onnx model.
         model: PathBuf,
     },
-    /// Run a model (.onnx or .eir) on the reference interpreter.
+    /// Run a model (.onnx or .eir) on the reference interpreter, or a crate directory
+    /// written by `edgec compile --emit rust` (built in release mode first).
     Run {
         /// The model.
         model: String,
@@ -98,7 +100,8 @@ enum Command {
         #[arg(short, long, value_name = "DIR")]
         output: Option<PathBuf>,
     },
-    /// Check a model against ONNX test data (test_data_set_* with input_K.pb/output_K.pb).
+    /// Check a model (.onnx, .eir, or a generated crate directory, which is built and run)
+    /// against ONNX test data (test_data_set_* with input_K.pb/output_K.pb).
     Verify {
         /// The model (.onnx or .eir).
         model: String,
@@ -138,25 +141,57 @@ struct BucketArgs {
     buckets_max: usize,
 }
 
-/// An error classified by exit code.
-enum Failure {
-    User(anyhow::Error),
-    Internal(anyhow::Error),
+/// Options of the optimizing pipeline (shared by `opt` and `compile`).
+#[derive(clap::Args)]
+struct PipeArgs {
+    /// Target profile: a built-in name (`cpu`, `rk3588-npu`) or a .toml profile path.
+    #[arg(long, default_value = "cpu")]
+    target: String,
+    /// Extra rule file (repeatable); rules are validated before anything runs.
+    #[arg(long, value_name = "FILE")]
+    rules: Vec<PathBuf>,
+    /// E-graph limit: stop when the e-graph holds more e-nodes than this.
+    #[arg(long, value_name = "N", default_value_t = passes::egraph::Limits::default().max_enodes)]
+    max_enodes: usize,
+    /// E-graph limit: stop after this many saturation iterations.
+    #[arg(long, value_name = "N", default_value_t = passes::egraph::Limits::default().max_iters)]
+    max_iters: usize,
+    /// Print the rules that fired (and why others did not), op counts before and after,
+    /// and which ops the target runs on its fallback.
+    #[arg(long)]
+    explain: bool,
+    #[command(flatten)]
+    bucketing: BucketArgs,
+    /// APPROXIMATION (opt-in): every self-attention attends only to keys within W positions
+    /// (|i - j| <= W, sliding window). Recorded in the module; `edgec verify` reports the deviation.
+    #[arg(long, value_name = "W")]
+    attention_window: Option<u64>,
 }
 
-impl From<DriverError> for Failure {
-    fn from(e: DriverError) -> Self {
-        Failure::User(e.into())
-    }
-}
-
-impl From<PassError> for Failure {
-    fn from(e: PassError) -> Self {
-        match e {
-            PassError::UnknownPasses { .. } => Failure::User(e.into()),
-            _ => Failure::Internal(e.into()),
+impl PipeArgs {
+    fn request(&self, file: &str, passes: &str) -> compiler::pipeline::Request {
+        compiler::pipeline::Request {
+            file: file.to_string(),
+            passes: passes.to_string(),
+            target: self.target.clone(),
+            rules: self.rules.clone(),
+            max_enodes: self.max_enodes,
+            max_iters: self.max_iters,
+            bucket: self.bucketing.bucket.clone(),
+            pad: self.bucketing.pad.clone(),
+            buckets_max: self.bucketing.buckets_max,
+            attention_window: self.attention_window,
         }
     }
+}
+
+/// Backend artifacts of `edgec compile`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Emit {
+    /// A standalone Cargo crate (target cpu).
+    Rust,
+    /// The optimized IR (.eir + weights sidecar).
+    Ir,
 }
 
 fn main() -> ExitCode {
@@ -186,77 +221,21 @@ fn run(cmd: Command) -> Result<(), Failure> {
             let parsed = load_eir(&file)?;
             emit(&parsed.module, output)
         }
-        Command::Opt {
-            file,
-            passes,
-            target,
-            rules,
-            max_enodes,
-            max_iters,
-            explain,
-            output,
-            print_ir_after_all,
-            print_ir_after,
-            timings,
-            no_verify_each,
-            bucketing,
-            attention_window,
-        } => {
+        Command::Opt { file, passes, pipe, output, print_ir_after_all, print_ir_after, timings, no_verify_each } => {
             check_pass_names(&print_ir_after)?;
-            let (mut popts, profile) = compiler::optimize::pipeline_options(&target, &rules).map_err(Failure::User)?;
-            popts.limits.max_enodes = max_enodes;
-            popts.limits.max_iters = max_iters;
-            let (spec, autos) =
-                compiler::bucket::bucket_spec(&bucketing.bucket, &bucketing.pad, bucketing.buckets_max)?;
-            let mut m = if file == "-" { load_eir(&file)?.module } else { load_model(&file)? };
-            let passes = if spec.dims.is_empty() {
-                passes
-            } else {
-                spec.check(&m, "main").map_err(|e| Failure::User(anyhow::anyhow!(e.join("\n"))))?;
-                popts.bucket = Some(spec);
-                if passes.split(',').any(|p| p.trim() == "bucket") {
-                    passes
-                } else {
-                    format!("bucket,{passes}")
-                }
-            };
-            let passes = match attention_window {
-                Some(w) => {
-                    popts.attention_window = Some(w);
-                    let has = passes.split(',').any(|p| p.trim() == "attention-window");
-                    if has {
-                        passes
-                    } else {
-                        format!("{passes},attention-window")
-                    }
-                }
-                None => passes,
-            };
-            let pipeline = parse_pipeline_with(&passes, &popts)?;
-            let before = compiler::optimize::op_histogram(&m);
-            let opts = PassOptions {
+            let popts = PassOptions {
                 verify_each: !no_verify_each,
                 print_after_all: print_ir_after_all,
                 print_after: print_ir_after,
             };
-            let report = PassManager::new(pipeline, opts).run(&mut m, &mut std::io::stderr())?;
+            let out = optimize(&pipe, &file, &passes, popts)?;
             if timings {
-                eprint!("{report}");
+                eprint!("{}", out.timings);
             }
-            if let Some(ir::Attr::Strs(a)) = m.attrs.get(passes::approx::APPROXIMATIONS) {
-                for what in a {
-                    eprintln!("edgec: warning: approximation applied: {what}");
-                }
-            }
-            if explain {
-                let reports = popts.reports.lock().map_err(|e| Failure::Internal(anyhow::anyhow!("{e}")))?;
-                let notes = popts.notes.lock().map_err(|e| Failure::Internal(anyhow::anyhow!("{e}")))?;
-                for a in &autos {
-                    eprint!("== {a}");
-                }
-                eprint!("{}", compiler::optimize::explain(&before, &m, &reports, &notes, &profile));
-            }
-            emit(&m, output)
+            emit(&out.module, output)
+        }
+        Command::Compile { file, pipe, emit: what, output, name, report } => {
+            compile(&pipe, &file, what, &output, name, report.as_deref())
         }
         Command::Import { model, output } => {
             let m = load_model(&model.display().to_string())?;
@@ -282,6 +261,59 @@ fn run(cmd: Command) -> Result<(), Failure> {
     }
 }
 
+/// Run the pipeline; warn about approximations, print `--explain`.
+fn optimize(
+    pipe: &PipeArgs,
+    file: &str,
+    passes: &str,
+    popts: PassOptions,
+) -> Result<compiler::pipeline::Outcome, Failure> {
+    let out = compiler::pipeline::run(&pipe.request(file, passes), popts)?;
+    for what in &out.approximations {
+        eprintln!("edgec: warning: approximation applied: {what}");
+    }
+    if pipe.explain {
+        eprint!("{}", out.explain);
+    }
+    Ok(out)
+}
+
+fn compile(
+    pipe: &PipeArgs,
+    file: &str,
+    what: Emit,
+    output: &std::path::Path,
+    name: Option<String>,
+    report: Option<&std::path::Path>,
+) -> Result<(), Failure> {
+    let out = optimize(pipe, file, passes::DEFAULT_PIPELINE, PassOptions::default())?;
+    match what {
+        Emit::Ir => emit(&out.module, Some(output.to_path_buf())),
+        Emit::Rust => {
+            if pipe.target != "cpu" {
+                return Err(Failure::User(anyhow::anyhow!(
+                    "--emit rust generates portable CPU code; use --target cpu (target `{}` has no Rust backend)",
+                    pipe.target
+                )));
+            }
+            let name = name.unwrap_or_else(|| compiler::compile::default_name(std::path::Path::new(file)));
+            let r = compiler::compile::write_crate(&out.module, output, &name, file).map_err(Failure::User)?;
+            eprintln!(
+                "edgec: wrote crate `{name}` to {} (arena {} bytes, lower bound {}, weights {} bytes)",
+                output.display(),
+                r.arena_bytes,
+                r.lower_bound_bytes,
+                r.weights_bytes
+            );
+            if let Some(p) = report {
+                let json = serde_json::to_string_pretty(&r).map_err(|e| Failure::Internal(e.into()))?;
+                std::fs::write(p, json + "\n").map_err(|e| Failure::User(anyhow::anyhow!("{}: {e}", p.display())))?;
+            }
+            Ok(())
+        }
+    }
+}
+
 fn check_pass_names(names: &[String]) -> Result<(), Failure> {
     let unknown: Vec<String> =
         names.iter().filter(|n| !REGISTRY.iter().any(|p| p.name == n.as_str())).cloned().collect();
@@ -300,10 +332,21 @@ fn emit(m: &ir::Module, output: Option<PathBuf>) -> Result<(), Failure> {
 }
 
 fn run_model(model: &str, inputs: &[String], output: Option<PathBuf>) -> Result<(), Failure> {
-    let m = load_model(model)?;
+    let path = std::path::Path::new(model);
+    let crate_dir = compiler::compile::is_crate_dir(path);
+    let m = if crate_dir {
+        load_eir(&path.join("edgec").join("model.eir").display().to_string())?.module
+    } else {
+        load_model(model)?
+    };
     let bindings = parse_bindings(inputs)?;
     let tensors = bind_inputs(&m, &bindings)?;
-    let outs = run_main(&m, tensors)?;
+    let outs = if crate_dir {
+        let exe = compiler::compile::build_crate(path)?;
+        compiler::compile::run_crate(path, &exe, &tensors).map_err(|e| Failure::User(anyhow::anyhow!(e)))?
+    } else {
+        run_main(&m, tensors)?
+    };
     let (_, names) = io_names(&m);
     if let Some(dir) = &output {
         std::fs::create_dir_all(dir).map_err(|e| Failure::User(anyhow::anyhow!("{}: {e}", dir.display())))?;
@@ -322,57 +365,17 @@ fn run_model(model: &str, inputs: &[String], output: Option<PathBuf>) -> Result<
 }
 
 fn verify_model(model: &str, data: &[PathBuf], tol: Tolerance) -> Result<(), Failure> {
-    let m = load_model(model)?;
-    let reports = verify_data(&m, std::path::Path::new(model), data, tol)?;
-    let (_, names) = io_names(&m);
-    let name = |i: usize| names.get(i).map_or("?", |s| s.as_str());
-    let mut failed = 0;
-    for r in &reports {
-        println!("{}:", r.dir.display());
-        for n in &r.notes {
-            println!("  {n}");
-        }
-        if r.against == compiler::run::Against::Reference {
-            println!("  (no expected outputs in the data set: comparing with @main.reference)");
-        }
-        match &r.outputs {
-            Err(e) => println!("  ERROR {e}"),
-            Ok(checks) => {
-                for c in checks {
-                    let verdict = c.failure.as_deref().map_or("PASS".to_string(), |f| format!("FAIL ({f})"));
-                    println!("  {}: max_abs={:.3e} max_rel={:.3e} {verdict}", name(c.index), c.max_abs, c.max_rel);
-                }
-            }
-        }
-        if let (Some(dev), compiler::run::Against::Expected) = (&r.reference, r.against) {
-            println!("  deviation from the exact @main.reference (bucketing padding / approximations):");
-            match dev {
-                Err(e) => println!("    ERROR {e}"),
-                Ok(checks) => {
-                    for c in checks {
-                        let verdict = c
-                            .failure
-                            .as_deref()
-                            .map_or("within tolerance".to_string(), |f| format!("beyond tolerance ({f})"));
-                        println!(
-                            "    {}: max_abs={:.3e} max_rel={:.3e} {verdict}",
-                            name(c.index),
-                            c.max_abs,
-                            c.max_rel
-                        );
-                    }
-                }
-            }
-        }
-        failed += usize::from(!r.passed());
-    }
-    println!(
-        "{} of {} data set(s) passed (rtol {}, atol {})",
-        reports.len() - failed,
-        reports.len(),
-        tol.rtol,
-        tol.atol
-    );
+    let path = std::path::Path::new(model);
+    let (reports, names, reference) = if compiler::compile::is_crate_dir(path) {
+        let meta = compiler::compile::read_meta(path)?;
+        (compiler::compile::verify_crate(path, data, tol)?, meta.outputs, "the reference interpreter")
+    } else {
+        let m = load_model(model)?;
+        let reports = verify_data(&m, path, data, tol)?;
+        (reports, io_names(&m).1, "the exact @main.reference (bucketing padding / approximations)")
+    };
+    let (text, failed) = compiler::run::render_reports(&reports, &names, reference, tol);
+    print!("{text}");
     if failed > 0 {
         return Err(Failure::User(anyhow::anyhow!("{failed} data set(s) failed verification")));
     }

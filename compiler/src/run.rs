@@ -122,7 +122,8 @@ pub fn verify_data(
     Ok(dirs.into_iter().map(|dir| check_one(m, dir, tol)).collect())
 }
 
-fn compare_all(got: &[Tensor], want: &[Tensor], tol: Tolerance, what: &str) -> Result<Vec<OutputCheck>, String> {
+/// Compare every output (the counts must agree).
+pub fn compare_all(got: &[Tensor], want: &[Tensor], tol: Tolerance, what: &str) -> Result<Vec<OutputCheck>, String> {
     if got.len() != want.len() {
         return Err(format!("model has {} outputs, {what} has {}", got.len(), want.len()));
     }
@@ -189,4 +190,57 @@ pub fn describe_run(m: &Module, inputs: &[Tensor]) -> Vec<String> {
         }
     }
     notes
+}
+
+/// The `edgec verify` text for `reports` (outputs named by `names`) and the
+/// number of data sets that failed.
+pub fn render_reports(
+    reports: &[DataSetReport],
+    names: &[String],
+    reference: &str,
+    tol: crate::check::Tolerance,
+) -> (String, usize) {
+    let name = |i: usize| names.get(i).map_or("?", |s| s.as_str());
+    let line = |c: &OutputCheck, pass: &str, fail: &dyn Fn(&str) -> String| {
+        let verdict = c.failure.as_deref().map_or(pass.to_string(), fail);
+        format!("{}: max_abs={:.3e} max_rel={:.3e} {verdict}", name(c.index), c.max_abs, c.max_rel)
+    };
+    let (mut s, mut failed) = (String::new(), 0);
+    for r in reports {
+        s += &format!("{}:\n", r.dir.display());
+        for n in &r.notes {
+            s += &format!("  {n}\n");
+        }
+        if r.against == Against::Reference {
+            s += "  (no expected outputs in the data set: comparing with the reference)\n";
+        }
+        match &r.outputs {
+            Err(e) => s += &format!("  ERROR {e}\n"),
+            Ok(checks) => {
+                for c in checks {
+                    s += &format!("  {}\n", line(c, "PASS", &|f| format!("FAIL ({f})")));
+                }
+            }
+        }
+        if let (Some(dev), Against::Expected) = (&r.reference, r.against) {
+            s += &format!("  deviation from {reference}:\n");
+            match dev {
+                Err(e) => s += &format!("    ERROR {e}\n"),
+                Ok(checks) => {
+                    for c in checks {
+                        s += &format!("    {}\n", line(c, "within tolerance", &|f| format!("beyond tolerance ({f})")));
+                    }
+                }
+            }
+        }
+        failed += usize::from(!r.passed());
+    }
+    s += &format!(
+        "{} of {} data set(s) passed (rtol {}, atol {})\n",
+        reports.len() - failed,
+        reports.len(),
+        tol.rtol,
+        tol.atol
+    );
+    (s, failed)
 }

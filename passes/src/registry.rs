@@ -23,16 +23,6 @@ pub static REGISTRY: &[PassInfo] = &[
             "fold trivial identities (Identity, inference Dropout, no-op Transpose/Reshape/Cast/Expand, x+0, x*1)",
         make: |_| Box::new(Canonicalize),
     },
-    PassInfo {
-        name: "attention-window",
-        description: "APPROXIMATION, opt-in (--attention-window W): every self-attention sees only keys |i - j| <= W (sliding window); recorded in the module's `approximations`, @main.reference keeps the exact function",
-        make: |o| Box::new(crate::approx::AttentionWindow::new(o)),
-    },
-    PassInfo {
-        name: "bucket",
-        description: "shape bucketing: @main becomes a core.bucket_dispatch over one static specialization per bucket combination of the --bucket dims (inputs padded, outputs sliced back); @main.reference keeps the unbucketed body",
-        make: |o| Box::new(crate::bucket::Bucket::new(o)),
-    },
     PassInfo { name: "dce", description: "remove unused pure ops and unreferenced constants", make: |_| Box::new(Dce) },
     PassInfo {
         name: "shape-infer",
@@ -94,6 +84,16 @@ pub static REGISTRY: &[PassInfo] = &[
         name: "cse",
         description: "common-subexpression elimination (and DCE) without folding",
         make: |o| Box::new(EgraphPass::new("cse", Some(&[]), false, o)),
+    },
+    PassInfo {
+        name: "attention-window",
+        description: "APPROXIMATION, opt-in (--attention-window W): every self-attention sees only keys |i - j| <= W (sliding window); recorded in the module's `approximations`, @main.reference keeps the exact function",
+        make: |o| Box::new(crate::approx::AttentionWindow::new(o)),
+    },
+    PassInfo {
+        name: "bucket",
+        description: "shape bucketing: @main becomes a core.bucket_dispatch over one static specialization per bucket combination of the --bucket dims (inputs padded, outputs sliced back); @main.reference keeps the unbucketed body",
+        make: |o| Box::new(crate::bucket::Bucket::new(o)),
     },
 ];
 

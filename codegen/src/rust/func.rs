@@ -1,0 +1,302 @@
+//! Emitting one function: a method of the generated `Model` with one block
+//! per op, reading operands from the caller's inputs, the weights or the
+//! arenas at the offsets of the memory plan, and writing its result into its
+//! planned arena region.
+
+use super::ops;
+use super::weights::WeightLayout;
+use crate::plan::{Class, Plan, Storage};
+use ir::{Function, Loc, Module, OpData, OpId, Value};
+use std::collections::{BTreeMap, HashSet};
+
+/// Everything that becomes part of the generated `Model` besides the methods.
+#[derive(Default)]
+pub struct ModelParts {
+    /// `(field, type, initializer)` of fields built at construction.
+    pub fields: Vec<(String, String, String)>,
+    /// Items at module level (`const` parameter structs).
+    pub items: Vec<String>,
+    /// Scratch length expressions (the scratch buffer is their maximum).
+    pub scratch: Vec<String>,
+    /// Methods, one per function.
+    pub methods: Vec<String>,
+    names: HashSet<String>,
+}
+
+impl ModelParts {
+    /// A fresh identifier derived from `base` (lower snake case).
+    pub fn fresh(&mut self, base: &str) -> String {
+        let mut id: String =
+            base.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
+        id = id.trim_matches('_').to_string();
+        if id.is_empty() || id.starts_with(|c: char| c.is_ascii_digit()) {
+            id = format!("n_{id}");
+        }
+        let mut name = id.clone();
+        let mut k = 1;
+        while !self.names.insert(name.clone()) {
+            k += 1;
+            name = format!("{id}_{k}");
+        }
+        name
+    }
+}
+
+/// Shared state of emitting the functions of one module.
+pub struct Emitter<'a> {
+    /// The module.
+    pub m: &'a Module,
+    /// Weights referenced so far.
+    pub weights: WeightLayout,
+    /// Model parts collected so far.
+    pub parts: ModelParts,
+    /// Problems found (every unsupported op, not just the first).
+    pub errors: Vec<String>,
+    /// Op counts by name, for the report.
+    pub ops: BTreeMap<String, usize>,
+}
+
+/// One function being emitted.
+pub struct FuncCx<'a> {
+    /// The function.
+    pub f: &'a Function,
+    /// Its memory plan.
+    pub plan: &'a Plan,
+    /// Base offset of this function's buffers in each arena.
+    pub base: BTreeMap<Class, usize>,
+}
+
+/// Where an operand comes from, as a Rust expression.
+pub fn region(off: usize, len: usize) -> String {
+    format!("Region::new({off}, {len})")
+}
+
+/// A comment naming an op's provenance.
+pub fn describe(op: &OpData, f: &Function) -> String {
+    let loc = match &op.loc {
+        Loc::Unknown => String::new(),
+        l => format!(" [{l}]"),
+    };
+    let tys: Vec<String> = op.results.iter().map(|&r| f.ty(r).to_string()).collect();
+    format!("{}{loc} -> {}", op.opcode.name(), tys.join(", ")).replace("*/", "* /").replace('\n', " ")
+}
+
+impl<'a> Emitter<'a> {
+    /// Emit `f` as method `name`; `args` are the Rust parameters (for
+    /// functions whose parameters are not in the arena).
+    pub fn function(&mut self, cx: &FuncCx<'a>, name: &str, args: &str) {
+        let mut body = String::new();
+        for &id in &cx.plan.schedule {
+            let op = &cx.f.ops[id];
+            *self.ops.entry(op.opcode.name().to_string()).or_default() += 1;
+            match self.op(cx, id) {
+                Ok(code) => body += &code,
+                Err(e) => self.errors.push(format!("{}: {e}", describe(op, cx.f))),
+            }
+        }
+        let method =
+            format!("    #[allow(unused_variables, clippy::all)]\n    fn {name}(&mut self{args}) {{\n{body}    }}\n");
+        self.parts.methods.push(method);
+    }
+
+    fn op(&mut self, cx: &FuncCx<'a>, id: OpId) -> Result<String, String> {
+        let op = &cx.f.ops[id];
+        if op.opcode == ir::Opcode::CoreConst {
+            if let Some(ir::Attr::Sym(name)) = op.attrs.get("value") {
+                self.weights.add(self.m, name)?;
+            }
+            return Ok(String::new());
+        }
+        let mut ocx = OpCx { e: self, cx, op, id, blocks: vec![], cur: None };
+        ops::lower(&mut ocx)?;
+        let header = format!("        // {}\n", describe(op, cx.f));
+        Ok(header + &ocx.blocks.concat())
+    }
+}
+
+/// The context one op's lowering sees.
+pub struct OpCx<'e, 'a> {
+    e: &'e mut Emitter<'a>,
+    cx: &'e FuncCx<'a>,
+    /// The op.
+    pub op: &'a OpData,
+    id: OpId,
+    blocks: Vec<String>,
+    cur: Option<Block>,
+}
+
+struct Block {
+    out: Option<(Class, usize, usize)>,
+    lines: Vec<String>,
+    bound: Vec<(usize, String)>,
+}
+
+impl<'e, 'a> OpCx<'e, 'a> {
+    /// The module.
+    pub fn module(&self) -> &'a Module {
+        self.e.m
+    }
+    /// The function.
+    pub fn func(&self) -> &'a Function {
+        self.cx.f
+    }
+    /// Static dims of value `v` (the planner checked they are static).
+    pub fn dims(&self, v: Value) -> Vec<usize> {
+        self.cx.f.ty(v).shape.static_dims().unwrap_or_default().into_iter().map(|d| d as usize).collect()
+    }
+    /// Dims of operand `i`.
+    pub fn in_dims(&self, i: usize) -> Vec<usize> {
+        self.op.operand(i).map(|v| self.dims(v)).unwrap_or_default()
+    }
+    /// Dims of result `i`.
+    pub fn out_dims(&self, i: usize) -> Vec<usize> {
+        self.dims(self.op.results[i])
+    }
+    /// Element type class of result `i`.
+    pub fn out_class(&self, i: usize) -> Class {
+        Class::of(self.cx.f.ty(self.op.results[i]).dtype).unwrap_or(Class::F32)
+    }
+    /// Element type class of operand `i`.
+    pub fn in_class(&self, i: usize) -> Option<Class> {
+        self.op.operand(i).and_then(|v| Class::of(self.cx.f.ty(v).dtype))
+    }
+    /// The constant behind operand `i`, if it is one.
+    pub fn in_const(&self, i: usize) -> Option<&'a ir::Constant> {
+        ir::infer::defining_const(self.e.m, self.cx.f, self.op.operand(i)?)
+    }
+    /// The operand this op overwrites in place, if the planner chose so.
+    pub fn in_place(&self) -> Option<usize> {
+        self.cx.plan.in_place.get(&self.op.results[0]).copied()
+    }
+    /// A base name for items of this op (its ONNX node name, else its opcode).
+    pub fn base_name(&self) -> String {
+        match &self.op.loc {
+            Loc::Onnx { node, .. } if !node.is_empty() => node.clone(),
+            Loc::Fused(v) => match v.last() {
+                Some(Loc::Onnx { node, .. }) => node.clone(),
+                _ => self.op.opcode.name().replace('.', "_"),
+            },
+            _ => self.op.opcode.name().replace('.', "_"),
+        }
+    }
+
+    /// Start a block writing result `j` (call before binding operands);
+    /// returns the name of the output slice (`out`).
+    pub fn begin(&mut self, j: usize) -> String {
+        self.flush();
+        let v = self.op.results[j];
+        let out = match self.cx.plan.storage.get(&v) {
+            Some(Storage::Buffer(b)) => {
+                let buf = &self.cx.plan.buffers[*b];
+                Some((buf.class, self.cx.base.get(&buf.class).copied().unwrap_or(0) + buf.offset, buf.len))
+            }
+            _ => None,
+        };
+        self.cur = Some(Block { out, lines: vec![], bound: vec![] });
+        "out".to_string()
+    }
+
+    /// The Rust expression of operand `i` (a slice), bound in the current block.
+    pub fn input(&mut self, i: usize) -> Result<String, String> {
+        let v = self.op.operand(i).ok_or_else(|| format!("operand #{i} is absent"))?;
+        if let Some((_, name)) = self.cur.as_ref().and_then(|b| b.bound.iter().find(|(k, _)| *k == i)) {
+            return Ok(name.clone());
+        }
+        let expr = self.source(v)?;
+        let name = format!("i{i}");
+        let block = self.cur.as_mut().ok_or("internal: operand bound outside a block")?;
+        block.lines.push(format!("let {name} = {expr};"));
+        block.bound.push((i, name.clone()));
+        Ok(name)
+    }
+
+    fn source(&mut self, v: Value) -> Result<String, String> {
+        let f = self.cx.f;
+        let out_class = self.cur.as_ref().and_then(|b| b.out.map(|o| o.0));
+        Ok(match self.cx.plan.storage.get(&v).copied() {
+            Some(Storage::Param(p)) => format!("p{p}"),
+            Some(Storage::Const(op)) => {
+                let Some(ir::Attr::Sym(name)) = f.ops[op].attrs.get("value") else {
+                    return Err("constant without a value".into());
+                };
+                let (c, off, len) = self.e.weights.add(self.e.m, name)?;
+                format!("&self.w{}[{off}..{}]", c.suffix(), off + len)
+            }
+            Some(Storage::Buffer(b)) => {
+                let buf = &self.cx.plan.buffers[b];
+                let off = self.cx.base.get(&buf.class).copied().unwrap_or(0) + buf.offset;
+                if Some(buf.class) == out_class {
+                    format!("r.get({})", region(off, buf.len))
+                } else {
+                    format!("&self.a{}[{off}..{}]", buf.class.suffix(), off + buf.len)
+                }
+            }
+            None => return Err(format!("internal: value {v} has no storage")),
+        })
+    }
+
+    /// Add a statement to the current block.
+    pub fn line(&mut self, s: String) {
+        if let Some(b) = self.cur.as_mut() {
+            b.lines.push(s);
+        }
+    }
+
+    /// A field built once at construction (its initializer may read the
+    /// decoded weights `w` and earlier fields by name); returns its name
+    /// (`self.<name>` in statements, `<name>` in scratch expressions).
+    pub fn field(&mut self, ty: &str, init: String) -> String {
+        let name = self.e.parts.fresh(&self.base_name());
+        self.e.parts.fields.push((name.clone(), ty.to_string(), init));
+        name
+    }
+
+    /// A module-level constant item; returns its name.
+    pub fn item(&mut self, ty: &str, value: String) -> String {
+        let name = self.e.parts.fresh(&self.base_name()).to_uppercase();
+        self.e.parts.items.push(format!("const {name}: {ty} = {value};"));
+        name
+    }
+
+    /// A weights slice expression for constant operand `i` usable in a
+    /// construction-time initializer (reads the decoded weights `w`).
+    pub fn init_weights(&mut self, i: usize) -> Result<String, String> {
+        let v = self.op.operand(i).ok_or("absent operand")?;
+        let Some(Storage::Const(op)) = self.cx.plan.storage.get(&v).copied() else {
+            return Err(format!("operand #{i} is not a constant"));
+        };
+        let Some(ir::Attr::Sym(name)) = self.cx.f.ops[op].attrs.get("value") else { return Err("bad constant".into()) };
+        let (c, off, len) = self.e.weights.add(self.e.m, name)?;
+        Ok(format!("&w.{}[{off}..{}]", c.rust(), off + len))
+    }
+
+    /// Register a scratch length needed by this op.
+    pub fn scratch(&mut self, expr: String) {
+        self.e.parts.scratch.push(expr);
+    }
+
+    fn flush(&mut self) {
+        let Some(b) = self.cur.take() else { return };
+        let mut s = String::from("        {\n");
+        if let Some((class, off, len)) = b.out {
+            let uses_rest = b.lines.iter().any(|l| l.contains("r.get("));
+            let r = if uses_rest { "r" } else { "_r" };
+            s += &format!("            let ({r}, out) = carve(&mut self.a{}, {});\n", class.suffix(), region(off, len));
+        }
+        for l in &b.lines {
+            s += &format!("            {l}\n");
+        }
+        s += "        }\n";
+        self.blocks.push(s);
+    }
+
+    /// Finish the op (flushes the last block).
+    pub fn finish(&mut self) {
+        self.flush();
+    }
+
+    /// The op id (for diagnostics).
+    pub fn id(&self) -> OpId {
+        self.id
+    }
+}

@@ -1,0 +1,123 @@
+//! The Rust backend: a module optimized for the `cpu` target becomes a
+//! standalone Cargo crate.
+//!
+//! The crate holds `src/lib.rs` (a `Model` whose constructor decodes and
+//! checks the embedded weights, packs constant operands and allocates one
+//! arena per element type; `run` writes every intermediate at the offsets of
+//! the memory plan and allocates nothing), `src/main.rs` (a CLI: `--input
+//! NAME=FILE.npy`, `-o DIR`, `--bench N`), `weights.bin`, and a copy of the
+//! kernel runtime in `kernels/`, its only dependency, so it builds offline
+//! without the edgec checkout. Bucketed modules dispatch by size in `run`;
+//! reference functions are not emitted.
+//!
+//! Output is deterministic: the same module gives byte-identical files.
+
+mod cli;
+mod func;
+mod model;
+pub mod ops;
+mod report;
+mod weights;
+
+pub use report::{FuncReport, Report};
+
+use crate::plan::{plan_function, Plan, PlanOptions};
+use func::{Emitter, FuncCx};
+use ir::{Module, Opcode};
+use std::collections::BTreeMap;
+
+include!(concat!(env!("OUT_DIR"), "/kernel_sources.rs"));
+
+/// What to generate.
+#[derive(Clone, Debug)]
+pub struct EmitOptions {
+    /// Crate name (a Rust package name: letters, digits, `-`, `_`).
+    pub name: String,
+    /// Where the model came from (for the generated docs).
+    pub source: String,
+}
+
+/// A generated crate: files by path relative to the crate directory.
+#[derive(Debug)]
+pub struct Generated {
+    /// `(path, contents)`, in a fixed order.
+    pub files: Vec<(String, Vec<u8>)>,
+    /// What was generated (memory plan figures, ops).
+    pub report: Report,
+}
+
+/// Every problem that prevents generating the crate.
+#[derive(Debug, thiserror::Error)]
+#[error("the Rust backend cannot compile this module:\n  {}", .0.join("\n  "))]
+pub struct EmitErrors(pub Vec<String>);
+
+/// The functions to emit: `@main`, or its bucket callees if it dispatches.
+pub struct Entry<'a> {
+    /// The `core.bucket_dispatch` of `@main`, if bucketed.
+    pub dispatch: Option<(&'a ir::OpData, ir::ops::dispatch::Dispatch)>,
+    /// Functions to emit as methods, with their plans.
+    pub funcs: Vec<(&'a ir::Function, Plan)>,
+}
+
+fn entry(m: &Module) -> Result<Entry<'_>, Vec<String>> {
+    let main = m.func("main").ok_or_else(|| vec!["module has no @main function".to_string()])?;
+    let reuse = &ops::reuse;
+    let dispatch =
+        main.live_ops().into_iter().map(|id| &main.ops[id]).find(|op| op.opcode == Opcode::CoreBucketDispatch);
+    let (names, params_in_arena, dispatch) = match dispatch {
+        Some(op) => {
+            let d = ir::ops::dispatch::Dispatch::from_attrs(&op.attrs).map_err(|e| vec![e])?;
+            (d.callees.clone(), true, Some((op, d)))
+        }
+        None => (vec!["main".to_string()], false, None),
+    };
+    let mut funcs = Vec::new();
+    let mut errs = Vec::new();
+    for n in names {
+        let Some(f) = m.func(&n) else {
+            errs.push(format!("callee @{n} is missing"));
+            continue;
+        };
+        match plan_function(f, &PlanOptions { params_in_arena, reuse }) {
+            Ok(p) => funcs.push((f, p)),
+            Err(e) => errs.push(format!("@{n}: {e}")),
+        }
+    }
+    if errs.is_empty() {
+        Ok(Entry { dispatch, funcs })
+    } else {
+        Err(errs)
+    }
+}
+
+/// Generate the crate for `m` (optimized for the cpu target).
+pub fn emit(m: &Module, opts: &EmitOptions) -> Result<Generated, EmitErrors> {
+    let entry = entry(m).map_err(EmitErrors)?;
+    let mut e =
+        Emitter { m, weights: Default::default(), parts: Default::default(), errors: vec![], ops: BTreeMap::new() };
+    let mut func_reports = Vec::new();
+    for (f, plan) in &entry.funcs {
+        let cx = FuncCx { f, plan, base: BTreeMap::new() };
+        let args = if entry.dispatch.is_some() { String::new() } else { model::param_args(f) };
+        e.function(&cx, &model::method_name(&f.name), &args);
+        func_reports.push(FuncReport::of(f, plan));
+    }
+    if !e.errors.is_empty() {
+        return Err(EmitErrors(e.errors));
+    }
+    let lib = model::lib_rs(m, &entry, &mut e, opts).map_err(|x| EmitErrors(vec![x]))?;
+    let main_rs = cli::main_rs(m, &entry, opts);
+    let weights = e.weights.file();
+    let report = Report::new(opts, &entry, func_reports, &e, weights.len());
+    let mut files = vec![
+        ("Cargo.toml".to_string(), cli::cargo_toml(&opts.name).into_bytes()),
+        ("src/lib.rs".to_string(), lib.into_bytes()),
+        ("src/main.rs".to_string(), main_rs.into_bytes()),
+        ("weights.bin".to_string(), weights),
+        ("kernels/Cargo.toml".to_string(), cli::kernels_toml().into_bytes()),
+    ];
+    for (path, text) in KERNEL_SOURCES {
+        files.push((format!("kernels/{path}"), text.as_bytes().to_vec()));
+    }
+    Ok(Generated { files, report })
+}

@@ -1,0 +1,383 @@
+//! Assembling `src/lib.rs`: the `Model` struct, its constructor, `run` (with
+//! the bucket dispatcher for bucketed modules) and the per-function methods.
+
+use super::func::{region, Emitter};
+use super::{EmitOptions, Entry};
+use crate::plan::{Class, Plan, Storage};
+use ir::ops::dispatch::Dispatch;
+use ir::{Function, Module};
+use std::collections::BTreeMap;
+
+/// The method emitted for function `name`.
+pub fn method_name(name: &str) -> String {
+    let s: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+    format!("f_{s}")
+}
+
+/// Rust parameters `, p0: &[T], ...` of a function whose inputs are arguments.
+pub fn param_args(f: &Function) -> String {
+    f.body.params.iter().enumerate().map(|(i, &p)| format!(", p{i}: &[{}]", rust_ty(f, p))).collect()
+}
+
+fn rust_ty(f: &Function, v: ir::Value) -> &'static str {
+    Class::of(f.ty(v).dtype).map_or("f32", Class::rust)
+}
+
+/// Rust field names of the model's inputs / outputs (sanitized, unique).
+pub fn io_idents(names: &[String]) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    names
+        .iter()
+        .map(|n| {
+            let mut s: String =
+                n.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
+            if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) || is_keyword(&s) {
+                s = format!("t_{s}");
+            }
+            let mut u = s.clone();
+            let mut k = 1;
+            while !seen.insert(u.clone()) {
+                k += 1;
+                u = format!("{s}_{k}");
+            }
+            u
+        })
+        .collect()
+}
+
+fn is_keyword(s: &str) -> bool {
+    [
+        "as", "break", "const", "crate", "else", "enum", "fn", "for", "if", "impl", "in", "let", "loop", "match",
+        "mod", "move", "mut", "pub", "ref", "return", "self", "static", "struct", "super", "trait", "type", "use",
+        "where", "while", "out", "r", "k",
+    ]
+    .contains(&s)
+}
+
+/// Input and output names of `@main`.
+pub fn io_names(m: &Module) -> (Vec<String>, Vec<String>) {
+    let Some(f) = m.func("main") else { return (vec![], vec![]) };
+    let ins = f
+        .body
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| f.values[p].name.clone().unwrap_or(format!("input{i}")))
+        .collect();
+    let outs = (0..f.result_types.len())
+        .map(|i| f.result_names.get(i).cloned().flatten().unwrap_or(format!("output{i}")))
+        .collect();
+    (ins, outs)
+}
+
+/// Element counts of each class's arena: the largest function plan, plus the
+/// dispatcher's output buffers above it.
+/// A region of one class's arena: (class, offset, elements).
+type ClassRegion = (Class, usize, usize);
+
+fn arena_sizes(entry: &Entry<'_>, main: &Function) -> (BTreeMap<Class, usize>, Vec<ClassRegion>) {
+    let mut size: BTreeMap<Class, usize> = BTreeMap::new();
+    for (_, p) in &entry.funcs {
+        for (&c, &n) in &p.arena {
+            let e = size.entry(c).or_default();
+            *e = (*e).max(n);
+        }
+    }
+    let mut outs = Vec::new();
+    if entry.dispatch.is_some() {
+        for (i, t) in main.result_types.iter().enumerate() {
+            let c = Class::of(t.dtype).unwrap_or(Class::F32);
+            let n = entry
+                .funcs
+                .iter()
+                .map(|(f, _)| f.ty(f.body.results[i]).shape.num_elements().unwrap_or(0) as usize)
+                .max()
+                .unwrap_or(0);
+            let e = size.entry(c).or_default();
+            outs.push((c, *e, n));
+            *e += n;
+        }
+    }
+    (size, outs)
+}
+
+const CLASSES: [Class; 6] = [Class::F32, Class::I64, Class::I32, Class::Bool, Class::U8, Class::I8];
+
+fn zero(c: Class) -> &'static str {
+    match c {
+        Class::F32 => "0.0f32",
+        Class::Bool => "false",
+        _ => "0",
+    }
+}
+
+/// `src/lib.rs`.
+pub fn lib_rs(m: &Module, entry: &Entry<'_>, e: &mut Emitter<'_>, opts: &EmitOptions) -> Result<String, String> {
+    let main = m.func("main").ok_or("no @main")?;
+    let (sizes, outs) = arena_sizes(entry, main);
+    let (in_names, out_names) = io_names(m);
+    let (ins, outs_id) = (io_idents(&in_names), io_idents(&out_names));
+    let weights = e.weights.file();
+    let mut s = header(m, entry, opts, &in_names, &out_names, &sizes, weights.len());
+    s += &format!(
+        "const WEIGHTS_HASH: u64 = {:#018x};\nconst WEIGHTS_COUNTS: k::rt::Counts = {:?};\n",
+        super::weights::fnv1a64(&weights),
+        e.weights.counts()
+    );
+    s += "static WEIGHTS: &[u8] = include_bytes!(\"../weights.bin\");\n\n";
+    for item in &e.parts.items {
+        s += item;
+        s.push('\n');
+    }
+    s += &outputs_struct(main, &out_names, &outs_id, entry.dispatch.is_some());
+    s += &model_struct(e, &sizes, entry.dispatch.is_some(), main);
+    s += "impl Model {\n";
+    s += &constructor(e, &sizes, entry.dispatch.is_some(), main);
+    s += &match &entry.dispatch {
+        None => run_static(main, &entry.funcs[0].1, &ins, &in_names, &outs_id),
+        Some((_, d)) => run_bucketed(main, entry, d, &ins, &in_names, &outs_id, &outs),
+    };
+    for mth in &e.parts.methods {
+        s += mth;
+    }
+    s += "}\n";
+    Ok(s)
+}
+
+fn header(
+    m: &Module,
+    entry: &Entry<'_>,
+    opts: &EmitOptions,
+    ins: &[String],
+    outs: &[String],
+    sizes: &BTreeMap<Class, usize>,
+    weight_bytes: usize,
+) -> String {
+    let main = m.func("main");
+    let ty = |v: ir::Value| main.map_or(String::new(), |f| f.ty(v).to_string());
+    let mut s = format!(
+        "//! `{}`: generated by edgec {} from `{}` for the cpu target. Do not edit.\n//!\n",
+        opts.name,
+        env!("CARGO_PKG_VERSION"),
+        opts.source
+    );
+    if let Some(f) = main {
+        for (n, &p) in ins.iter().zip(&f.body.params) {
+            s += &format!("//! - input `{n}`: {}\n", ty(p));
+        }
+        for (n, t) in outs.iter().zip(&f.result_types) {
+            s += &format!("//! - output `{n}`: {t}\n");
+        }
+    }
+    let arena: usize = sizes.iter().map(|(c, n)| c.bytes() * n).sum();
+    s +=
+        &format!("//!\n//! Memory: one arena of {arena} bytes for every intermediate, weights {weight_bytes} bytes.\n");
+    if let Some((_, d)) = &entry.dispatch {
+        for (dim, b) in d.dims.iter().zip(&d.buckets) {
+            s += &format!("//! Bucketed: `{dim}` in {b:?} (inputs padded, outputs sliced back).\n");
+        }
+    }
+    s += "\n#![forbid(unsafe_code)]\n#![allow(clippy::all)]\n\nuse edgec_kernels as k;\nuse k::arena::{carve, Region};\npub use k::rt::{Error, View};\n\n";
+    s
+}
+
+fn outputs_struct(main: &Function, names: &[String], ids: &[String], bucketed: bool) -> String {
+    let mut s = String::from(
+        "/// The outputs of one run, borrowed from the model.\n#[derive(Debug)]\npub struct Outputs<'a> {\n",
+    );
+    for ((n, id), t) in names.iter().zip(ids).zip(&main.result_types) {
+        let et = Class::of(t.dtype).map_or("f32", Class::rust);
+        let ty = if bucketed { format!("View<'a, {et}>") } else { format!("&'a [{et}]") };
+        s += &format!("    /// `{n}`: {t}.\n    pub {id}: {ty},\n");
+    }
+    s + "}\n\n"
+}
+
+fn model_struct(e: &Emitter<'_>, sizes: &BTreeMap<Class, usize>, bucketed: bool, main: &Function) -> String {
+    let mut s = String::from(
+        "/// The model: weights, packed operands and the arenas; `run` allocates nothing.\npub struct Model {\n",
+    );
+    for c in CLASSES {
+        s += &format!("    w{}: Vec<{}>,\n", c.suffix(), c.rust());
+    }
+    for c in CLASSES {
+        if sizes.contains_key(&c) {
+            s += &format!("    a{}: Vec<{}>,\n", c.suffix(), c.rust());
+        }
+    }
+    s += "    scratch: Vec<f32>,\n";
+    for (n, ty, _) in &e.parts.fields {
+        s += &format!("    {n}: {ty},\n");
+    }
+    if bucketed {
+        for (i, t) in main.result_types.iter().enumerate() {
+            s += &format!("    shape{i}: [usize; {}],\n", t.rank().unwrap_or(0));
+        }
+    }
+    s + "}\n\n"
+}
+
+fn constructor(e: &Emitter<'_>, sizes: &BTreeMap<Class, usize>, bucketed: bool, main: &Function) -> String {
+    let mut s = String::from(
+        "    /// The model with its embedded weights.\n    pub fn new() -> Result<Model, Error> {\n        Model::from_weights(WEIGHTS)\n    }\n\n",
+    );
+    s += "    /// The model with weights from `bytes` (checked against the generated hash).\n";
+    s += "    pub fn from_weights(bytes: &[u8]) -> Result<Model, Error> {\n";
+    s += "        let w = k::rt::Weights::decode(bytes, WEIGHTS_HASH, WEIGHTS_COUNTS)?;\n";
+    for (n, ty, init) in &e.parts.fields {
+        s += &format!("        let {n}: {ty} = {init};\n");
+    }
+    let scratch: Vec<&str> = e.parts.scratch.iter().map(String::as_str).collect();
+    s += &format!("        let scratch = [0usize, {}].into_iter().max().unwrap_or(0);\n", scratch.join(", "));
+    s += "        Ok(Model {\n";
+    for c in CLASSES {
+        s += &format!("            w{}: w.{},\n", c.suffix(), c.rust());
+    }
+    for (c, n) in sizes {
+        s += &format!("            a{}: vec![{}; {n}],\n", c.suffix(), zero(*c));
+    }
+    s += "            scratch: vec![0.0; scratch],\n";
+    for (n, _, _) in &e.parts.fields {
+        s += &format!("            {n},\n");
+    }
+    if bucketed {
+        for (i, t) in main.result_types.iter().enumerate() {
+            s += &format!("            shape{i}: [0; {}],\n", t.rank().unwrap_or(0));
+        }
+    }
+    s + "        })\n    }\n\n"
+}
+
+/// The arena region of value `v` in `plan` (results and bucket parameters live there).
+fn region_of(plan: &Plan, v: ir::Value) -> Option<(Class, usize, usize)> {
+    match plan.storage.get(&v)? {
+        Storage::Buffer(b) => {
+            let buf = &plan.buffers[*b];
+            Some((buf.class, buf.offset, buf.len))
+        }
+        _ => None,
+    }
+}
+
+fn run_static(main: &Function, plan: &Plan, ins: &[String], in_names: &[String], outs: &[String]) -> String {
+    let mut s = String::from(
+        "    /// Run the model on one set of inputs (shapes as in the crate docs).\n    pub fn run(&mut self",
+    );
+    for (id, &p) in ins.iter().zip(&main.body.params) {
+        s += &format!(", {id}: &[{}]", rust_ty(main, p));
+    }
+    s += ") -> Result<Outputs<'_>, Error> {\n";
+    for ((id, n), &p) in ins.iter().zip(in_names).zip(&main.body.params) {
+        let len = main.ty(p).shape.num_elements().unwrap_or(0);
+        s += &format!("        k::rt::check_len({n:?}, {id}.len(), {len})?;\n");
+    }
+    s += &format!("        self.{}({});\n", method_name(&main.name), ins.join(", "));
+    s += "        Ok(Outputs {\n";
+    for (id, &v) in outs.iter().zip(&main.body.results) {
+        let (c, off, len) = region_of(plan, v).unwrap_or((Class::F32, 0, 0));
+        s += &format!("            {id}: &self.a{}[{off}..{}],\n", c.suffix(), off + len);
+    }
+    s + "        })\n    }\n\n"
+}
+
+fn run_bucketed(
+    main: &Function,
+    entry: &Entry<'_>,
+    d: &Dispatch,
+    ins: &[String],
+    in_names: &[String],
+    outs: &[String],
+    out_regions: &[ClassRegion],
+) -> String {
+    let mut s = String::from(
+        "    /// Run the model; bucketed dims may take any size up to their largest bucket.\n    pub fn run(&mut self",
+    );
+    for (id, &p) in ins.iter().zip(&main.body.params) {
+        s += &format!(", {id}: View<'_, {}>", rust_ty(main, p));
+    }
+    s += ") -> Result<Outputs<'_>, Error> {\n";
+    for (i, ((id, n), &p)) in ins.iter().zip(in_names).zip(&main.body.params).enumerate() {
+        let dims: Vec<String> = main
+            .ty(p)
+            .dims()
+            .unwrap_or(&[])
+            .iter()
+            .enumerate()
+            .map(|(a, dim)| {
+                let bucketed = d.pads.iter().any(|r| r.tensor == i && r.axis == a);
+                match dim.as_static() {
+                    Some(n) if !bucketed => format!("Some({n})"),
+                    _ => "None".into(),
+                }
+            })
+            .collect();
+        s += &format!("        k::rt::check_shape({n:?}, &{id}, &[{}])?;\n", dims.join(", "));
+    }
+    let mut strides = vec![1usize; d.dims.len()];
+    for i in (0..d.dims.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1] * d.buckets[i + 1].len();
+    }
+    let mut combo = Vec::new();
+    for (di, dim) in d.dims.iter().enumerate() {
+        let carriers: Vec<String> =
+            d.pads.iter().filter(|r| r.dim == di).map(|r| format!("({}.shape, {})", ins[r.tensor], r.axis)).collect();
+        s += &format!("        let d{di} = k::rt::dim_size({dim:?}, &[{}])?;\n", carriers.join(", "));
+        s += &format!("        let b{di} = k::rt::select_bucket({dim:?}, d{di}, &{:?})?;\n", d.buckets[di]);
+        combo.push(format!("b{di} * {}", strides[di]));
+    }
+    s += &format!("        match {} {{\n", combo.join(" + "));
+    for (ci, (f, plan)) in entry.funcs.iter().enumerate() {
+        s += &format!("            {ci} => {{\n");
+        for (i, (&p, id)) in f.body.params.iter().zip(ins).enumerate() {
+            let (c, off, len) = region_of(plan, p).unwrap_or((Class::F32, 0, 0));
+            let to: Vec<usize> = f.ty(p).shape.static_dims().unwrap_or_default().iter().map(|&x| x as usize).collect();
+            let fill = pad_literal(c, d.pad_values[i]);
+            s += &format!(
+                "                k::rt::pad_into({id}.shape, {id}.data, &{to:?}, &mut self.a{}[{off}..{}], {fill});\n",
+                c.suffix(),
+                off + len
+            );
+        }
+        s += &format!("                self.{}();\n", method_name(&f.name));
+        for (o, &v) in f.body.results.iter().enumerate() {
+            let (c, off, len) = region_of(plan, v).unwrap_or((Class::F32, 0, 0));
+            let from: Vec<usize> =
+                f.ty(v).shape.static_dims().unwrap_or_default().iter().map(|&x| x as usize).collect();
+            let to: Vec<String> = from
+                .iter()
+                .enumerate()
+                .map(|(a, n)| {
+                    d.slices
+                        .iter()
+                        .find(|r| r.tensor == o && r.axis == a)
+                        .map_or(n.to_string(), |r| format!("d{}", r.dim))
+                })
+                .collect();
+            let (_, oo, _) = out_regions[o];
+            s += &format!("                self.shape{o} = [{}];\n", to.join(", "));
+            s += &format!("                let n{o}: usize = self.shape{o}.iter().product();\n");
+            s +=
+                &format!("                let (r, out) = carve(&mut self.a{}, Region::new({oo}, n{o}));\n", c.suffix());
+            s += &format!(
+                "                k::rt::slice_into(&{from:?}, r.get({}), &self.shape{o}, out);\n",
+                region(off, len)
+            );
+        }
+        s += "            }\n";
+    }
+    s += "            _ => unreachable!(\"bucket index out of range\"),\n        }\n        Ok(Outputs {\n";
+    for (o, id) in outs.iter().enumerate() {
+        let (c, oo, _) = out_regions[o];
+        s += &format!("            {id}: View {{ shape: &self.shape{o}, data: &self.a{}[{oo}..{oo} + self.shape{o}.iter().product::<usize>()] }},\n", c.suffix());
+    }
+    let _ = main;
+    s + "        })\n    }\n\n"
+}
+
+fn pad_literal(c: Class, v: f32) -> String {
+    match c {
+        Class::F32 => format!("{v:?}f32"),
+        Class::Bool => (v != 0.0).to_string(),
+        _ => format!("{}{}", v as i64, c.rust()),
+    }
+}

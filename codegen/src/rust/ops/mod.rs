@@ -1,0 +1,53 @@
+//! Lowering of each op to kernel calls, grouped by family, and what memory
+//! each op's result may share (the planner's [`Reuse`]).
+//!
+//! An op the Rust backend cannot compile is an error naming the op and its
+//! ONNX node; `edgec compile` lists every such op at once.
+
+use super::func::OpCx;
+use crate::plan::Reuse;
+use ir::{Function, OpData, Opcode};
+
+/// How the result of `op` may share memory with its operands.
+pub fn reuse(f: &Function, op: &OpData) -> Reuse {
+    use Opcode::*;
+    match op.opcode {
+        Reshape | CoreReshape | CoreSqueeze | CoreUnsqueeze | Squeeze | Unsqueeze | Flatten | Identity => {
+            Reuse::View(0)
+        }
+        Dropout if op.results.len() == 1 => Reuse::View(0),
+        _ => reuse_in_place(f, op),
+    }
+}
+
+fn reuse_in_place(f: &Function, op: &OpData) -> Reuse {
+    let Some(&r) = op.results.first() else { return Reuse::None };
+    let same = |i: usize| op.operand(i).is_some_and(|v| f.ty(v) == f.ty(r));
+    let cands: Vec<usize> = (0..op.operands.len()).filter(|&i| same(i)).collect();
+    if cands.is_empty() || !elementwise::in_place_ok(op) {
+        return Reuse::None;
+    }
+    Reuse::InPlace(cands)
+}
+
+/// Emit the kernel calls of the op in `cx`.
+pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    let op = cx.op;
+    if let Reuse::View(_) = reuse(cx.func(), op) {
+        // Same elements as the operand: no code.
+        return Ok(());
+    }
+    #[allow(clippy::match_single_binding)] // families are added arm by arm
+    match op.opcode {
+        _ => Err(format!("{} is not supported by the Rust backend yet", op.opcode.name())),
+    }?;
+    cx.finish();
+    Ok(())
+}
+
+mod elementwise {
+    //! Placeholder until the elementwise lowering lands.
+    pub fn in_place_ok(_op: &ir::OpData) -> bool {
+        false
+    }
+}

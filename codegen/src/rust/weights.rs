@@ -1,0 +1,71 @@
+//! The weights file of a generated crate: every constant the emitted
+//! functions read, grouped by storage class, in first-use order. Layout (read
+//! by `edgec_kernels::rt::Weights::decode`): the magic, six u64 section
+//! lengths (f32, i64, i32, bool, u8, i8 elements), then the sections,
+//! little-endian. The generated code embeds its FNV-1a hash and checks it.
+
+use crate::plan::Class;
+use ir::{Constant, Module};
+use std::collections::HashMap;
+
+/// Where each constant lives in the weights sections.
+#[derive(Debug, Default)]
+pub struct WeightLayout {
+    /// Constant name → (class, element offset, element count).
+    pub at: HashMap<String, (Class, usize, usize)>,
+    sections: [Vec<u8>; 6],
+    counts: [usize; 6],
+}
+
+fn section(c: Class) -> usize {
+    match c {
+        Class::F32 => 0,
+        Class::I64 => 1,
+        Class::I32 => 2,
+        Class::Bool => 3,
+        Class::U8 => 4,
+        Class::I8 => 5,
+    }
+}
+
+impl WeightLayout {
+    /// Add constant `name` of `m` (once); returns its place.
+    pub fn add(&mut self, m: &Module, name: &str) -> Result<(Class, usize, usize), String> {
+        if let Some(&p) = self.at.get(name) {
+            return Ok(p);
+        }
+        let id = m.const_by_name(name).ok_or_else(|| format!("constant @{name} is missing"))?;
+        let c: &Constant = &m.consts[id];
+        let class = Class::of(c.ty.dtype).ok_or_else(|| format!("constant @{name} has element type {}", c.ty.dtype))?;
+        let bytes = c.bytes().ok_or_else(|| format!("constant @{name} is a string constant"))?;
+        let s = section(class);
+        let place = (class, self.counts[s], c.num_elements());
+        // Constants are stored little-endian with the class's element size already.
+        self.sections[s].extend_from_slice(bytes);
+        self.counts[s] += c.num_elements();
+        self.at.insert(name.to_string(), place);
+        Ok(place)
+    }
+
+    /// Element counts per section.
+    pub fn counts(&self) -> [usize; 6] {
+        self.counts
+    }
+
+    /// The weights file.
+    pub fn file(&self) -> Vec<u8> {
+        let mut out = edgec_kernels::rt::WEIGHTS_MAGIC.to_vec();
+        for c in self.counts {
+            out.extend((c as u64).to_le_bytes());
+        }
+        for s in &self.sections {
+            out.extend_from_slice(s);
+        }
+        out
+    }
+}
+
+/// FNV-1a 64 (the same function as `edgec_kernels::rt::fnv1a64`).
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    edgec_kernels::rt::fnv1a64(bytes)
+}

@@ -1,0 +1,199 @@
+//! `edgec compile`: the whole pipeline to a backend artifact, and building
+//! and running generated crates for `edgec run DIR` / `edgec verify DIR`.
+//!
+//! A generated crate directory holds, besides the crate, `edgec/model.eir`
+//! (+ its weights sidecar): the optimized IR the crate was generated from,
+//! so verification can compare the crate with the reference interpreter on
+//! the very same program, and `edgec/meta.json` (source model, inputs and
+//! outputs with their element types).
+
+use crate::driver::{save_eir, DriverError};
+use ir::interp::Tensor;
+use ir::Module;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// What `edgec/meta.json` records about a generated crate.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct CrateMeta {
+    /// Package name.
+    pub name: String,
+    /// The model it was compiled from (as given on the command line).
+    pub source: String,
+    /// Input names, in order.
+    pub inputs: Vec<String>,
+    /// Output names, in order.
+    pub outputs: Vec<String>,
+}
+
+/// The metadata file of a crate directory.
+pub fn meta_path(dir: &Path) -> PathBuf {
+    dir.join("edgec").join("meta.json")
+}
+
+/// True if `path` is a crate directory written by `edgec compile --emit rust`.
+pub fn is_crate_dir(path: &Path) -> bool {
+    path.is_dir() && meta_path(path).is_file()
+}
+
+/// A crate name from a model path: the file stem, lower case, `[a-z0-9_]`.
+pub fn default_name(model: &Path) -> String {
+    let stem = model.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let stem = if stem == "model" {
+        model.parent().and_then(|p| p.file_name()).map(|s| s.to_string_lossy().into_owned()).unwrap_or(stem)
+    } else {
+        stem
+    };
+    let s: String =
+        stem.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
+    if s.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        s
+    } else {
+        format!("model_{s}")
+    }
+}
+
+/// Write the generated crate for `m` to `dir` (files are overwritten; a
+/// previous `target/` stays for incremental builds). Returns the report.
+pub fn write_crate(m: &Module, dir: &Path, name: &str, source: &str) -> Result<codegen::rust::Report, anyhow::Error> {
+    let opts = codegen::rust::EmitOptions { name: name.to_string(), source: source.to_string() };
+    let generated = codegen::rust::emit(m, &opts)?;
+    for (path, bytes) in &generated.files {
+        let p = dir.join(path);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| anyhow::anyhow!("{}: {e}", parent.display()))?;
+        }
+        std::fs::write(&p, bytes).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+    }
+    std::fs::create_dir_all(dir.join("edgec"))?;
+    save_eir(m, Some(&dir.join("edgec").join("model.eir")))?;
+    let (inputs, outputs) = crate::run::io_names(m);
+    let meta = CrateMeta { name: name.to_string(), source: source.to_string(), inputs, outputs };
+    std::fs::write(meta_path(dir), serde_json::to_string_pretty(&meta)? + "\n")?;
+    Ok(generated.report)
+}
+
+/// Read a crate directory's metadata.
+pub fn read_meta(dir: &Path) -> Result<CrateMeta, DriverError> {
+    let p = meta_path(dir);
+    let text = std::fs::read_to_string(&p).map_err(|e| DriverError::Usage(format!("{}: {e}", p.display())))?;
+    serde_json::from_str(&text).map_err(|e| DriverError::Usage(format!("{}: {e}", p.display())))
+}
+
+/// Build the crate in `dir` (release, offline); returns its binary.
+pub fn build_crate(dir: &Path) -> Result<PathBuf, DriverError> {
+    let meta = read_meta(dir)?;
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["build", "--release", "--offline", "--quiet", "--manifest-path"])
+        .arg(dir.join("Cargo.toml"))
+        .output()
+        .map_err(|e| DriverError::Usage(format!("cannot run cargo: {e}")))?;
+    if !out.status.success() {
+        return Err(DriverError::Usage(format!(
+            "building {} failed:\n{}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    let exe = dir.join("target").join("release").join(format!("{}{}", meta.name, std::env::consts::EXE_SUFFIX));
+    if exe.is_file() {
+        Ok(exe)
+    } else {
+        Err(DriverError::Usage(format!("cargo built no binary at {}", exe.display())))
+    }
+}
+
+/// Run the built crate binary on `inputs` (in the model's input order).
+pub fn run_crate(dir: &Path, exe: &Path, inputs: &[Tensor]) -> Result<Vec<Tensor>, String> {
+    let meta = read_meta(dir).map_err(|e| e.to_string())?;
+    let tmp = std::env::temp_dir().join(format!("edgec-run-{}-{}", std::process::id(), unique()));
+    std::fs::create_dir_all(&tmp).map_err(|e| e.to_string())?;
+    let mut cmd = Command::new(exe);
+    for (i, (name, t)) in meta.inputs.iter().zip(inputs).enumerate() {
+        let p = tmp.join(format!("input_{i}.npy"));
+        std::fs::write(&p, crate::npy::write_npy(t)).map_err(|e| e.to_string())?;
+        cmd.arg("--input").arg(format!("{name}={}", p.display()));
+    }
+    let outdir = tmp.join("out");
+    let out = cmd.arg("-o").arg(&outdir).output().map_err(|e| format!("{}: {e}", exe.display()))?;
+    let result = if out.status.success() {
+        meta.outputs
+            .iter()
+            .map(|n| {
+                let file: String =
+                    n.chars().map(|c| if c.is_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
+                let p = outdir.join(format!("{file}.npy"));
+                std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display())).and_then(|b| crate::npy::read_npy(&b))
+            })
+            .collect()
+    } else {
+        Err(format!("the generated model failed: {}", String::from_utf8_lossy(&out.stderr).trim()))
+    };
+    let _ = std::fs::remove_dir_all(&tmp);
+    result
+}
+
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Verify the crate in `dir` on data sets (default: those beside its source
+/// model): the crate's outputs against the expected outputs (or, for a data
+/// set with inputs only, against the interpreter), and against the reference
+/// interpreter running the crate's own IR (`edgec/model.eir`).
+pub fn verify_crate(
+    dir: &Path,
+    data: &[PathBuf],
+    tol: crate::check::Tolerance,
+) -> Result<Vec<crate::run::DataSetReport>, DriverError> {
+    use crate::run::{compare_all, Against, DataSetReport};
+    let meta = read_meta(dir)?;
+    let eir = dir.join("edgec").join("model.eir");
+    let m = crate::driver::load_eir(&eir.display().to_string())?.module;
+    let dirs = if data.is_empty() {
+        let src = Path::new(&meta.source);
+        crate::check::data_sets(&src.parent().map(Path::to_path_buf).unwrap_or_default())
+    } else {
+        data.to_vec()
+    };
+    if dirs.is_empty() {
+        return Err(DriverError::Usage(format!("no data sets beside {}; pass --data DIR", meta.source)));
+    }
+    let exe = build_crate(dir)?;
+    let mut out = Vec::new();
+    for d in dirs {
+        let mut r = DataSetReport {
+            dir: d.clone(),
+            outputs: Err(String::new()),
+            against: Against::Expected,
+            reference: None,
+            notes: vec![],
+        };
+        match crate::check::read_data_set(&d) {
+            Err(e) => r.outputs = Err(e),
+            Ok((inputs, expected)) => {
+                r.notes = crate::run::describe_run(&m, &inputs);
+                r.notes.push(format!("generated crate: {} (release build)", dir.display()));
+                let interp = ir::interp::run(&m, "main", inputs.clone()).map_err(|e| e.to_string());
+                match run_crate(dir, &exe, &inputs) {
+                    Err(e) => r.outputs = Err(e),
+                    Ok(got) => {
+                        r.reference = Some(interp.and_then(|want| compare_all(&got, &want, tol, "the interpreter")));
+                        r.outputs = if expected.is_empty() {
+                            r.against = Against::Reference;
+                            r.reference.clone().unwrap_or(Err("no reference".into()))
+                        } else {
+                            compare_all(&got, &expected, tol, "the data set")
+                        };
+                    }
+                }
+            }
+        }
+        out.push(r);
+    }
+    Ok(out)
+}

@@ -1,0 +1,111 @@
+//! The optimizing pipeline as `edgec opt` and `edgec compile` run it: target
+//! profile, rules, limits, bucketing and opt-in approximations, with the
+//! `--explain` text.
+
+use crate::driver::{load_eir, load_model};
+use ir::Module;
+use passes::{parse_pipeline_with, PassError, PassManager, PassOptions, PassReport};
+use std::path::PathBuf;
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// Model path (`.onnx`, `.eir`, or `-` for `.eir` on stdin).
+    pub file: String,
+    /// Pass list.
+    pub passes: String,
+    /// Target name or profile path.
+    pub target: String,
+    /// User rule files.
+    pub rules: Vec<PathBuf>,
+    /// E-graph node limit.
+    pub max_enodes: usize,
+    /// E-graph iteration limit.
+    pub max_iters: usize,
+    /// `--bucket` arguments.
+    pub bucket: Vec<String>,
+    /// `--pad` arguments.
+    pub pad: Vec<String>,
+    /// `--buckets-max`.
+    pub buckets_max: usize,
+    /// `--attention-window`.
+    pub attention_window: Option<u64>,
+}
+
+/// A failure, split like the CLI's exit codes.
+#[derive(Debug)]
+pub enum Failure {
+    /// Bad input (exit 1).
+    User(anyhow::Error),
+    /// A bug in edgec (exit 2).
+    Internal(anyhow::Error),
+}
+
+impl From<crate::driver::DriverError> for Failure {
+    fn from(e: crate::driver::DriverError) -> Self {
+        Failure::User(e.into())
+    }
+}
+
+impl From<PassError> for Failure {
+    fn from(e: PassError) -> Self {
+        match e {
+            PassError::UnknownPasses { .. } => Failure::User(e.into()),
+            _ => Failure::Internal(e.into()),
+        }
+    }
+}
+
+/// The result of a pipeline run.
+pub struct Outcome {
+    /// The optimized module.
+    pub module: Module,
+    /// Per-pass timings and op counts.
+    pub timings: PassReport,
+    /// The `--explain` text.
+    pub explain: String,
+    /// Approximations applied (each also warned about by the CLI).
+    pub approximations: Vec<String>,
+}
+
+fn with_pass(passes: String, name: &str, first: bool) -> String {
+    if passes.split(',').any(|p| p.trim() == name) {
+        passes
+    } else if first {
+        format!("{name},{passes}")
+    } else {
+        format!("{passes},{name}")
+    }
+}
+
+/// Load the model and run the pipeline `req` describes.
+pub fn run(req: &Request, popts_pass: PassOptions) -> Result<Outcome, Failure> {
+    let (mut popts, profile) = crate::optimize::pipeline_options(&req.target, &req.rules).map_err(Failure::User)?;
+    popts.limits.max_enodes = req.max_enodes;
+    popts.limits.max_iters = req.max_iters;
+    let (spec, autos) = crate::bucket::bucket_spec(&req.bucket, &req.pad, req.buckets_max)?;
+    let mut m = if req.file == "-" { load_eir(&req.file)?.module } else { load_model(&req.file)? };
+    let mut passes = req.passes.clone();
+    if !spec.dims.is_empty() {
+        spec.check(&m, "main").map_err(|e| Failure::User(anyhow::anyhow!(e.join("\n"))))?;
+        popts.bucket = Some(spec);
+        passes = with_pass(passes, "bucket", true);
+    }
+    if let Some(w) = req.attention_window {
+        popts.attention_window = Some(w);
+        passes = with_pass(passes, "attention-window", false);
+    }
+    let pipeline = parse_pipeline_with(&passes, &popts)?;
+    let before = crate::optimize::op_histogram(&m);
+    let timings = PassManager::new(pipeline, popts_pass).run(&mut m, &mut std::io::stderr())?;
+    let approximations = match m.attrs.get(passes::approx::APPROXIMATIONS) {
+        Some(ir::Attr::Strs(a)) => a.clone(),
+        _ => vec![],
+    };
+    let reports = popts.reports.lock().map_err(|e| Failure::Internal(anyhow::anyhow!("{e}")))?;
+    let notes = popts.notes.lock().map_err(|e| Failure::Internal(anyhow::anyhow!("{e}")))?;
+    let mut explain: String = autos.iter().map(|a| format!("== {a}")).collect();
+    explain += &crate::optimize::explain(&before, &m, &reports, &notes, &profile);
+    drop((reports, notes));
+    Ok(Outcome { module: m, timings, explain, approximations })
+}
