@@ -24,7 +24,7 @@ fn reuse_in_place(f: &Function, op: &OpData) -> Reuse {
     let Some(&r) = op.results.first() else { return Reuse::None };
     let same = |i: usize| op.operand(i).is_some_and(|v| f.ty(v) == f.ty(r));
     let cands: Vec<usize> = (0..op.operands.len()).filter(|&i| same(i)).collect();
-    if cands.is_empty() || !elementwise::in_place_ok(op) {
+    if cands.is_empty() || !elementwise::in_place_ok(f, op) {
         return Reuse::None;
     }
     Reuse::InPlace(cands)
@@ -37,17 +37,35 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         // Same elements as the operand: no code.
         return Ok(());
     }
-    #[allow(clippy::match_single_binding)] // families are added arm by arm
-    match op.opcode {
-        _ => Err(format!("{} is not supported by the Rust backend yet", op.opcode.name())),
-    }?;
+    let done = elementwise::lower(cx)?;
+    if !done {
+        return Err(format!("{} is not supported by the Rust backend yet", op.opcode.name()));
+    }
     cx.finish();
     Ok(())
 }
 
-mod elementwise {
-    //! Placeholder until the elementwise lowering lands.
-    pub fn in_place_ok(_op: &ir::OpData) -> bool {
-        false
+/// A shape as a Rust slice literal: `&[1, 3, 224, 224]`.
+pub fn dims(d: &[usize]) -> String {
+    format!("&{d:?}")
+}
+
+/// An f32 as a Rust literal (`f32::INFINITY` etc. for non-finite values).
+pub fn f32_lit(x: f32) -> String {
+    if x.is_nan() {
+        "f32::NAN".into()
+    } else if x == f32::INFINITY {
+        "f32::INFINITY".into()
+    } else if x == f32::NEG_INFINITY {
+        "f32::NEG_INFINITY".into()
+    } else {
+        format!("{x:?}f32")
     }
 }
+
+/// Float attribute `k` of `op` (default `d`) as a Rust literal.
+pub fn f32_attr(op: &OpData, k: &str, d: f32) -> String {
+    f32_lit(op.attrs.float(k).unwrap_or(d))
+}
+
+mod elementwise;

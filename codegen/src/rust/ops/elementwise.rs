@@ -1,0 +1,217 @@
+//! Elementwise ops: one-input math and activations, broadcasting
+//! arithmetic (in place over an operand whose last use this is), variadic
+//! Sum/Max/Min/Mean, comparisons, logic, `Where`, `Cast`.
+
+use super::{dims, f32_attr};
+use crate::plan::Class;
+use crate::rust::func::OpCx;
+use ir::{OpData, Opcode};
+
+/// The kernel's `Unary` for a one-input f32 op, as a Rust expression.
+fn unary(op: &OpData) -> Option<String> {
+    use Opcode::*;
+    let a = |k: &str, d: f32| f32_attr(op, k, d);
+    Some(match op.opcode {
+        Identity => "Identity".into(),
+        Abs => "Abs".into(),
+        Neg => "Neg".into(),
+        Exp => "Exp".into(),
+        Log => "Log".into(),
+        Sqrt => "Sqrt".into(),
+        Reciprocal => "Reciprocal".into(),
+        Floor => "Floor".into(),
+        Ceil => "Ceil".into(),
+        Round => "Round".into(),
+        Sin => "Sin".into(),
+        Cos => "Cos".into(),
+        Tan => "Tan".into(),
+        Asin => "Asin".into(),
+        Acos => "Acos".into(),
+        Atan => "Atan".into(),
+        Sinh => "Sinh".into(),
+        Cosh => "Cosh".into(),
+        Asinh => "Asinh".into(),
+        Acosh => "Acosh".into(),
+        Atanh => "Atanh".into(),
+        Tanh => "Tanh".into(),
+        Sigmoid => "Sigmoid".into(),
+        Relu => "Relu".into(),
+        Erf => "Erf".into(),
+        Sign => "Sign".into(),
+        Softplus => "Softplus".into(),
+        Softsign => "Softsign".into(),
+        Elu => format!("Elu {{ alpha: {} }}", a("alpha", 1.0)),
+        Selu => format!("Selu {{ alpha: {}, gamma: {} }}", a("alpha", 1.673_263_2), a("gamma", 1.050_701)),
+        Celu => format!("Celu {{ alpha: {} }}", a("alpha", 1.0)),
+        LeakyRelu => format!("LeakyRelu {{ alpha: {} }}", a("alpha", 0.01)),
+        HardSigmoid => format!("HardSigmoid {{ alpha: {}, beta: {} }}", a("alpha", 0.2), a("beta", 0.5)),
+        HardSwish => "HardSwish".into(),
+        Gelu if op.attrs.str("approximate") == Some("tanh") => "GeluTanh".into(),
+        Gelu => "Gelu".into(),
+        Mish => "Mish".into(),
+        ThresholdedRelu => format!("ThresholdedRelu {{ alpha: {} }}", a("alpha", 1.0)),
+        Swish => format!("Swish {{ alpha: {} }}", a("alpha", 1.0)),
+        Shrink => format!("Shrink {{ lambd: {}, bias: {} }}", a("lambd", 0.5), a("bias", 0.0)),
+        CoreSilu => "Silu".into(),
+        _ => return None,
+    })
+}
+
+/// The kernel's `Binary` for a two-input arithmetic op.
+fn binary(op: &OpData) -> Option<String> {
+    use Opcode::*;
+    Some(match op.opcode {
+        Add => "Add".into(),
+        Sub => "Sub".into(),
+        Mul => "Mul".into(),
+        Div => "Div".into(),
+        Pow => "Pow".into(),
+        Mod => format!("Mod {{ fmod: {} }}", op.attrs.int("fmod").unwrap_or(0) != 0),
+        PRelu => "PRelu".into(),
+        Max | Min if op.operands.len() == 2 => if op.opcode == Max { "Max" } else { "Min" }.into(),
+        _ => return None,
+    })
+}
+
+fn numeric(c: Option<Class>) -> bool {
+    matches!(c, Some(Class::F32 | Class::I64 | Class::I32))
+}
+
+/// True if the op can write its result over an operand of the same type.
+pub fn in_place_ok(f: &ir::Function, op: &OpData) -> bool {
+    let class = op.results.first().and_then(|&r| Class::of(f.ty(r).dtype));
+    (unary(op).is_some() && class == Some(Class::F32) && op.operands.len() == 1) || (binary(op).is_some() && numeric(class))
+}
+
+/// Lower an elementwise op; `Ok(false)` if `op` is not one.
+pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
+    let op = cx.op;
+    let class = cx.out_class(0);
+    if let Some(u) = unary(op) {
+        if class != Class::F32 || cx.in_class(0) != Some(Class::F32) {
+            return Err(format!("{} on {} is not supported (f32 only)", op.opcode.name(), class.rust()));
+        }
+        let out = cx.begin(0);
+        if cx.in_place() == Some(0) {
+            cx.line(format!("k::ew::unary_inplace(k::ew::Unary::{u}, {out});"));
+        } else {
+            let x = cx.input(0)?;
+            cx.line(format!("k::ew::unary(k::ew::Unary::{u}, {x}, {out});"));
+        }
+        return Ok(true);
+    }
+    if op.opcode == Opcode::Clip {
+        return clip(cx).map(|()| true);
+    }
+    if let Some(b) = binary(op) {
+        if !numeric(Some(class)) || cx.in_class(0) != Some(class) || cx.in_class(1) != Some(class) {
+            return Err(format!("{} on these element types is not supported", op.opcode.name()));
+        }
+        let (sa, sb, so) = (dims(&cx.in_dims(0)), dims(&cx.in_dims(1)), dims(&cx.out_dims(0)));
+        let out = cx.begin(0);
+        match cx.in_place() {
+            Some(0) => {
+                let b_ = cx.input(1)?;
+                cx.line(format!("k::ew::binary_inplace(k::ew::Binary::{b}, {so}, {out}, {sb}, {b_});"));
+            }
+            Some(_) => {
+                let a_ = cx.input(0)?;
+                cx.line(format!("k::ew::binary_inplace_rev(k::ew::Binary::{b}, {so}, {out}, {sa}, {a_});"));
+            }
+            None => {
+                let (x, y) = (cx.input(0)?, cx.input(1)?);
+                cx.line(format!("k::ew::binary(k::ew::Binary::{b}, {sa}, {x}, {sb}, {y}, {so}, {out});"));
+            }
+        }
+        return Ok(true);
+    }
+    other(cx)
+}
+
+/// `Clip(x, min?, max?)` with constant bounds as a `Unary::Clip`.
+fn clip(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    let bound = |cx: &OpCx<'_, '_>, i: usize, d: f32| -> Result<f32, String> {
+        if cx.op.operand(i).is_none() {
+            return Ok(d);
+        }
+        let c = cx.in_const(i).ok_or("Clip with non-constant bounds is not supported")?;
+        c.to_f64s().and_then(|v| v.first().copied()).map(|x| x as f32).ok_or_else(|| "bad Clip bound".to_string())
+    };
+    let (lo, hi) = (bound(cx, 1, f32::NEG_INFINITY)?, bound(cx, 2, f32::INFINITY)?);
+    if cx.out_class(0) != Class::F32 {
+        return Err("Clip on integers is not supported".into());
+    }
+    let u = format!("Clip {{ min: {}, max: {} }}", super::f32_lit(lo), super::f32_lit(hi));
+    let out = cx.begin(0);
+    let x = cx.input(0)?;
+    cx.line(format!("k::ew::unary(k::ew::Unary::{u}, {x}, {out});"));
+    Ok(())
+}
+
+fn other(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
+    use Opcode::*;
+    let op = cx.op;
+    let shape = |cx: &OpCx<'_, '_>, i: usize| dims(&cx.in_dims(i));
+    let so = dims(&cx.out_dims(0));
+    match op.opcode {
+        Sum | Mean | Max | Min => {
+            let v = match op.opcode {
+                Sum => "Sum",
+                Mean => "Mean",
+                Max => "Max",
+                _ => "Min",
+            };
+            let out = cx.begin(0);
+            let mut parts = Vec::new();
+            for i in 0..op.operands.len() {
+                let s = shape(cx, i);
+                parts.push(format!("({s}, {})", cx.input(i)?));
+            }
+            cx.line(format!("k::ew::variadic(k::ew::Variadic::{v}, &[{}], {so}, {out});", parts.join(", ")));
+        }
+        Equal | Less | LessOrEqual | Greater | GreaterOrEqual => {
+            let c = op.opcode.name().trim_start_matches("onnx.").to_string();
+            let (sa, sb) = (shape(cx, 0), shape(cx, 1));
+            let out = cx.begin(0);
+            let (a, b) = (cx.input(0)?, cx.input(1)?);
+            cx.line(format!("k::ew::compare(k::ew::Compare::{c}, {sa}, {a}, {sb}, {b}, {so}, {out});"));
+        }
+        And | Or | Xor => {
+            let c = op.opcode.name().trim_start_matches("onnx.").to_string();
+            let (sa, sb) = (shape(cx, 0), shape(cx, 1));
+            let out = cx.begin(0);
+            let (a, b) = (cx.input(0)?, cx.input(1)?);
+            cx.line(format!("k::ew::logic(k::ew::Logic::{c}, {sa}, {a}, {sb}, {b}, {so}, {out});"));
+        }
+        Not => simple(cx, "k::ew::not")?,
+        IsNaN => simple(cx, "k::ew::is_nan")?,
+        IsInf => {
+            let (n, p) = (op.attrs.int("detect_negative").unwrap_or(1) != 0, op.attrs.int("detect_positive").unwrap_or(1) != 0);
+            let out = cx.begin(0);
+            let x = cx.input(0)?;
+            cx.line(format!("k::ew::is_inf({x}, {n}, {p}, {out});"));
+        }
+        Where => {
+            let (sc, sx, sy) = (shape(cx, 0), shape(cx, 1), shape(cx, 2));
+            let out = cx.begin(0);
+            let (c, x, y) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
+            cx.line(format!("k::ew::where_({sc}, {c}, {sx}, {x}, {sy}, {y}, {so}, {out});"));
+        }
+        Cast | CastLike => {
+            if cx.in_class(0).is_none() {
+                return Err("Cast from this element type is not supported".into());
+            }
+            simple(cx, "k::ew::cast")?
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// `kernel(x, out)`.
+fn simple(cx: &mut OpCx<'_, '_>, kernel: &str) -> Result<(), String> {
+    let out = cx.begin(0);
+    let x = cx.input(0)?;
+    cx.line(format!("{kernel}({x}, {out});"));
+    Ok(())
+}
