@@ -547,5 +547,11 @@ define_ops! {
     CoreExpand = "core.expand" { operands: X, attrs: &[a_req("shape", Ints)], infer: super::canonical::expand, eval: Some(ik::canonical::expand) }
     /// `core.attention` computed in `block_q` × `block_k` tiles with an online softmax (never more than `block_q·block_k` scores live); same result up to summation order.
     CoreAttentionBlocked = "core.attention_blocked" { operands: &[req("Q"), req("K"), req("V"), opt("mask")], attrs: &[a_req("block_k", Int), a_req("block_q", Int), a("causal", Int), a_req("scale", Float)], infer: super::fused::attention_blocked, eval: Some(ik::attention_blocked::attention_blocked) }
+    /// Swin window partition: `X [B, H, W, C]` rolled by `-shift` on axes 1, 2 (optional), cut into row-major `window = [wh, ww]` windows `[B·nW, wh·ww, C]`.
+    CoreWindowPartition = "core.window_partition" { operands: X, attrs: &[a("shift", Ints), a_req("window", Ints)], infer: super::window::partition, eval: Some(ik::window::partition) }
+    /// Inverse of `core.window_partition` with the same `window`/`shift`: `[B·nW, N, C]` merged into `[B, H, W, C]` (`size = [H, W]`), then rolled by `+shift`.
+    CoreWindowMerge = "core.window_merge" { operands: X, attrs: &[a("shift", Ints), a_req("size", Ints), a_req("window", Ints)], infer: super::window::merge, eval: Some(ik::window::merge) }
+    /// `softmax(Q @ Kᵀ * scale + bias + mask[b % num_windows]) @ V` over `[B·nW, heads, N, D]` windows; bias broadcasts to `[1, heads, N, N]`, mask is `[nW, N, N]`.
+    CoreWindowAttention = "core.window_attention" { operands: &[req("Q"), req("K"), req("V"), opt("bias"), opt("mask")], attrs: &[a_req("num_windows", Int), a_req("scale", Float)], infer: super::window::attention, eval: Some(ik::window::attention) }
     // @@ canonical-additions @@ (canonical core ops with static attributes go above this line)
 }
