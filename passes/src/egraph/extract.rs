@@ -42,6 +42,16 @@ impl CostModel for OpCount {
     }
 }
 
+/// The own cost of `node` in class `class`: the model's cost plus
+/// [`OPERAND_COST`] per operand read (among otherwise equal nodes, fewer
+/// operands win), at least [`MIN_OP_COST`] for ops.
+pub fn own_cost(eg: &EG, model: &dyn CostModel, class: Id, node: &ENode) -> f64 {
+    let reads = node.operands().iter().filter(|&&c| !super::analysis::is_absent(eg, c)).count();
+    let c = model.node_cost(eg, class, node) + OPERAND_COST * reads as f64;
+    let floor = if egg::Language::is_leaf(node) || matches!(node, ENode::Proj { .. }) { 0.0 } else { MIN_OP_COST };
+    c.max(floor)
+}
+
 /// The chosen node and its cost for every class that has a finite cost.
 pub fn extract(eg: &EG, model: &dyn CostModel) -> HashMap<Id, (f64, ENode)> {
     let mut ids: Vec<Id> = eg.classes().map(|c| c.id).collect();
@@ -57,13 +67,7 @@ pub fn extract(eg: &EG, model: &dyn CostModel) -> HashMap<Id, (f64, ENode)> {
     let own: HashMap<(Id, usize), f64> = ids
         .iter()
         .flat_map(|&id| eg[id].nodes.iter().enumerate().map(move |(i, n)| ((id, i), n)))
-        .map(|((id, i), n)| {
-            // Reading an operand is never free: among otherwise equal nodes, fewer operands win.
-            let reads = n.operands().iter().filter(|&&c| !super::analysis::is_absent(eg, c)).count();
-            let c = model.node_cost(eg, id, n) + OPERAND_COST * reads as f64;
-            let floor = if egg::Language::is_leaf(n) || matches!(n, ENode::Proj { .. }) { 0.0 } else { MIN_OP_COST };
-            ((id, i), c.max(floor))
-        })
+        .map(|((id, i), n)| ((id, i), own_cost(eg, model, id, n)))
         .collect();
     let mut best: HashMap<Id, (f64, ENode)> = HashMap::new();
     // Each round can only lower costs along acyclic choices; the cap is a

@@ -3,7 +3,8 @@
 //! A function's top-level dataflow is translated into an `egg` e-graph
 //! ([`bridge::import`]), rewritten by the rules of a [`RuleSet`] until
 //! saturation or a limit, and extracted back by a target cost model
-//! ([`extract`]). Constant folding, CSE and dead-code elimination fall out of
+//! ([`extract`], then [`refine`]d by the true cost of the emitted program, in
+//! which shared work counts once). Constant folding, CSE and dead-code elimination fall out of
 //! the representation: constants fold in the analysis, equal nodes are one
 //! node, and only what the results need is extracted.
 //!
@@ -15,6 +16,7 @@ pub mod analysis;
 pub mod bridge;
 pub mod extract;
 pub mod lang;
+pub mod refine;
 mod run;
 mod target;
 

@@ -4,6 +4,7 @@ use super::analysis::{EAnalysis, FoldBudget, EG};
 use super::bridge::{emit, import};
 use super::extract::{extract, CostModel, OpCount};
 use super::lang::ENode;
+use super::refine::refine;
 use super::{TargetCost, TargetInfo};
 use crate::rules::env::{ApplyEnv, Env};
 use crate::rules::{CompiledRhs, Rule, RuleSet};
@@ -224,7 +225,8 @@ pub fn optimize_module(
             Some(t) => Box::new(TargetCost(t.as_ref())),
             None => Box::new(OpCount),
         };
-        let choice = extract(&imp.eg, model.as_ref()).into_iter().map(|(k, (_, n))| (k, n)).collect();
+        let roots: Vec<Id> = imp.roots.iter().chain(&imp.opaque_roots).copied().collect();
+        let choice = refine(&imp.eg, model.as_ref(), &roots, extract(&imp.eg, model.as_ref()));
         emit(m, fi, &imp, &choice)?;
         report.funcs.push(FuncReport {
             func: m.funcs[fi].name.clone(),
