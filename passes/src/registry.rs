@@ -31,7 +31,7 @@ pub static REGISTRY: &[PassInfo] = &[
     },
     PassInfo {
         name: "optimize",
-        description: "equality saturation with every rule (cleanup, fusion, recognition, legalization, canonicalization), constant folding, CSE and DCE; extraction by the target's cost model",
+        description: "equality saturation with every rule (cleanup, fusion, recognition, legalization, canonicalization, resize, attention, window), constant folding, CSE and DCE; extraction by the target's cost model",
         make: |o| Box::new(EgraphPass::new("optimize", None, true, o)),
     },
     PassInfo {
