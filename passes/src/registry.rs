@@ -76,6 +76,14 @@ pub static REGISTRY: &[PassInfo] = &[
         },
     },
     PassInfo {
+        name: "window-lower",
+        description: "e-graph run with the window-lower rules only, forced (as if the target had no window ops): core.window_partition/merge become rank-4 reshape + transpose (+ slice/concat rolls), core.window_attention batched matmuls with one folded bias+mask constant",
+        make: |o| {
+            let forced = crate::rules::appliers::window_lower::window_lower_options(o);
+            Box::new(EgraphPass::new("window-lower", Some(&["window-lower"]), true, &forced))
+        },
+    },
+    PassInfo {
         name: "const-fold",
         description: "fold ops with constant operands (and Shape/Size of static shapes) within the folding budget; also CSE and DCE",
         make: |o| Box::new(EgraphPass::new("const-fold", Some(&[]), true, o)),

@@ -53,6 +53,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("resize.rules", include_str!("../../rules/resize.rules")),
     ("attention.rules", include_str!("../../rules/attention.rules")),
     ("window.rules", include_str!("../../rules/window.rules")),
+    ("window-lower.rules", include_str!("../../rules/window-lower.rules")),
 ];
 
 /// A validated set of rules, ready to run.

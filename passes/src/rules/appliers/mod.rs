@@ -37,6 +37,7 @@ pub mod fusion;
 pub mod recognition;
 pub mod resize;
 pub mod window;
+pub mod window_lower;
 
 /// Every applier, by name: the families' tables in order.
 pub fn all() -> impl Iterator<Item = &'static ApplierDef> {
@@ -48,4 +49,5 @@ pub fn all() -> impl Iterator<Item = &'static ApplierDef> {
         .chain(resize::APPLIERS)
         .chain(attention::APPLIERS)
         .chain(window::APPLIERS)
+        .chain(window_lower::APPLIERS)
 }
