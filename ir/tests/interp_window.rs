@@ -298,6 +298,13 @@ fn bad_attributes_are_errors() {
     assert!(part(win(vec![2])).unwrap_err().contains("two entries"));
     assert!(part(win(vec![2, 2]).with("shift", Attr::Ints(vec![4, 0]))).unwrap_err().contains("shift"));
     assert!(part(Attrs::new()).unwrap_err().contains("window"));
+    let empty = Tensor::new(vec![1, 0, 4, 2], Data::F32(vec![]));
+    let e = run(Opcode::CoreWindowPartition, vec![Some(empty)], win(vec![1, 2])).unwrap_err();
+    assert!(e.contains("no rows"), "{e}");
+    // An empty batch of windows merges into an empty batch of images.
+    let none = Tensor::new(vec![0, 4, 2], Data::F32(vec![]));
+    let merged = run(Opcode::CoreWindowMerge, vec![Some(none)], win(vec![2, 2]).with("size", Attr::Ints(vec![4, 4])));
+    assert_eq!(merged.unwrap().shape, vec![0, 4, 4, 2]);
     let w = Tensor::new(vec![3, 4, 2], Data::F32(vec![0.0; 24]));
     let merge = win(vec![2, 2]).with("size", Attr::Ints(vec![4, 4]));
     assert!(run(Opcode::CoreWindowMerge, vec![Some(w)], merge).unwrap_err().contains("multiple"));

@@ -66,6 +66,9 @@ pub fn windows(attrs: &Attrs, size: [u64; 2]) -> Result<Windows, String> {
     let mut out = Windows { size, window: [1, 1], shift: [0, 0] };
     for i in 0..2 {
         let axis = ["rows", "columns"][i];
+        if size[i] == 0 {
+            return Err(format!("the image has no {axis} (size {size:?}): windows need at least one"));
+        }
         if w[i] < 1 || !size[i].is_multiple_of(w[i] as u64) {
             return Err(format!("`window` {w:?}: the {axis} window {} must be >= 1 and divide {}", w[i], size[i]));
         }

@@ -110,10 +110,14 @@ pub(crate) fn window_attrs(g: &Windows) -> Attrs {
     a
 }
 
-/// The windowing that a 6-D reshape `[B, P, p, Q, q, C]` of `[B, P·p, Q·q, C]` describes.
-fn geometry(outer: [u64; 2], inner: [u64; 2]) -> Windows {
+/// The windowing that a 6-D reshape `[B, P, p, Q, q, C]` of `[B, P·p, Q·q, C]`
+/// describes; declines for an empty image (no windows to count).
+fn geometry(outer: [u64; 2], inner: [u64; 2]) -> Result<Windows, String> {
+    if outer.contains(&0) || inner.contains(&0) {
+        return Err(format!("an empty image ({outer:?} windows of {inner:?}) has no windows"));
+    }
     let size = [outer[0] * inner[0], outer[1] * inner[1]];
-    Windows { size, window: inner, shift: [0, 0] }
+    Ok(Windows { size, window: inner, shift: [0, 0] })
 }
 
 fn partition(env: &mut ApplyEnv<'_>, a: &[ArgVal]) -> Result<Id, String> {
@@ -126,7 +130,7 @@ fn partition(env: &mut ApplyEnv<'_>, a: &[ArgVal]) -> Result<Id, String> {
     if b6 != b || c6 != c || nh * wh != h || nw * ww != w {
         return Err(format!("the reshape {r6:?} of {xd:?} is not [B, H/wh, wh, W/ww, ww, C]"));
     }
-    let g = geometry([nh, nw], [wh, ww]);
+    let g = geometry([nh, nw], [wh, ww])?;
     let out = reshape_dims(env, &a[2], total)?;
     let (bw, n) = (b * g.num_windows(), g.tokens());
     if out == [bw, n, c] {
@@ -150,7 +154,7 @@ fn merge(env: &mut ApplyEnv<'_>, a: &[ArgVal]) -> Result<Id, String> {
     let total = xd.iter().product();
     let r6 = reshape_dims(env, &a[1], total)?;
     let &[b, nh, nw, wh, ww, c] = &r6[..] else { return Err(format!("the reshape {r6:?} is not 6-D")) };
-    let g = geometry([nh, nw], [wh, ww]);
+    let g = geometry([nh, nw], [wh, ww])?;
     let (bw, n) = (b * g.num_windows(), g.tokens());
     let windows_in = match xd[..] {
         [d0, d1, d2] if [d0, d1, d2] == [bw, n, c] => x,

@@ -174,6 +174,9 @@ fn lower_attention(env: &mut ApplyEnv<'_>, a: &[ArgVal]) -> Result<Id, String> {
     let nw = num_windows(&attrs)?;
     let qd = static_dims(env, q, "Q")?;
     let &[bw, heads, n, _] = &qd[..] else { return Err(format!("Q {qd:?} is not [B*nW, heads, N, D]")) };
+    if bw * heads * n == 0 {
+        return Err(format!("Q {qd:?} has no scores to lower"));
+    }
     let dtype = env.eg[q].data.ty().map(|t| t.dtype).ok_or("Q has no type")?;
     let bias_const = if env.absent(b) { None } else { konst(env, b).map(|_| constant(env, b, "bias")).transpose()? };
     let folded = if env.absent(m) {
