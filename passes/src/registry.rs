@@ -31,7 +31,7 @@ pub static REGISTRY: &[PassInfo] = &[
     },
     PassInfo {
         name: "optimize",
-        description: "equality saturation with every rule (cleanup, fusion, recognition, legalization, canonicalization), constant folding, CSE and DCE; extraction by the target's cost model",
+        description: "equality saturation with every rule (cleanup, fusion, recognition, legalization, canonicalization, resize, attention, window), constant folding, CSE and DCE; extraction by the target's cost model",
         make: |o| Box::new(EgraphPass::new("optimize", None, true, o)),
     },
     PassInfo {
@@ -73,6 +73,14 @@ pub static REGISTRY: &[PassInfo] = &[
         make: |o| {
             let forced = crate::rules::appliers::attention::blocked_options(o);
             Box::new(EgraphPass::new("attention-blocked", Some(&["attention"]), true, &forced))
+        },
+    },
+    PassInfo {
+        name: "window-lower",
+        description: "e-graph run with the window-lower rules only, forced (as if the target had no window ops): core.window_partition/merge become rank-4 reshape + transpose (+ slice/concat rolls), core.window_attention batched matmuls with one folded bias+mask constant",
+        make: |o| {
+            let forced = crate::rules::appliers::window_lower::window_lower_options(o);
+            Box::new(EgraphPass::new("window-lower", Some(&["window-lower"]), true, &forced))
         },
     },
     PassInfo {

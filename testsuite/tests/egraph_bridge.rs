@@ -144,3 +144,53 @@ fn unsound_rule_fails_loudly() {
     let err = optimize_module(&mut m, &rules, None, &Limits::default(), FoldBudget::default()).unwrap_err();
     assert!(err.contains("unsound rewrite") && err.contains("disagree on type"), "{err}");
 }
+
+/// Extraction charges work shared through a common ancestor once (the
+/// refinement by rooted DAG cost, `passes::egraph::refine`): Q, K and V all
+/// come from one projection of `x`, so per-operand amortization would charge
+/// that projection about once per operand of the fused attention and keep the
+/// unfused chain, or the form with the `q * s` multiply outside. The
+/// extracted program is one `core.attention` with the scale folded in.
+#[test]
+fn extraction_counts_shared_work_once() {
+    let m = parse(
+        r#"module @m attributes {phase = "onnx"} {
+  const @s : f32[] = dense<[0.25]>
+  const @qs : i64[4] = dense<[1, 8, 2, 8]>
+  func @main(%x: f32[1, 8, 16], %w: f32[16, 48], %mask: f32[1, 1, 8, 8]) -> (f32[1, 2, 8, 8]) {
+    %s = core.const {value = @s} : f32[]
+    %shape = core.const {value = @qs} : i64[4]
+    %h = onnx.MatMul %x, %w : f32[1, 8, 48]
+    %e = onnx.Tanh %h : f32[1, 8, 48]
+    %q0, %k0, %v0 = onnx.Split %e {axis = 2, num_outputs = 3} : f32[1, 8, 16], f32[1, 8, 16], f32[1, 8, 16]
+    %q1 = onnx.Reshape %q0, %shape : f32[1, 8, 2, 8]
+    %k1 = onnx.Reshape %k0, %shape : f32[1, 8, 2, 8]
+    %v1 = onnx.Reshape %v0, %shape : f32[1, 8, 2, 8]
+    %q = onnx.Transpose %q1 {perm = [0, 2, 1, 3]} : f32[1, 2, 8, 8]
+    %kt = onnx.Transpose %k1 {perm = [0, 2, 3, 1]} : f32[1, 2, 8, 8]
+    %v = onnx.Transpose %v1 {perm = [0, 2, 1, 3]} : f32[1, 2, 8, 8]
+    %qm = onnx.Mul %q, %s : f32[1, 2, 8, 8]
+    %sc = onnx.MatMul %qm, %kt : f32[1, 2, 8, 8]
+    %sm = onnx.Add %sc, %mask : f32[1, 2, 8, 8]
+    %p = onnx.Softmax %sm {axis = -1} : f32[1, 2, 8, 8]
+    %y = onnx.MatMul %p, %v : f32[1, 2, 8, 8]
+    return %y
+  }
+}"#,
+    );
+    let x = f32s(&[1, 8, 16]);
+    let tol = Tolerance { rtol: 1e-5, atol: 1e-6 };
+    for target in [None, Some("cpu")] {
+        let run = optimize_and_compare(
+            &m,
+            "shape-infer,optimize,dce",
+            target,
+            &[x.clone(), f32s(&[16, 48]), f32s(&[1, 1, 8, 8])],
+            tol,
+        )
+        .expect("same outputs");
+        let text = ir::text::print_module(&run.optimized);
+        assert!(text.contains("core.attention") && text.contains("scale = 0.25"), "{target:?}:\n{text}");
+        assert!(!text.contains("onnx.Mul") && !text.contains("onnx.Softmax"), "{target:?}:\n{text}");
+    }
+}

@@ -74,7 +74,7 @@ fn optimize_and_verify(dir: &Path, m: &ir::Module, target: &str) -> Result<ir::M
 fn models_optimize_verify_and_shrink() {
     let dirs = model_dirs();
     assert!(dirs.len() >= 10, "model set missing: {dirs:?}");
-    let mut report = String::from("| model | target | ops before | ops after | core.conv (fused act) | LayerNorm | GELU (fused) | attention | HardSwish | Resize |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    let mut report = String::from("| model | target | ops before | ops after | core.conv (fused act) | LayerNorm | GELU (fused) | attention | window partition/merge/attention | HardSwish | Resize |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     let mut failures = Vec::new();
     for dir in &dirs {
         let name = dir.file_name().and_then(|s| s.to_str()).unwrap_or("?").to_owned();
@@ -95,11 +95,14 @@ fn models_optimize_verify_and_shrink() {
                         .sum();
                     let fused_act: usize = h.iter().filter(|(k, _)| k.starts_with("core.conv+")).map(|(_, v)| v).sum();
                     report += &format!(
-                        "| {name} | {target} | {before} | {after} | {} ({fused_act}) | {} | {} ({fused_gelu}) | {} | {} | {} |\n",
+                        "| {name} | {target} | {before} | {after} | {} ({fused_act}) | {} | {} ({fused_gelu}) | {} | {}/{}/{} | {} | {} |\n",
                         count(&h, "core.conv"),
                         count(&h, "onnx.LayerNormalization"),
                         count(&h, "onnx.Gelu") + fused_gelu,
                         count(&h, "core.attention"),
+                        count(&h, "core.window_partition"),
+                        count(&h, "core.window_merge"),
+                        count(&h, "core.window_attention"),
                         count(&h, "onnx.HardSwish") + h.get("core.conv+hard_swish").copied().unwrap_or(0),
                         count(&h, "onnx.Resize"),
                     );
@@ -118,7 +121,7 @@ fn models_optimize_verify_and_shrink() {
 
 #[test]
 fn optimization_is_deterministic() {
-    for name in ["real/bert_encoder_paddle_static", "real/mobilenetv3_small_paddle"] {
+    for name in ["real/bert_encoder_paddle_static", "real/mobilenetv3_small_paddle", "swin_block"] {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name);
         let m = compiler::frontend::onnx::import_file(&dir.join("model.onnx")).expect("imports");
         let a = optimize_and_verify(&dir, &m, "cpu").expect("optimizes");

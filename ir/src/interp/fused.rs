@@ -31,7 +31,12 @@ fn first(out: Vec<Tensor>) -> Result<Tensor, String> {
 
 /// Run `kernel` on `inputs` with `attrs` (in `ctx`'s module) and return its
 /// first result, as the interpreter would for a one-result op.
-fn call(ctx: &EvalCtx<'_>, kernel: EvalFn, inputs: &[Option<&Tensor>], attrs: &Attrs) -> Result<Tensor, String> {
+pub(crate) fn call(
+    ctx: &EvalCtx<'_>,
+    kernel: EvalFn,
+    inputs: &[Option<&Tensor>],
+    attrs: &Attrs,
+) -> Result<Tensor, String> {
     let dt = inputs.iter().flatten().next().map_or(DType::F32, |t| t.dtype());
     let result_types = [TensorType::unranked(dt)];
     let mut none = NoRegions;
@@ -52,7 +57,7 @@ pub fn apply_activation(act: Activation, y: Tensor) -> Result<Tensor, String> {
 }
 
 /// `t` with its last two axes swapped, by `onnx.Transpose`'s kernel.
-fn transpose_last_two(ctx: &EvalCtx<'_>, t: &Tensor, what: &str) -> Result<Tensor, String> {
+pub(crate) fn transpose_last_two(ctx: &EvalCtx<'_>, t: &Tensor, what: &str) -> Result<Tensor, String> {
     let r = t.rank();
     if r < 2 {
         return Err(format!("{what} must have rank ≥ 2, got shape {:?}", t.shape));
@@ -63,7 +68,7 @@ fn transpose_last_two(ctx: &EvalCtx<'_>, t: &Tensor, what: &str) -> Result<Tenso
 }
 
 /// A rank-0 tensor of float type `dt` holding `x` (rounded once to `dt`).
-fn scalar(dt: DType, x: f64) -> Result<Tensor, String> {
+pub(crate) fn scalar(dt: DType, x: f64) -> Result<Tensor, String> {
     Ok(Tensor::new(vec![], float_data(dt, vec![x])?))
 }
 

@@ -22,6 +22,7 @@ pub mod reduce;
 pub mod shape;
 pub mod signal;
 mod tensor;
+pub mod window;
 
 pub use tensor::{from_le_bytes, strides, Data, Tensor};
 

@@ -249,7 +249,7 @@ fn matmul_of(ctx: &InferCtx<'_>, a: &TensorType, b: &TensorType) -> Result<Tenso
 }
 
 /// Error unless `what` (type `t`) has element type `dt` (that of `of`).
-fn expect_same(t: &TensorType, what: &str, dt: DType, of: &str) -> Result<(), String> {
+pub(crate) fn expect_same(t: &TensorType, what: &str, dt: DType, of: &str) -> Result<(), String> {
     if t.dtype == dt {
         Ok(())
     } else {
@@ -260,7 +260,7 @@ fn expect_same(t: &TensorType, what: &str, dt: DType, of: &str) -> Result<(), St
 /// Check that `src` broadcasts to `target` without changing it (only `src`
 /// may stretch). Returns `target` with unknown dims refined from static
 /// non-1 dims of `src`.
-fn broadcast_into(src: &TensorType, what: &str, target: &TensorType) -> Result<TensorType, String> {
+pub(crate) fn broadcast_into(src: &TensorType, what: &str, target: &TensorType) -> Result<TensorType, String> {
     let (Some(sd), Some(td)) = (src.dims(), target.dims()) else { return Ok(target.clone()) };
     let bad = |why: String| format!("{what} {src} does not broadcast to {target} without changing it ({why})");
     if sd.len() > td.len() {

@@ -23,6 +23,7 @@ pub mod signal;
 mod table;
 #[cfg(test)]
 mod tests;
+pub mod window;
 
 pub use table::{Opcode, OP_TABLE};
 

@@ -553,5 +553,11 @@ define_ops! {
         attrs: &[a_req("bucket_counts", Ints), a_req("buckets", Ints), a_req("callees", Strs), a_req("dims", Strs),
             a_req("pad_axes", Ints), a_req("pad_values", Floats), a_req("slice_axes", Ints)],
         infer: super::dispatch::needs_module, infer_module: Some(super::dispatch::bucket_dispatch), eval: Some(ik::dispatch::bucket_dispatch) }
+    /// Swin window partition: `X [B, H, W, C]` rolled by `-shift` on axes 1, 2 (optional), cut into row-major `window = [wh, ww]` windows `[B·nW, wh·ww, C]`.
+    CoreWindowPartition = "core.window_partition" { operands: X, attrs: &[a("shift", Ints), a_req("window", Ints)], infer: super::window::partition, eval: Some(ik::window::partition) }
+    /// Inverse of `core.window_partition` with the same `window`/`shift`: `[B·nW, N, C]` merged into `[B, H, W, C]` (`size = [H, W]`), then rolled by `+shift`.
+    CoreWindowMerge = "core.window_merge" { operands: X, attrs: &[a("shift", Ints), a_req("size", Ints), a_req("window", Ints)], infer: super::window::merge, eval: Some(ik::window::merge) }
+    /// `softmax(Q @ Kᵀ * scale + bias + mask[b % num_windows]) @ V` over `[B·nW, heads, N, D]` windows; bias broadcasts to `[1, heads, N, N]`, mask is `[nW, N, N]`.
+    CoreWindowAttention = "core.window_attention" { operands: &[req("Q"), req("K"), req("V"), opt("bias"), opt("mask")], attrs: &[a_req("num_windows", Int), a_req("scale", Float)], infer: super::window::attention, eval: Some(ik::window::attention) }
     // @@ canonical-additions @@ (canonical core ops with static attributes go above this line)
 }

@@ -3,7 +3,9 @@
 //! A function's top-level dataflow is translated into an `egg` e-graph
 //! ([`bridge::import`]), rewritten by the rules of a [`RuleSet`] until
 //! saturation or a limit, and extracted back by a target cost model
-//! ([`extract`]). Constant folding, CSE and dead-code elimination fall out of
+//! ([`extract`], then improved by the true cost of the emitted program, in
+//! which shared work counts once: [`rooted`] re-extraction, then [`refine`]'s
+//! local search). Constant folding, CSE and dead-code elimination fall out of
 //! the representation: constants fold in the analysis, equal nodes are one
 //! node, and only what the results need is extracted.
 //!
@@ -16,6 +18,7 @@ pub mod bridge;
 pub mod extract;
 pub mod lang;
 pub mod refine;
+pub mod rooted;
 mod run;
 mod target;
 

@@ -233,8 +233,9 @@ pub fn optimize_module(
             None => Box::new(OpCount),
         };
         let own = own_costs(&imp.eg, model.as_ref());
-        let mut picked: HashMap<Id, usize> = extract(&imp.eg, &own).into_iter().map(|(k, (_, n))| (k, n)).collect();
         let roots: Vec<Id> = imp.roots.iter().chain(&imp.opaque_roots).copied().collect();
+        let greedy = extract(&imp.eg, &own);
+        let mut picked: HashMap<Id, usize> = super::rooted::refine(&imp.eg, &own, &roots, &greedy);
         super::refine::refine(&imp.eg, &own, &mut picked, &roots);
         let choice = picked.into_iter().map(|(k, n)| (k, imp.eg[k].nodes[n].clone())).collect();
         emit(m, fi, &imp, &choice)?;

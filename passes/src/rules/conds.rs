@@ -69,7 +69,7 @@ conds! {
 
 /// Every condition: the shared ones above, then the families' own.
 pub fn all() -> impl Iterator<Item = &'static CondDef> {
-    use super::appliers::{attention, canonical, cleanup, fusion, recognition, resize};
+    use super::appliers::{attention, canonical, cleanup, fusion, recognition, resize, window, window_lower};
     CONDS
         .iter()
         .chain(cleanup::CONDS)
@@ -78,6 +78,8 @@ pub fn all() -> impl Iterator<Item = &'static CondDef> {
         .chain(canonical::CONDS)
         .chain(resize::CONDS)
         .chain(attention::CONDS)
+        .chain(window::CONDS)
+        .chain(window_lower::CONDS)
 }
 
 /// The value every element of a constant has, if they agree.

@@ -52,6 +52,8 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("canonical.rules", include_str!("../../rules/canonical.rules")),
     ("resize.rules", include_str!("../../rules/resize.rules")),
     ("attention.rules", include_str!("../../rules/attention.rules")),
+    ("window.rules", include_str!("../../rules/window.rules")),
+    ("window-lower.rules", include_str!("../../rules/window-lower.rules")),
 ];
 
 /// A validated set of rules, ready to run.

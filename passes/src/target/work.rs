@@ -11,7 +11,8 @@
 //!   input elements × `prod(W.dims[1..])` = `Cout/group × prod(kernel)`;
 //! * matrix products (`onnx.MatMul`, `onnx.Gemm`, `core.linear`, `onnx.MatMulInteger`,
 //!   `onnx.QLinearMatMul`): output elements × K (the contracted dim of A);
-//! * attention (`core.attention`, `core.attention_blocked`, `onnx.Attention`, `onnx.FlexAttention`):
+//! * attention (`core.attention`, `core.attention_blocked`, `core.window_attention`, `onnx.Attention`,
+//!   `onnx.FlexAttention`):
 //!   `B·H·Sq·Sk·(D+Dv)`, computed as `(Q elements / D) · Sk · (D + Dv)` with `Sk`
 //!   the second-to-last dim of K (this also holds for the 3-D `[B, S, H·D]` layout);
 //! * recurrent ops (`onnx.RNN`, `onnx.GRU`, `onnx.LSTM`): `dims[0]·dims[1]` of X
@@ -70,7 +71,11 @@ pub fn mac_kind(op: Opcode) -> Option<MacKind> {
         "onnx.ConvTranspose" | "core.conv_transpose" => MacKind::ConvTranspose,
         "onnx.MatMul" | "core.linear" | "onnx.MatMulInteger" | "onnx.QLinearMatMul" => MacKind::MatMul,
         "onnx.Gemm" => MacKind::Gemm,
-        "core.attention" | "core.attention_blocked" | "onnx.Attention" | "onnx.FlexAttention" => MacKind::Attention,
+        "core.attention"
+        | "core.attention_blocked"
+        | "core.window_attention"
+        | "onnx.Attention"
+        | "onnx.FlexAttention" => MacKind::Attention,
         "onnx.RNN" | "onnx.GRU" | "onnx.LSTM" => MacKind::Recurrent,
         _ => return None,
     })

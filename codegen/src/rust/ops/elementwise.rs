@@ -80,7 +80,8 @@ fn numeric(c: Option<Class>) -> bool {
 /// True if the op can write its result over an operand of the same type.
 pub fn in_place_ok(f: &ir::Function, op: &OpData) -> bool {
     let class = op.results.first().and_then(|&r| Class::of(f.ty(r).dtype));
-    (unary(op).is_some() && class == Some(Class::F32) && op.operands.len() == 1) || (binary(op).is_some() && numeric(class))
+    (unary(op).is_some() && class == Some(Class::F32) && op.operands.len() == 1)
+        || (binary(op).is_some() && numeric(class))
 }
 
 /// Lower an elementwise op; `Ok(false)` if `op` is not one.
@@ -186,7 +187,8 @@ fn other(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
         Not => simple(cx, "k::ew::not")?,
         IsNaN => simple(cx, "k::ew::is_nan")?,
         IsInf => {
-            let (n, p) = (op.attrs.int("detect_negative").unwrap_or(1) != 0, op.attrs.int("detect_positive").unwrap_or(1) != 0);
+            let (n, p) =
+                (op.attrs.int("detect_negative").unwrap_or(1) != 0, op.attrs.int("detect_positive").unwrap_or(1) != 0);
             let out = cx.begin(0);
             let x = cx.input(0)?;
             cx.line(format!("k::ew::is_inf({x}, {n}, {p}, {out});"));

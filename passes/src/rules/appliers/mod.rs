@@ -36,6 +36,8 @@ pub mod cleanup;
 pub mod fusion;
 pub mod recognition;
 pub mod resize;
+pub mod window;
+pub mod window_lower;
 
 /// Every applier, by name: the families' tables in order.
 pub fn all() -> impl Iterator<Item = &'static ApplierDef> {
@@ -46,4 +48,6 @@ pub fn all() -> impl Iterator<Item = &'static ApplierDef> {
         .chain(canonical::APPLIERS)
         .chain(resize::APPLIERS)
         .chain(attention::APPLIERS)
+        .chain(window::APPLIERS)
+        .chain(window_lower::APPLIERS)
 }

@@ -86,17 +86,17 @@ fn types_meet(e: &Env<'_>, a: &[ArgVal]) -> bool {
 }
 
 /// The type of class `c`, if it is a single value.
-fn ty(env: &ApplyEnv<'_>, c: Id) -> Option<TensorType> {
+pub(crate) fn ty(env: &ApplyEnv<'_>, c: Id) -> Option<TensorType> {
     env.eg[c].data.ty().cloned()
 }
 
 /// The constant value of class `c`.
-fn konst(env: &ApplyEnv<'_>, c: Id) -> Option<Arc<Constant>> {
+pub(crate) fn konst(env: &ApplyEnv<'_>, c: Id) -> Option<Arc<Constant>> {
     EAnalysis::const_of(env.eg, c).cloned()
 }
 
 /// The value of a one-element numeric constant.
-fn scalar_value(env: &ApplyEnv<'_>, c: Id, what: &str) -> Result<f64, String> {
+pub(crate) fn scalar_value(env: &ApplyEnv<'_>, c: Id, what: &str) -> Result<f64, String> {
     let k = konst(env, c).ok_or_else(|| format!("{what} is not a constant"))?;
     match k.to_f64s().as_deref() {
         Some([v]) => Ok(*v),
@@ -106,7 +106,7 @@ fn scalar_value(env: &ApplyEnv<'_>, c: Id, what: &str) -> Result<f64, String> {
 
 /// Add `op(operands){attrs}` after checking that its type meets the matched
 /// class's type; trailing optional operands are padded with the absent leaf.
-fn add_checked(env: &mut ApplyEnv<'_>, op: Opcode, operands: &[Id], attrs: &Attrs) -> Result<Id, String> {
+pub(crate) fn add_checked(env: &mut ApplyEnv<'_>, op: Opcode, operands: &[Id], attrs: &Attrs) -> Result<Id, String> {
     let mut args: SmallVec<[Id; 4]> = operands.iter().copied().collect();
     while args.len() < op.def().operands.len() {
         args.push(env.none());
@@ -121,13 +121,13 @@ fn add_checked(env: &mut ApplyEnv<'_>, op: Opcode, operands: &[Id], attrs: &Attr
 }
 
 /// Evaluate one op on constant tensors.
-fn eval1(op: Opcode, inputs: Vec<Tensor>, attrs: Attrs) -> Result<Tensor, String> {
+pub(crate) fn eval1(op: Opcode, inputs: Vec<Tensor>, attrs: Attrs) -> Result<Tensor, String> {
     let inputs: Vec<Option<Tensor>> = inputs.into_iter().map(Some).collect();
     eval_op(op, &inputs, attrs, 1)?.pop().ok_or_else(|| format!("{} produced no result", op.name()))
 }
 
 /// A constant of `dtype` and shape `dims` with every element `v`.
-fn filled(dtype: DType, dims: &[u64], v: f32) -> Result<Constant, String> {
+pub(crate) fn filled(dtype: DType, dims: &[u64], v: f32) -> Result<Constant, String> {
     let one = eval1(Opcode::Cast, vec![Tensor::scalar_f32(v)], Attrs::new().with("to", Attr::Type(dtype)))?;
     let shape = Tensor::from_i64s(dims.iter().map(|&d| d as i64).collect());
     let t = eval1(Opcode::Expand, vec![one, shape], Attrs::new())?;
@@ -235,7 +235,7 @@ fn swap_last_two(r: usize) -> Vec<i64> {
 /// K such that Kt = K with its last two dims swapped: the input of a
 /// swapping Transpose in Kt's class, else a Transpose composed with one found
 /// there, else a new Transpose of Kt.
-fn untranspose(env: &mut ApplyEnv<'_>, kt: Id) -> Result<Id, String> {
+pub(crate) fn untranspose(env: &mut ApplyEnv<'_>, kt: Id) -> Result<Id, String> {
     let r = ty(env, kt).and_then(|t| t.rank()).ok_or("Kt has an unknown rank")?;
     if r < 2 {
         return Err(format!("Kt has rank {r} < 2"));
@@ -267,7 +267,7 @@ fn untranspose(env: &mut ApplyEnv<'_>, kt: Id) -> Result<Id, String> {
 }
 
 /// The product of the `(mul|div, factor)*` scale arguments.
-fn scale_of(env: &ApplyEnv<'_>, args: &[ArgVal]) -> Result<f64, String> {
+pub(crate) fn scale_of(env: &ApplyEnv<'_>, args: &[ArgVal]) -> Result<f64, String> {
     if !args.len().is_multiple_of(2) {
         return Err("scale factors come in (mul|div, factor) pairs".into());
     }
