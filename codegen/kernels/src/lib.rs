@@ -20,3 +20,4 @@
 
 pub mod act;
 pub mod arena;
+pub mod gemm;
