@@ -21,3 +21,4 @@
 pub mod act;
 pub mod arena;
 pub mod gemm;
+pub mod conv;
