@@ -22,3 +22,4 @@ pub mod act;
 pub mod arena;
 pub mod gemm;
 pub mod conv;
+pub mod pool;
