@@ -23,3 +23,4 @@ pub mod arena;
 pub mod gemm;
 pub mod conv;
 pub mod pool;
+pub mod attention;

@@ -4,7 +4,7 @@ use super::{isa, run_isa, Bias, Dims, Epilogue, Gemm, Raw};
 
 /// Dim `t` counted from the right of `s` (1 past its rank).
 #[inline]
-fn dim_r(s: &[usize], t: usize) -> usize {
+pub(crate) fn dim_r(s: &[usize], t: usize) -> usize {
     if t < s.len() {
         s[s.len() - 1 - t]
     } else {
@@ -15,7 +15,7 @@ fn dim_r(s: &[usize], t: usize) -> usize {
 /// Dim `t` (from the right) of the numpy broadcast of `shapes`: the first
 /// dim that is not 1 (so a 0 wins over 1), else 1.
 #[inline]
-fn out_dim_r(shapes: &[&[usize]], t: usize) -> usize {
+pub(crate) fn out_dim_r(shapes: &[&[usize]], t: usize) -> usize {
     shapes.iter().map(|s| dim_r(s, t)).find(|&d| d != 1).unwrap_or(1)
 }
 

@@ -11,7 +11,7 @@ mod driver;
 mod epilogue;
 mod isa;
 mod kernel;
-mod matmul;
+pub(crate) mod matmul;
 mod pack;
 
 #[cfg(target_arch = "x86_64")]
