@@ -94,7 +94,9 @@ mod peak {
         }
         let mut out = [0.0f32; 8];
         // SAFETY: `out` holds exactly 8 f32s.
-        unsafe { _mm256_storeu_ps(out.as_mut_ptr(), acc.iter().fold(_mm256_setzero_ps(), |s, &a| _mm256_add_ps(s, a))) };
+        unsafe {
+            _mm256_storeu_ps(out.as_mut_ptr(), acc.iter().fold(_mm256_setzero_ps(), |s, &a| _mm256_add_ps(s, a)))
+        };
         out.iter().sum()
     }
 
@@ -103,7 +105,8 @@ mod peak {
         let iters = 2_000_000;
         if is_x86_feature_detected!("avx512f") {
             // SAFETY: the CPU has AVX-512F (checked just above).
-            let secs = super::best_time(|| _ = std::hint::black_box(unsafe { loop512(std::hint::black_box(iters)) }), 5);
+            let secs =
+                super::best_time(|| _ = std::hint::black_box(unsafe { loop512(std::hint::black_box(iters)) }), 5);
             let avx512 = (iters * ACC * 16 * 2) as f64 / secs / 1e9;
             (avx512.max(avx2()), "avx512")
         } else if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
@@ -145,7 +148,15 @@ fn main() {
     gemm::with_isa(isa, || {
         println!("isa={isa:?}");
         let mut main = 0.0;
-        for &(m, n, k) in &[(512, 512, 512), (256, 256, 256), (1024, 1024, 1024), (128, 128, 128), (197, 768, 768), (64, 3136, 576), (1, 4096, 1024)] {
+        for &(m, n, k) in &[
+            (512, 512, 512),
+            (256, 256, 256),
+            (1024, 1024, 1024),
+            (128, 128, 128),
+            (197, 768, 768),
+            (64, 3136, 576),
+            (1, 4096, 1024),
+        ] {
             let g = gemm_gflops(m, n, k, false);
             let gp = gemm_gflops(m, n, k, true);
             println!("size={m}x{n}x{k} gflops={g:.1} packed_b_gflops={gp:.1}");

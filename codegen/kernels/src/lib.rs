@@ -20,7 +20,7 @@
 
 pub mod act;
 pub mod arena;
-pub mod gemm;
-pub mod conv;
-pub mod pool;
 pub mod attention;
+pub mod conv;
+pub mod gemm;
+pub mod pool;

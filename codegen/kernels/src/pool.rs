@@ -51,8 +51,24 @@ impl Pool2d {
     /// The same window as an N-D pool.
     fn axes(&self) -> [Axis; 2] {
         [
-            Axis { input: self.h, k: self.kh, s: self.stride_h, d: self.dil_h, begin: self.pad_top, end: self.pad_bottom, out: self.out_h },
-            Axis { input: self.w, k: self.kw, s: self.stride_w, d: self.dil_w, begin: self.pad_left, end: self.pad_right, out: self.out_w },
+            Axis {
+                input: self.h,
+                k: self.kh,
+                s: self.stride_h,
+                d: self.dil_h,
+                begin: self.pad_top,
+                end: self.pad_bottom,
+                out: self.out_h,
+            },
+            Axis {
+                input: self.w,
+                k: self.kw,
+                s: self.stride_w,
+                d: self.dil_w,
+                begin: self.pad_left,
+                end: self.pad_right,
+                out: self.out_w,
+            },
         ]
     }
 }

@@ -55,7 +55,11 @@ struct Case {
 
 fn case() -> impl Strategy<Value = Case> {
     (
-        (prop::collection::vec(1usize..=3, 0..=2), [0usize..=2, 0usize..=2, 0usize..=2], [any::<u8>(), any::<u8>(), any::<u8>()]),
+        (
+            prop::collection::vec(1usize..=3, 0..=2),
+            [0usize..=2, 0usize..=2, 0usize..=2],
+            [any::<u8>(), any::<u8>(), any::<u8>()],
+        ),
         (1usize..=12, 0usize..=12, 1usize..=8, 1usize..=8),
         (0u8..3, 0usize..=4, any::<u8>(), prop_oneof![Just(0.125f32), Just(0.5), Just(1.0)]),
         (any::<bool>(), prop::option::of(0usize..=4), any::<u64>()),
@@ -68,7 +72,11 @@ fn case() -> impl Strategy<Value = Case> {
                 .map(|(i, &d)| {
                     let off = full.len() - qb.len().max(kb.len()) + i;
                     let has = |b: &[usize]| off >= full.len() - b.len() && b[off - (full.len() - b.len())] != 1;
-                    if has(&qb) || has(&kb) { d } else { 1 }
+                    if has(&qb) || has(&kb) {
+                        d
+                    } else {
+                        1
+                    }
                 })
                 .collect();
             let score: Vec<usize> = sb.into_iter().chain([sq, sk]).collect();
@@ -149,11 +157,35 @@ proptest! {
 #[test]
 fn blocked_equals_unblocked_on_long_sequences() {
     let (q, k, v) = ([2, 70, 16], [2, 90, 16], [2, 90, 24]);
-    let c = Case { q: q.to_vec(), k: k.to_vec(), v: v.to_vec(), mask: TestMask::None, scale: 0.25, causal: true, window: Some(20), seed: 5 };
+    let c = Case {
+        q: q.to_vec(),
+        k: k.to_vec(),
+        v: v.to_vec(),
+        mask: TestMask::None,
+        scale: 0.25,
+        causal: true,
+        window: Some(20),
+        seed: 5,
+    };
     let data = operands(&c);
     let (_, want) = attention_oracle(&c, &data, None);
     let mut out = vec![0.0; want.len()];
     let mut scratch = vec![0.0; attention::attention_blocked_scratch_len(&q, &k, &v, 16, 12)];
-    attention::attention_blocked(&q, &data[0], &k, &data[1], &v, &data[2], Mask::None, 0.25, true, Some(20), 16, 12, &mut out, &mut scratch);
+    attention::attention_blocked(
+        &q,
+        &data[0],
+        &k,
+        &data[1],
+        &v,
+        &data[2],
+        Mask::None,
+        0.25,
+        true,
+        Some(20),
+        16,
+        12,
+        &mut out,
+        &mut scratch,
+    );
     assert_close(&out, &want, "blocked vs core.attention");
 }

@@ -192,19 +192,52 @@ proptest! {
 #[test]
 fn conv2d_crosses_cache_blocks() {
     let p = Conv2d {
-        n: 1, c_in: 40, h: 30, w: 24, c_out: 20, kh: 3, kw: 3, stride_h: 1, stride_w: 1,
-        pad_top: 1, pad_left: 1, pad_bottom: 1, pad_right: 1, dil_h: 1, dil_w: 1, groups: 1,
+        n: 1,
+        c_in: 40,
+        h: 30,
+        w: 24,
+        c_out: 20,
+        kh: 3,
+        kw: 3,
+        stride_h: 1,
+        stride_w: 1,
+        pad_top: 1,
+        pad_left: 1,
+        pad_bottom: 1,
+        pad_right: 1,
+        dil_h: 1,
+        dil_w: 1,
+        groups: 1,
     };
     check_conv2d(p, Act::Relu, true, 11);
-    check_conv2d(Conv2d { kh: 1, kw: 1, pad_top: 0, pad_left: 0, pad_bottom: 0, pad_right: 0, c_in: 300, ..p }, Act::None, true, 12);
+    check_conv2d(
+        Conv2d { kh: 1, kw: 1, pad_top: 0, pad_left: 0, pad_bottom: 0, pad_right: 0, c_in: 300, ..p },
+        Act::None,
+        true,
+        12,
+    );
 }
 
 /// A transposed convolution with more input positions than one GEMM chunk.
 #[test]
 fn conv_transpose2d_chunks() {
     let p = ConvTranspose2d {
-        n: 1, c_in: 3, h: 20, w: 17, c_out: 4, kh: 3, kw: 2, stride_h: 2, stride_w: 1,
-        pad_top: 1, pad_left: 0, dil_h: 1, dil_w: 2, groups: 1, out_h: 40, out_w: 19,
+        n: 1,
+        c_in: 3,
+        h: 20,
+        w: 17,
+        c_out: 4,
+        kh: 3,
+        kw: 2,
+        stride_h: 2,
+        stride_w: 1,
+        pad_top: 1,
+        pad_left: 0,
+        dil_h: 1,
+        dil_w: 2,
+        groups: 1,
+        out_h: 40,
+        out_w: 19,
     };
     let (x, w) = (values(3 * 20 * 17, 1), values(3 * 4 * 3 * 2, 2));
     let attrs = window_attrs(&[2, 1], &[1, 0, 0, 0], &[1, 2], 1, Act::None);

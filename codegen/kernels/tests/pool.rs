@@ -17,8 +17,15 @@ fn axis() -> impl Strategy<Value = AxisSpec> {
 }
 
 /// Run MaxPool or AveragePool in the interpreter; `None` if it rejects the geometry.
-fn pool_oracle(op: Opcode, n: usize, c: usize, axes: &[AxisSpec], ceil: bool, include_pad: bool, seed: u64)
-    -> Option<(Vec<f32>, Vec<usize>, Vec<f32>)> {
+fn pool_oracle(
+    op: Opcode,
+    n: usize,
+    c: usize,
+    axes: &[AxisSpec],
+    ceil: bool,
+    include_pad: bool,
+    seed: u64,
+) -> Option<(Vec<f32>, Vec<usize>, Vec<f32>)> {
     let shape: Vec<usize> = [n, c].into_iter().chain(axes.iter().map(|a| a.0)).collect();
     let x = values(shape.iter().product(), seed);
     let pads: Vec<usize> = axes.iter().map(|a| a.4).chain(axes.iter().map(|a| a.5)).collect();
@@ -52,9 +59,22 @@ fn nd(n: usize, c: usize, axes: &[AxisSpec], out: &[usize]) -> PoolNd {
 
 fn two_d(n: usize, c: usize, a: &[AxisSpec], out: &[usize]) -> Pool2d {
     Pool2d {
-        n, c, h: a[0].0, w: a[1].0, kh: a[0].1, kw: a[1].1, stride_h: a[0].2, stride_w: a[1].2,
-        pad_top: a[0].4, pad_left: a[1].4, pad_bottom: a[0].5, pad_right: a[1].5,
-        dil_h: a[0].3, dil_w: a[1].3, out_h: out[0], out_w: out[1],
+        n,
+        c,
+        h: a[0].0,
+        w: a[1].0,
+        kh: a[0].1,
+        kw: a[1].1,
+        stride_h: a[0].2,
+        stride_w: a[1].2,
+        pad_top: a[0].4,
+        pad_left: a[1].4,
+        pad_bottom: a[0].5,
+        pad_right: a[1].5,
+        dil_h: a[0].3,
+        dil_w: a[1].3,
+        out_h: out[0],
+        out_w: out[1],
     }
 }
 

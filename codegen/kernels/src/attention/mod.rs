@@ -110,7 +110,14 @@ impl<'a> Geo<'a> {
 
     /// Mask the scaled scores `s` of queries `i0..`, keys `j0..j0 + cols`
     /// (rows of `cols`) of output batch `b`: mask, then causal and window.
-    pub fn mask_tile(&self, s: &mut [f32], b: usize, (i0, j0, cols): (usize, usize, usize), m: &Mask<'_>, vis: Visible) {
+    pub fn mask_tile(
+        &self,
+        s: &mut [f32],
+        b: usize,
+        (i0, j0, cols): (usize, usize, usize),
+        m: &Mask<'_>,
+        vis: Visible,
+    ) {
         let base = if matches!(m, Mask::None) { 0 } else { self.index(b, 3) * self.mask_mat };
         for (r, row) in s.chunks_exact_mut(cols).enumerate() {
             let i = i0 + r;
@@ -147,15 +154,38 @@ impl Visible {
 }
 
 /// Scores `s = scale · Q[i0..i0+rows] · K[j0..j0+cols]ᵀ` (`rows × cols`).
-pub(crate) fn scores(g: &Geo<'_>, q: &[f32], k: &[f32], (i0, rows): (usize, usize), (j0, cols): (usize, usize), scale: f32, s: &mut [f32], scratch: &mut [f32]) {
+pub(crate) fn scores(
+    g: &Geo<'_>,
+    q: &[f32],
+    k: &[f32],
+    (i0, rows): (usize, usize),
+    (j0, cols): (usize, usize),
+    scale: f32,
+    s: &mut [f32],
+    scratch: &mut [f32],
+) {
     let a = Raw { data: &q[i0 * g.d..(i0 + rows) * g.d], ld: g.d, trans: false };
     let b = Raw { data: &k[j0 * g.d..(j0 + cols) * g.d], ld: g.d, trans: true };
     let ep = Epilogue { alpha: scale, ..Epilogue::default() };
-    gemm::run_isa(gemm::current(), Dims { m: rows, n: cols, k: g.d, ldc: cols }, &a, &b, &mut s[..rows * cols], &ep, scratch);
+    gemm::run_isa(
+        gemm::current(),
+        Dims { m: rows, n: cols, k: g.d, ldc: cols },
+        &a,
+        &b,
+        &mut s[..rows * cols],
+        &ep,
+        scratch,
+    );
 }
 
 /// `out = p · v` for `p` `rows × sk` (row stride `sk`) and `v` `sk × dv`.
-pub(crate) fn times_v(p: &[f32], v: &[f32], (rows, sk, dv): (usize, usize, usize), out: &mut [f32], scratch: &mut [f32]) {
+pub(crate) fn times_v(
+    p: &[f32],
+    v: &[f32],
+    (rows, sk, dv): (usize, usize, usize),
+    out: &mut [f32],
+    scratch: &mut [f32],
+) {
     let a = Raw { data: p, ld: sk, trans: false };
     let b = Raw { data: v, ld: dv, trans: false };
     gemm::run_isa(gemm::current(), Dims { m: rows, n: dv, k: sk, ldc: dv }, &a, &b, out, &Epilogue::default(), scratch);
@@ -177,7 +207,8 @@ pub fn attention_scratch_len(q_shape: &[usize], k_shape: &[usize], v_shape: &[us
 /// a NaN propagates to its row).
 fn softmax_rows(s: &mut [f32], cols: usize) {
     for row in s.chunks_exact_mut(cols) {
-        let max = row.iter().fold(f32::NEG_INFINITY, |m, &x| if m.is_nan() || x.is_nan() { f32::NAN } else { m.max(x) });
+        let max =
+            row.iter().fold(f32::NEG_INFINITY, |m, &x| if m.is_nan() || x.is_nan() { f32::NAN } else { m.max(x) });
         let mut sum = 0.0;
         for x in row.iter_mut() {
             *x = (*x - max).exp();

@@ -17,7 +17,13 @@ pub(crate) struct Im2col<'a> {
 impl BSource for Im2col<'_> {
     const PREPACKED: bool = false;
 
-    fn panels<'s>(&'s self, nr: usize, (jc, nc): (usize, usize), (pc, kc): (usize, usize), s: &'s mut [f32]) -> Panels<'s> {
+    fn panels<'s>(
+        &'s self,
+        nr: usize,
+        (jc, nc): (usize, usize),
+        (pc, kc): (usize, usize),
+        s: &'s mut [f32],
+    ) -> Panels<'s> {
         for (pj, c0) in (0..nc).step_by(nr).enumerate() {
             let cols = nr.min(nc - c0);
             let panel = &mut s[pj * nr * kc..(pj + 1) * nr * kc];

@@ -96,12 +96,15 @@ impl Conv2d {
         self.kh == 1 && self.kw == 1 && self.stride_h == 1 && self.stride_w == 1 && pads == 0
     }
     fn is_depthwise(&self) -> bool {
-        self.groups == self.c_in && self.c_out % self.c_in == 0
+        self.groups == self.c_in && self.c_out.is_multiple_of(self.c_in)
     }
     fn check(&self) {
         let sizes = [self.c_in, self.c_out, self.kh, self.kw, self.stride_h, self.stride_w, self.dil_h, self.dil_w];
         assert!(sizes.iter().all(|&s| s >= 1) && self.groups >= 1, "bad conv {self:?}");
-        assert!(self.c_in % self.groups == 0 && self.c_out % self.groups == 0, "groups do not divide channels: {self:?}");
+        assert!(
+            self.c_in.is_multiple_of(self.groups) && self.c_out.is_multiple_of(self.groups),
+            "groups do not divide channels: {self:?}"
+        );
     }
     /// The same convolution up to batch and input size (what the weights fix).
     fn same_weights_geometry(&self, o: &Conv2d) -> bool {
@@ -160,7 +163,15 @@ pub fn conv2d_scratch_len(p: &Conv2d) -> usize {
 /// `y = act(conv(x, w) + bias)`: `x` is `[n, c_in, h, w]`, `y` is
 /// `[n, c_out, out_h, out_w]`, `bias` has `c_out` values. Asserts the slice
 /// lengths and that `w` was packed for this geometry.
-pub fn conv2d(p: &Conv2d, x: &[f32], w: &PackedConv, bias: Option<&[f32]>, act: Act, y: &mut [f32], scratch: &mut [f32]) {
+pub fn conv2d(
+    p: &Conv2d,
+    x: &[f32],
+    w: &PackedConv,
+    bias: Option<&[f32]>,
+    act: Act,
+    y: &mut [f32],
+    scratch: &mut [f32],
+) {
     p.check();
     assert!(p.same_weights_geometry(&w.p), "weights packed for {:?}, used for {p:?}", w.p);
     let (is, os) = (p.h * p.w, p.out_h() * p.out_w());

@@ -56,7 +56,10 @@ impl ConvTranspose2d {
     fn check(&self) {
         let sizes = [self.c_in, self.c_out, self.kh, self.kw, self.stride_h, self.stride_w, self.dil_h, self.dil_w];
         assert!(sizes.iter().all(|&s| s >= 1) && self.groups >= 1, "bad {self:?}");
-        assert!(self.c_in % self.groups == 0 && self.c_out % self.groups == 0, "groups do not divide channels: {self:?}");
+        assert!(
+            self.c_in.is_multiple_of(self.groups) && self.c_out.is_multiple_of(self.groups),
+            "groups do not divide channels: {self:?}"
+        );
     }
     /// GEMM shape per chunk: rows `mg·kh·kw`, depth `cg`, columns ≤ CHUNK.
     fn gemm_dims(&self) -> (usize, usize, usize) {

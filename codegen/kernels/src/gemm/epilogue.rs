@@ -64,7 +64,14 @@ impl<'a> Epilogue<'a> {
 
     /// Apply to rows `i0..i0 + rows`, columns `j0..j0 + cols` of C (row
     /// stride `ldc`) of an `_ × n` product.
-    pub(crate) fn apply(&self, c: &mut [f32], ldc: usize, n: usize, (i0, rows): (usize, usize), (j0, cols): (usize, usize)) {
+    pub(crate) fn apply(
+        &self,
+        c: &mut [f32],
+        ldc: usize,
+        n: usize,
+        (i0, rows): (usize, usize),
+        (j0, cols): (usize, usize),
+    ) {
         if self.is_identity() {
             return;
         }
@@ -76,13 +83,10 @@ impl<'a> Epilogue<'a> {
                 Bias::None => row.iter_mut().for_each(|x| *x *= alpha),
                 Bias::Scalar(b) => row.iter_mut().for_each(|x| *x = alpha * *x + beta * b),
                 Bias::PerRow(b) => row.iter_mut().for_each(|x| *x = alpha * *x + beta * b[i]),
-                Bias::PerCol(b) => {
-                    row.iter_mut().zip(&b[j0..j0 + cols]).for_each(|(x, &b)| *x = alpha * *x + beta * b)
+                Bias::PerCol(b) => row.iter_mut().zip(&b[j0..j0 + cols]).for_each(|(x, &b)| *x = alpha * *x + beta * b),
+                Bias::Full(b) => {
+                    row.iter_mut().zip(&b[i * n + j0..i * n + j0 + cols]).for_each(|(x, &b)| *x = alpha * *x + beta * b)
                 }
-                Bias::Full(b) => row
-                    .iter_mut()
-                    .zip(&b[i * n + j0..i * n + j0 + cols])
-                    .for_each(|(x, &b)| *x = alpha * *x + beta * b),
             }
             act.apply_slice(row);
         }

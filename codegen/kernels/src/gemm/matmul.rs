@@ -24,7 +24,10 @@ pub(crate) fn check_broadcast(shapes: &[&[usize]], what: &str) {
     let rank = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
     for t in 0..rank {
         let o = out_dim_r(shapes, t);
-        assert!(shapes.iter().all(|s| matches!(dim_r(s, t), 1) || dim_r(s, t) == o), "{what}: {shapes:?} do not broadcast");
+        assert!(
+            shapes.iter().all(|s| matches!(dim_r(s, t), 1) || dim_r(s, t) == o),
+            "{what}: {shapes:?} do not broadcast"
+        );
     }
 }
 

@@ -35,7 +35,13 @@ pub(crate) trait ASource {
     const PREPACKED: bool;
     /// Panels of rows `rows = (ic, mc)`: `ic..ic + mc`, for depth `depth = (pc, kc)`: `pc..pc + kc`, packing into
     /// `scratch` (at least `mc · kc` long) if needed. `ic` is a multiple of `mr`.
-    fn panels<'s>(&'s self, mr: usize, rows: (usize, usize), depth: (usize, usize), scratch: &'s mut [f32]) -> Panels<'s>;
+    fn panels<'s>(
+        &'s self,
+        mr: usize,
+        rows: (usize, usize),
+        depth: (usize, usize),
+        scratch: &'s mut [f32],
+    ) -> Panels<'s>;
 }
 
 /// The right operand of a GEMM, as packed `NR`-column panels.
@@ -44,7 +50,13 @@ pub(crate) trait BSource {
     const PREPACKED: bool;
     /// Panels of columns `cols = (jc, nc)`: `jc..jc + nc`, for depth `depth = (pc, kc)`: `pc..pc + kc`, packing into
     /// `scratch` (at least `⌈nc/nr⌉·nr·kc` long) if needed. `jc` is a multiple of `nr`.
-    fn panels<'s>(&'s self, nr: usize, cols: (usize, usize), depth: (usize, usize), scratch: &'s mut [f32]) -> Panels<'s>;
+    fn panels<'s>(
+        &'s self,
+        nr: usize,
+        cols: (usize, usize),
+        depth: (usize, usize),
+        scratch: &'s mut [f32],
+    ) -> Panels<'s>;
 }
 
 /// A row-major matrix `X` (or `Xᵀ` stored, if `trans`) with row stride `ld`.
@@ -193,7 +205,13 @@ impl PackedB {
 
 impl BSource for PackedB {
     const PREPACKED: bool = true;
-    fn panels<'s>(&'s self, nr: usize, (jc, _): (usize, usize), (pc, _): (usize, usize), _: &'s mut [f32]) -> Panels<'s> {
+    fn panels<'s>(
+        &'s self,
+        nr: usize,
+        (jc, _): (usize, usize),
+        (pc, _): (usize, usize),
+        _: &'s mut [f32],
+    ) -> Panels<'s> {
         debug_assert!(nr == self.nr && jc % nr == 0);
         let stride = self.nr * self.k;
         Panels { data: &self.store.get()[jc / nr * stride..], stride, k0: pc }
@@ -237,7 +255,13 @@ impl PackedA {
 
 impl ASource for PackedA {
     const PREPACKED: bool = true;
-    fn panels<'s>(&'s self, mr: usize, (ic, _): (usize, usize), (pc, _): (usize, usize), _: &'s mut [f32]) -> Panels<'s> {
+    fn panels<'s>(
+        &'s self,
+        mr: usize,
+        (ic, _): (usize, usize),
+        (pc, _): (usize, usize),
+        _: &'s mut [f32],
+    ) -> Panels<'s> {
         debug_assert!(mr == self.mr && ic % mr == 0);
         let stride = self.mr * self.k;
         Panels { data: &self.store.get()[ic / mr * stride..], stride, k0: pc }
