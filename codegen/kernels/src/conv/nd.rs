@@ -48,7 +48,10 @@ impl ConvNd {
         assert!(self.pads.len() == 2 * r, "pads of {self:?} must have 2·rank values");
         let pos = |v: &[usize]| v.iter().all(|&x| x >= 1);
         assert!(pos(&self.kernel) && pos(&self.stride) && pos(&self.dilation), "bad {self:?}");
-        assert!(self.groups >= 1 && self.c_in.is_multiple_of(self.groups) && self.c_out.is_multiple_of(self.groups), "bad {self:?}");
+        assert!(
+            self.groups >= 1 && self.c_in.is_multiple_of(self.groups) && self.c_out.is_multiple_of(self.groups),
+            "bad {self:?}"
+        );
     }
     /// Offset within an input plane of kernel tap `kf` at output position
     /// `o` (both flat), or `None` in the padding.
@@ -137,7 +140,10 @@ impl ConvTransposeNd {
         assert!(r >= 1 && lens.iter().all(|&l| l == r), "bad {self:?}");
         let pos = |v: &[usize]| v.iter().all(|&x| x >= 1);
         assert!(pos(&self.kernel) && pos(&self.stride) && pos(&self.dilation), "bad {self:?}");
-        assert!(self.groups >= 1 && self.c_in.is_multiple_of(self.groups) && self.c_out.is_multiple_of(self.groups), "bad {self:?}");
+        assert!(
+            self.groups >= 1 && self.c_in.is_multiple_of(self.groups) && self.c_out.is_multiple_of(self.groups),
+            "bad {self:?}"
+        );
     }
     /// Offset within an output plane reached from input position `i` by tap `kf`.
     fn target(&self, mut i: usize, mut kf: usize) -> Option<usize> {
