@@ -48,7 +48,7 @@ pub struct Gemm {
     pub trans_b: bool,
 }
 
-/// The tile and cache-block sizes of one micro-kernel family.
+/// The tile sizes (packing geometry) of one micro-kernel family.
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct Blocking {
     pub mr: usize,
