@@ -17,8 +17,17 @@
 //!   (f32 accumulation where the interpreter accumulates in f64);
 //! - `unsafe` appears only in the SIMD modules, behind safe functions that
 //!   check the CPU features at run time, each block with a `SAFETY` comment.
+//!
+//! Families: [`gemm`] (packed, cache-blocked SGEMM with AVX-512/AVX2/NEON
+//! micro-kernels, batched matmul, bias/activation epilogues), [`conv`]
+//! (2-D fast paths, N-D and transposed forms), [`pool`], [`attention`] (full
+//! and blocked). The AVX-512 intrinsics need Rust ≥ 1.89.
 
 pub mod act;
 pub mod arena;
+pub mod attention;
+pub mod conv;
+pub mod gemm;
 pub mod npy;
+pub mod pool;
 pub mod rt;

@@ -1,0 +1,205 @@
+//! Convolutions (NCHW, weights `[c_out, c_in / groups, kh, kw]`) with a
+//! fused per-channel bias and activation.
+//!
+//! 2-D fast paths, chosen once when the weights are packed ([`PackedConv`]):
+//! - 1×1, stride 1, unpadded: a plain GEMM per (image, group), the input
+//!   planes read directly as the B operand (no im2col);
+//! - depthwise (`groups == c_in`, any channel multiplier): direct loops;
+//! - everything else (strides, dilations, asymmetric pads, groups): GEMM with
+//!   the weights as a pre-packed A and the im2col matrix packed on the fly,
+//!   panel by panel, straight from the input (never materialized).
+//!
+//! General N-D forms ([`conv_nd`], [`conv_transpose_nd`]) are direct loops;
+//! [`conv_transpose2d`] is a GEMM followed by a col2im scatter.
+
+mod depthwise;
+mod im2col;
+mod nd;
+mod transpose;
+
+pub use nd::{conv_nd, conv_transpose_nd, ConvNd, ConvTransposeNd};
+pub use transpose::{conv_transpose2d, conv_transpose2d_scratch_len, ConvTranspose2d};
+
+use crate::act::Act;
+use crate::gemm::{self, Epilogue, PackedA, Raw};
+use im2col::Im2col;
+
+/// A 2-D convolution's geometry. Invariants (asserted by the kernels):
+/// all sizes ≥ 1 except `n`, `c_in` and `c_out` divisible by `groups`, the
+/// dilated kernel fits the padded input.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Conv2d {
+    /// Batch size.
+    pub n: usize,
+    /// Input channels.
+    pub c_in: usize,
+    /// Input height.
+    pub h: usize,
+    /// Input width.
+    pub w: usize,
+    /// Output channels.
+    pub c_out: usize,
+    /// Kernel height.
+    pub kh: usize,
+    /// Kernel width.
+    pub kw: usize,
+    /// Vertical stride.
+    pub stride_h: usize,
+    /// Horizontal stride.
+    pub stride_w: usize,
+    /// Rows of zero padding above.
+    pub pad_top: usize,
+    /// Columns of zero padding on the left.
+    pub pad_left: usize,
+    /// Rows of zero padding below.
+    pub pad_bottom: usize,
+    /// Columns of zero padding on the right.
+    pub pad_right: usize,
+    /// Vertical dilation.
+    pub dil_h: usize,
+    /// Horizontal dilation.
+    pub dil_w: usize,
+    /// Channel groups.
+    pub groups: usize,
+}
+
+/// Output size of a sliding window: `(in + pads − dilated kernel) / stride + 1`
+/// (0 if the dilated kernel does not fit).
+pub(crate) fn out_size(input: usize, pads: usize, k: usize, stride: usize, dil: usize) -> usize {
+    let ek = dil * (k - 1) + 1;
+    (input + pads).checked_sub(ek).map_or(0, |d| d / stride + 1)
+}
+
+impl Conv2d {
+    /// Output height.
+    pub fn out_h(&self) -> usize {
+        out_size(self.h, self.pad_top + self.pad_bottom, self.kh, self.stride_h, self.dil_h)
+    }
+    /// Output width.
+    pub fn out_w(&self) -> usize {
+        out_size(self.w, self.pad_left + self.pad_right, self.kw, self.stride_w, self.dil_w)
+    }
+    /// Input channels per group.
+    fn cg(&self) -> usize {
+        self.c_in / self.groups
+    }
+    /// Output channels per group.
+    fn mg(&self) -> usize {
+        self.c_out / self.groups
+    }
+    /// GEMM depth: weights per output channel.
+    fn depth(&self) -> usize {
+        self.cg() * self.kh * self.kw
+    }
+    fn is_1x1(&self) -> bool {
+        let pads = self.pad_top + self.pad_left + self.pad_bottom + self.pad_right;
+        self.kh == 1 && self.kw == 1 && self.stride_h == 1 && self.stride_w == 1 && pads == 0
+    }
+    fn is_depthwise(&self) -> bool {
+        self.groups == self.c_in && self.c_out.is_multiple_of(self.c_in)
+    }
+    fn check(&self) {
+        let sizes = [self.c_in, self.c_out, self.kh, self.kw, self.stride_h, self.stride_w, self.dil_h, self.dil_w];
+        assert!(sizes.iter().all(|&s| s >= 1) && self.groups >= 1, "bad conv {self:?}");
+        assert!(
+            self.c_in.is_multiple_of(self.groups) && self.c_out.is_multiple_of(self.groups),
+            "groups do not divide channels: {self:?}"
+        );
+    }
+    /// The same convolution up to batch and input size (what the weights fix).
+    fn same_weights_geometry(&self, o: &Conv2d) -> bool {
+        Conv2d { n: 0, h: 0, w: 0, ..*self } == Conv2d { n: 0, h: 0, w: 0, ..*o }
+    }
+}
+
+/// How a [`PackedConv`] computes.
+#[derive(Clone, Debug)]
+enum Path {
+    /// 1×1 GEMM: one packed A (`mg × cg`) per group.
+    Pointwise(Vec<PackedA>),
+    /// im2col GEMM: one packed A (`mg × cg·kh·kw`) per group.
+    Im2col(Vec<PackedA>),
+    /// Depthwise direct: the weights as given.
+    Depthwise(Vec<f32>),
+}
+
+/// Convolution weights arranged for their path, at model construction.
+/// Valid for every [`Conv2d`] that differs from the one given only in `n`,
+/// `h` and `w`.
+#[derive(Clone, Debug)]
+pub struct PackedConv {
+    p: Conv2d,
+    path: Path,
+}
+
+impl PackedConv {
+    /// Arrange `w` (`[c_out, c_in / groups, kh, kw]`) for `p`.
+    pub fn new(p: &Conv2d, w: &[f32]) -> PackedConv {
+        p.check();
+        let (mg, k) = (p.mg(), p.depth());
+        assert_eq!(w.len(), p.c_out * k, "conv weights have {} elements, {p:?} needs {}", w.len(), p.c_out * k);
+        let packed = || (0..p.groups).map(|g| PackedA::new(&w[g * mg * k..(g + 1) * mg * k], mg, k, k)).collect();
+        let path = if p.is_depthwise() {
+            Path::Depthwise(w.to_vec())
+        } else if p.is_1x1() {
+            Path::Pointwise(packed())
+        } else {
+            Path::Im2col(packed())
+        };
+        PackedConv { p: *p, path }
+    }
+}
+
+/// Scratch elements [`conv2d`] needs for `p`.
+pub fn conv2d_scratch_len(p: &Conv2d) -> usize {
+    let n = p.out_h() * p.out_w();
+    if p.is_depthwise() {
+        0
+    } else {
+        gemm::packed_a_scratch_len(p.mg(), n, p.depth())
+    }
+}
+
+/// `y = act(conv(x, w) + bias)`: `x` is `[n, c_in, h, w]`, `y` is
+/// `[n, c_out, out_h, out_w]`, `bias` has `c_out` values. Asserts the slice
+/// lengths and that `w` was packed for this geometry.
+pub fn conv2d(
+    p: &Conv2d,
+    x: &[f32],
+    w: &PackedConv,
+    bias: Option<&[f32]>,
+    act: Act,
+    y: &mut [f32],
+    scratch: &mut [f32],
+) {
+    p.check();
+    assert!(p.same_weights_geometry(&w.p), "weights packed for {:?}, used for {p:?}", w.p);
+    let (is, os) = (p.h * p.w, p.out_h() * p.out_w());
+    assert_eq!(x.len(), p.n * p.c_in * is, "conv input has {} elements, {p:?} needs more", x.len());
+    assert_eq!(y.len(), p.n * p.c_out * os, "conv output has {} elements, {p:?} needs more", y.len());
+    if let Some(b) = bias {
+        assert_eq!(b.len(), p.c_out, "conv bias has {} elements, expected {}", b.len(), p.c_out);
+    }
+    if p.n == 0 || os == 0 {
+        return;
+    }
+    let (a, pointwise) = match &w.path {
+        Path::Depthwise(wv) => return depthwise::depthwise2d(p, x, wv, bias, act, y),
+        Path::Pointwise(a) => (a, true),
+        Path::Im2col(a) => (a, false),
+    };
+    let (cg, mg) = (p.cg(), p.mg());
+    for b in 0..p.n {
+        for (g, ag) in a.iter().enumerate() {
+            let xg = &x[(b * p.c_in + g * cg) * is..(b * p.c_in + (g + 1) * cg) * is];
+            let yg = &mut y[(b * p.c_out + g * mg) * os..(b * p.c_out + (g + 1) * mg) * os];
+            let ep = Epilogue::per_row(bias.map(|b| &b[g * mg..(g + 1) * mg]), act);
+            if pointwise {
+                let src = Raw { data: xg, ld: is, trans: false };
+                gemm::gemm_packed_a(ag, os, &src, yg, os, &ep, scratch);
+            } else {
+                gemm::gemm_packed_a(ag, os, &Im2col { x: xg, p }, yg, os, &ep, scratch);
+            }
+        }
+    }
+}

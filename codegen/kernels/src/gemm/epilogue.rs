@@ -1,0 +1,94 @@
+//! The GEMM epilogue `C = act(alpha · (A·B) + beta · bias)`, applied to each
+//! C tile right after its last depth block (while it is in L1).
+
+use crate::act::Act;
+
+/// The additive term of the epilogue, broadcast to `m × n`.
+#[derive(Copy, Clone, Debug, Default)]
+pub enum Bias<'a> {
+    /// No bias.
+    #[default]
+    None,
+    /// One value for every element.
+    Scalar(f32),
+    /// One value per column (length `n`): a linear layer's bias.
+    PerCol(&'a [f32]),
+    /// One value per row (length `m`): a convolution's per-channel bias.
+    PerRow(&'a [f32]),
+    /// A full `m × n` row-major matrix (onnx.Gemm's C).
+    Full(&'a [f32]),
+}
+
+/// What happens to the product: `C = act(alpha · (A·B) + beta · bias)`.
+/// The bias term is skipped when `beta == 0` (as onnx.Gemm ignores C then,
+/// even if it holds NaN). `Default` is the plain product.
+#[derive(Copy, Clone, Debug)]
+pub struct Epilogue<'a> {
+    /// Scale of the product.
+    pub alpha: f32,
+    /// Scale of the bias.
+    pub beta: f32,
+    /// The bias.
+    pub bias: Bias<'a>,
+    /// Activation applied last.
+    pub act: Act,
+}
+
+impl Default for Epilogue<'_> {
+    fn default() -> Self {
+        Epilogue { alpha: 1.0, beta: 1.0, bias: Bias::None, act: Act::None }
+    }
+}
+
+impl<'a> Epilogue<'a> {
+    /// `act(product + bias)` with a per-row bias (a convolution's epilogue).
+    pub fn per_row(bias: Option<&'a [f32]>, act: Act) -> Epilogue<'a> {
+        Epilogue { bias: bias.map_or(Bias::None, Bias::PerRow), act, ..Epilogue::default() }
+    }
+
+    /// True if the epilogue leaves the product unchanged.
+    pub fn is_identity(&self) -> bool {
+        self.alpha == 1.0 && self.act == Act::None && (self.beta == 0.0 || matches!(self.bias, Bias::None))
+    }
+
+    /// Assert that the bias fits an `m × n` result.
+    pub fn check(&self, m: usize, n: usize) {
+        let (len, want) = match self.bias {
+            Bias::None | Bias::Scalar(_) => return,
+            Bias::PerCol(b) => (b.len(), n),
+            Bias::PerRow(b) => (b.len(), m),
+            Bias::Full(b) => (b.len(), m * n),
+        };
+        assert_eq!(len, want, "bias has {len} elements, the {m}×{n} result needs {want}");
+    }
+
+    /// Apply to rows `i0..i0 + rows`, columns `j0..j0 + cols` of C (row
+    /// stride `ldc`) of an `_ × n` product.
+    pub(crate) fn apply(
+        &self,
+        c: &mut [f32],
+        ldc: usize,
+        n: usize,
+        (i0, rows): (usize, usize),
+        (j0, cols): (usize, usize),
+    ) {
+        if self.is_identity() {
+            return;
+        }
+        let bias = if self.beta == 0.0 { Bias::None } else { self.bias };
+        let (alpha, beta, act) = (self.alpha, self.beta, self.act);
+        for i in i0..i0 + rows {
+            let row = &mut c[i * ldc + j0..i * ldc + j0 + cols];
+            match bias {
+                Bias::None => row.iter_mut().for_each(|x| *x *= alpha),
+                Bias::Scalar(b) => row.iter_mut().for_each(|x| *x = alpha * *x + beta * b),
+                Bias::PerRow(b) => row.iter_mut().for_each(|x| *x = alpha * *x + beta * b[i]),
+                Bias::PerCol(b) => row.iter_mut().zip(&b[j0..j0 + cols]).for_each(|(x, &b)| *x = alpha * *x + beta * b),
+                Bias::Full(b) => {
+                    row.iter_mut().zip(&b[i * n + j0..i * n + j0 + cols]).for_each(|(x, &b)| *x = alpha * *x + beta * b)
+                }
+            }
+            act.apply_slice(row);
+        }
+    }
+}

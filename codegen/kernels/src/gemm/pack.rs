@@ -1,0 +1,269 @@
+//! Operand sources of the blocked GEMM driver and the packed layouts.
+//!
+//! Packed A (for one block of `mc` rows × `kc` depth) is a sequence of
+//! micro-panels of `MR` rows (the last one may be shorter): panel `p` holds,
+//! for each depth step, its `rows_p` values contiguously. Packed B is a
+//! sequence of `NR`-column micro-panels, each holding `NR` values per depth
+//! step, zero-padded past the last column. Pre-packed operands ([`PackedA`],
+//! [`PackedB`]) keep the whole depth `K` per panel, so a `kc` block of panel
+//! `p` starts at `p · stride + pc · width`.
+
+use super::isa::{self, Isa};
+use super::Blocking;
+
+/// A view of packed micro-panels: panel `p` of width `w` and depth block
+/// `kc` is `data[p·stride + k0·w ..][.. kc·w]`.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Panels<'s> {
+    pub data: &'s [f32],
+    pub stride: usize,
+    pub k0: usize,
+}
+
+impl<'s> Panels<'s> {
+    /// Panel `p` (width `w`) for a depth block of `kc`.
+    #[inline]
+    pub fn panel(&self, p: usize, w: usize, kc: usize) -> &'s [f32] {
+        let s = p * self.stride + self.k0 * w;
+        &self.data[s..s + kc * w]
+    }
+}
+
+/// The left operand of a GEMM, as packed `MR`-row panels.
+pub(crate) trait ASource {
+    /// True if the operand is already packed (needs no scratch).
+    const PREPACKED: bool;
+    /// Panels of rows `rows = (ic, mc)`: `ic..ic + mc`, for depth `depth = (pc, kc)`: `pc..pc + kc`, packing into
+    /// `scratch` (at least `mc · kc` long) if needed. `ic` is a multiple of `mr`.
+    fn panels<'s>(
+        &'s self,
+        mr: usize,
+        rows: (usize, usize),
+        depth: (usize, usize),
+        scratch: &'s mut [f32],
+    ) -> Panels<'s>;
+}
+
+/// The right operand of a GEMM, as packed `NR`-column panels.
+pub(crate) trait BSource {
+    /// True if the operand is already packed (needs no scratch).
+    const PREPACKED: bool;
+    /// Panels of columns `cols = (jc, nc)`: `jc..jc + nc`, for depth `depth = (pc, kc)`: `pc..pc + kc`, packing into
+    /// `scratch` (at least `⌈nc/nr⌉·nr·kc` long) if needed. `jc` is a multiple of `nr`.
+    fn panels<'s>(
+        &'s self,
+        nr: usize,
+        cols: (usize, usize),
+        depth: (usize, usize),
+        scratch: &'s mut [f32],
+    ) -> Panels<'s>;
+}
+
+/// A row-major matrix `X` (or `Xᵀ` stored, if `trans`) with row stride `ld`.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Raw<'a> {
+    pub data: &'a [f32],
+    pub ld: usize,
+    pub trans: bool,
+}
+
+impl ASource for Raw<'_> {
+    const PREPACKED: bool = false;
+    fn panels<'s>(&'s self, mr: usize, rows: (usize, usize), depth: (usize, usize), s: &'s mut [f32]) -> Panels<'s> {
+        pack_a(self, mr, rows, depth, s);
+        Panels { data: s, stride: mr * depth.1, k0: 0 }
+    }
+}
+
+impl BSource for Raw<'_> {
+    const PREPACKED: bool = false;
+    fn panels<'s>(&'s self, nr: usize, cols: (usize, usize), depth: (usize, usize), s: &'s mut [f32]) -> Panels<'s> {
+        pack_b(self, nr, cols, depth, s);
+        Panels { data: s, stride: nr * depth.1, k0: 0 }
+    }
+}
+
+/// Pack rows `i0..i0+mc`, depth `p0..p0+kc` of A (element `(i, l)`).
+pub(crate) fn pack_a(a: &Raw<'_>, mr: usize, (i0, mc): (usize, usize), (p0, kc): (usize, usize), dst: &mut [f32]) {
+    for (pi, r0) in (0..mc).step_by(mr).enumerate() {
+        let rows = mr.min(mc - r0);
+        let panel = &mut dst[pi * mr * kc..pi * mr * kc + rows * kc];
+        if a.trans {
+            for (l, out) in panel.chunks_exact_mut(rows).enumerate() {
+                let s = (p0 + l) * a.ld + i0 + r0;
+                out.copy_from_slice(&a.data[s..s + rows]);
+            }
+        } else {
+            for r in 0..rows {
+                let s = (i0 + r0 + r) * a.ld + p0;
+                for (l, &v) in a.data[s..s + kc].iter().enumerate() {
+                    panel[l * rows + r] = v;
+                }
+            }
+        }
+    }
+}
+
+/// Pack columns `j0..j0+nc`, depth `p0..p0+kc` of B (element `(l, j)`),
+/// zero-padding the last panel to `nr` columns.
+pub(crate) fn pack_b(b: &Raw<'_>, nr: usize, (j0, nc): (usize, usize), (p0, kc): (usize, usize), dst: &mut [f32]) {
+    for (pj, c0) in (0..nc).step_by(nr).enumerate() {
+        let cols = nr.min(nc - c0);
+        let panel = &mut dst[pj * nr * kc..(pj + 1) * nr * kc];
+        if b.trans {
+            if cols < nr {
+                panel.fill(0.0);
+            }
+            for c in 0..cols {
+                let s = (j0 + c0 + c) * b.ld + p0;
+                for (l, &v) in b.data[s..s + kc].iter().enumerate() {
+                    panel[l * nr + c] = v;
+                }
+            }
+        } else {
+            for (l, out) in panel.chunks_exact_mut(nr).enumerate() {
+                let s = (p0 + l) * b.ld + j0 + c0;
+                out[..cols].copy_from_slice(&b.data[s..s + cols]);
+                out[cols..].fill(0.0);
+            }
+        }
+    }
+}
+
+/// `x` advanced to the first 64-byte aligned element (at most 15 skipped).
+pub(crate) fn align64(x: &mut [f32]) -> &mut [f32] {
+    let skip = ((64 - (x.as_ptr() as usize) % 64) % 64) / std::mem::size_of::<f32>();
+    let skip = skip.min(x.len());
+    &mut x[skip..]
+}
+
+/// Elements reserved for [`align64`].
+pub(crate) const ALIGN_PAD: usize = 16;
+
+/// Storage of a pre-packed operand: an owned buffer, 64-byte aligned from `off`.
+#[derive(Clone, Debug)]
+struct Store {
+    buf: Vec<f32>,
+    off: usize,
+}
+
+impl Store {
+    fn new(len: usize) -> Store {
+        let mut buf = vec![0.0f32; len + ALIGN_PAD];
+        let off = buf.len() - align64(&mut buf).len();
+        Store { buf, off }
+    }
+    fn get(&self) -> &[f32] {
+        &self.buf[self.off..]
+    }
+    fn get_mut(&mut self) -> &mut [f32] {
+        &mut self.buf[self.off..]
+    }
+}
+
+/// B (`k × n`) packed once for the micro-kernel family current at
+/// construction (see [`isa::current`]); every later product with it uses that
+/// family. Layout: `⌈n/NR⌉` panels of `NR × k` values (see the module docs).
+#[derive(Clone, Debug)]
+pub struct PackedB {
+    store: Store,
+    isa: Isa,
+    nr: usize,
+    k: usize,
+    n: usize,
+}
+
+impl PackedB {
+    /// Pack `b`: `k × n` row-major, or `n × k` row-major if `trans_b`.
+    pub fn new(b: &[f32], k: usize, n: usize, trans_b: bool) -> PackedB {
+        assert_eq!(b.len(), k * n, "B has {} elements, expected k·n = {k}·{n}", b.len());
+        let isa = isa::current();
+        let nr = Blocking::of(isa).nr;
+        let panels = n.div_ceil(nr);
+        let mut store = Store::new(panels * nr * k);
+        let raw = Raw { data: b, ld: if trans_b { k } else { n }, trans: trans_b };
+        let dst = store.get_mut();
+        for p in 0..panels {
+            let cols = nr.min(n - p * nr);
+            pack_b(&raw, nr, (p * nr, cols), (0, k), &mut dst[p * nr * k..(p + 1) * nr * k]);
+        }
+        PackedB { store, isa, nr, k, n }
+    }
+    /// Depth (rows of the logical B).
+    pub fn k(&self) -> usize {
+        self.k
+    }
+    /// Columns of the logical B.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+    /// The micro-kernel family it was packed for.
+    pub fn isa(&self) -> Isa {
+        self.isa
+    }
+}
+
+impl BSource for PackedB {
+    const PREPACKED: bool = true;
+    fn panels<'s>(
+        &'s self,
+        nr: usize,
+        (jc, _): (usize, usize),
+        (pc, _): (usize, usize),
+        _: &'s mut [f32],
+    ) -> Panels<'s> {
+        debug_assert!(nr == self.nr && jc % nr == 0);
+        let stride = self.nr * self.k;
+        Panels { data: &self.store.get()[jc / nr * stride..], stride, k0: pc }
+    }
+}
+
+/// A (`m × k`) packed once for the micro-kernel family current at
+/// construction, as `⌈m/MR⌉` panels of `MR × k` values (the last one
+/// `(m mod MR) × k` if shorter). Used for constant left operands (conv weights).
+#[derive(Clone, Debug)]
+pub(crate) struct PackedA {
+    store: Store,
+    isa: Isa,
+    mr: usize,
+    m: usize,
+    k: usize,
+}
+
+impl PackedA {
+    /// Pack `a`: `m × k` row-major with row stride `lda`.
+    pub fn new(a: &[f32], m: usize, k: usize, lda: usize) -> PackedA {
+        let isa = isa::current();
+        let mr = Blocking::of(isa).mr;
+        let mut store = Store::new(m * k);
+        pack_a(&Raw { data: a, ld: lda, trans: false }, mr, (0, m), (0, k), store.get_mut());
+        PackedA { store, isa, mr, m, k }
+    }
+    /// Rows.
+    pub fn m(&self) -> usize {
+        self.m
+    }
+    /// Depth.
+    pub fn k(&self) -> usize {
+        self.k
+    }
+    /// The micro-kernel family it was packed for.
+    pub fn isa(&self) -> Isa {
+        self.isa
+    }
+}
+
+impl ASource for PackedA {
+    const PREPACKED: bool = true;
+    fn panels<'s>(
+        &'s self,
+        mr: usize,
+        (ic, _): (usize, usize),
+        (pc, _): (usize, usize),
+        _: &'s mut [f32],
+    ) -> Panels<'s> {
+        debug_assert!(mr == self.mr && ic % mr == 0);
+        let stride = self.mr * self.k;
+        Panels { data: &self.store.get()[ic / mr * stride..], stride, k0: pc }
+    }
+}

@@ -1,0 +1,299 @@
+//! Pooling over NCHW (and N-D `[N, C, spatial..]`) tensors: max, average
+//! (with or without counting the padding), and their global forms.
+//!
+//! The caller passes the output sizes, so `ceil_mode` and `auto_pad` are
+//! resolved at compile time. Semantics follow the ONNX ops (and edgec's
+//! interpreter): MaxPool takes the first tap and then any strictly greater
+//! one (padding never wins; a NaN tap is skipped unless it comes first; a
+//! window with no tap inside the input gives 0). AveragePool divides by the
+//! taps inside the input, plus, with `count_include_pad`, the taps inside
+//! the explicit padding — never those past the end padding (which
+//! `ceil_mode` can create). Windows are strided and dilated.
+
+/// A 2-D pooling window. Invariants (asserted): kernel, stride, dilation ≥ 1.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Pool2d {
+    /// Batch size.
+    pub n: usize,
+    /// Channels.
+    pub c: usize,
+    /// Input height.
+    pub h: usize,
+    /// Input width.
+    pub w: usize,
+    /// Window height.
+    pub kh: usize,
+    /// Window width.
+    pub kw: usize,
+    /// Vertical stride.
+    pub stride_h: usize,
+    /// Horizontal stride.
+    pub stride_w: usize,
+    /// Padding above.
+    pub pad_top: usize,
+    /// Padding on the left.
+    pub pad_left: usize,
+    /// Padding below (only counts for `count_include_pad`).
+    pub pad_bottom: usize,
+    /// Padding on the right (only counts for `count_include_pad`).
+    pub pad_right: usize,
+    /// Vertical dilation.
+    pub dil_h: usize,
+    /// Horizontal dilation.
+    pub dil_w: usize,
+    /// Output height.
+    pub out_h: usize,
+    /// Output width.
+    pub out_w: usize,
+}
+
+impl Pool2d {
+    /// The same window as an N-D pool.
+    fn axes(&self) -> [Axis; 2] {
+        [
+            Axis {
+                input: self.h,
+                k: self.kh,
+                s: self.stride_h,
+                d: self.dil_h,
+                begin: self.pad_top,
+                end: self.pad_bottom,
+                out: self.out_h,
+            },
+            Axis {
+                input: self.w,
+                k: self.kw,
+                s: self.stride_w,
+                d: self.dil_w,
+                begin: self.pad_left,
+                end: self.pad_right,
+                out: self.out_w,
+            },
+        ]
+    }
+}
+
+/// One spatial axis of a pooling window.
+#[derive(Copy, Clone, Debug)]
+struct Axis {
+    input: usize,
+    k: usize,
+    s: usize,
+    d: usize,
+    begin: usize,
+    end: usize,
+    out: usize,
+}
+
+impl Axis {
+    /// Where tap `k` of output `o` lands: `Ok(input index)`, or `Err(counted)`
+    /// outside the input, `counted` if inside the explicit padding.
+    #[inline]
+    fn tap(&self, o: usize, k: usize) -> Result<usize, bool> {
+        let p = (o * self.s + k * self.d) as isize - self.begin as isize;
+        if p < 0 {
+            Err(true)
+        } else if (p as usize) < self.input {
+            Ok(p as usize)
+        } else {
+            Err((p as usize) < self.input + self.end)
+        }
+    }
+}
+
+/// Max or average reduction of one window.
+#[derive(Copy, Clone, Debug)]
+enum Reduce {
+    Max,
+    Avg { include_pad: bool },
+}
+
+/// Reduce over the taps of window `o` (flat output index) of one plane;
+/// `at(i)` gives the input tap `i` of the window or `Err(counted)`.
+fn reduce(r: Reduce, plane: &[f32], taps: usize, at: impl Fn(usize) -> Result<usize, bool>) -> f32 {
+    match r {
+        Reduce::Max => {
+            let mut best: Option<f32> = None;
+            for i in 0..taps {
+                if let Ok(off) = at(i) {
+                    let v = plane[off];
+                    if best.is_none_or(|b| v > b) {
+                        best = Some(v);
+                    }
+                }
+            }
+            best.unwrap_or(0.0)
+        }
+        Reduce::Avg { include_pad } => {
+            let (mut sum, mut count) = (0.0f32, 0usize);
+            for i in 0..taps {
+                match at(i) {
+                    Ok(off) => (sum, count) = (sum + plane[off], count + 1),
+                    Err(true) if include_pad => count += 1,
+                    Err(_) => {}
+                }
+            }
+            sum / count as f32
+        }
+    }
+}
+
+fn check_axes(axes: &[Axis]) {
+    assert!(axes.iter().all(|a| a.k >= 1 && a.s >= 1 && a.d >= 1), "bad pooling window {axes:?}");
+}
+
+/// Pool every plane of `x` (`nc` planes) into `y` over N-D `axes`.
+fn pool(axes: &[Axis], r: Reduce, nc: usize, x: &[f32], y: &mut [f32]) {
+    check_axes(axes);
+    let is: usize = axes.iter().map(|a| a.input).product();
+    let os: usize = axes.iter().map(|a| a.out).product();
+    let taps: usize = axes.iter().map(|a| a.k).product();
+    assert_eq!(x.len(), nc * is, "pool input length");
+    assert_eq!(y.len(), nc * os, "pool output length");
+    for (plane, out) in x.chunks_exact(is.max(1)).zip(y.chunks_exact_mut(os.max(1))).take(nc) {
+        for (o, yv) in out.iter_mut().enumerate() {
+            *yv = reduce(r, plane, taps, |t| {
+                let (mut o, mut t, mut off, mut stride, mut counted) = (o, t, 0, 1, true);
+                let mut inside = true;
+                for a in axes.iter().rev() {
+                    match a.tap(o % a.out, t % a.k) {
+                        Ok(p) => off += p * stride,
+                        Err(c) => (inside, counted) = (false, counted && c),
+                    }
+                    (o, t, stride) = (o / a.out, t / a.k, stride * a.input);
+                }
+                if inside {
+                    Ok(off)
+                } else {
+                    Err(counted)
+                }
+            });
+        }
+    }
+}
+
+/// 2-D max pooling: `x` `[n, c, h, w]` → `y` `[n, c, out_h, out_w]`.
+pub fn max_pool2d(p: &Pool2d, x: &[f32], y: &mut [f32]) {
+    pool2d(p, Reduce::Max, x, y);
+}
+
+/// 2-D average pooling: `x` `[n, c, h, w]` → `y` `[n, c, out_h, out_w]`.
+pub fn avg_pool2d(p: &Pool2d, count_include_pad: bool, x: &[f32], y: &mut [f32]) {
+    pool2d(p, Reduce::Avg { include_pad: count_include_pad }, x, y);
+}
+
+/// The 2-D pool: rows of output, each window row-by-row, with the tap
+/// arithmetic hoisted out of the inner loops.
+fn pool2d(p: &Pool2d, r: Reduce, x: &[f32], y: &mut [f32]) {
+    let [ay, ax] = p.axes();
+    check_axes(&[ay, ax]);
+    let (is, os) = (p.h * p.w, p.out_h * p.out_w);
+    assert_eq!(x.len(), p.n * p.c * is, "pool input length");
+    assert_eq!(y.len(), p.n * p.c * os, "pool output length");
+    if os == 0 {
+        return;
+    }
+    for (plane, out) in x.chunks_exact(is.max(1)).zip(y.chunks_exact_mut(os)).take(p.n * p.c) {
+        for (oy, orow) in out.chunks_exact_mut(p.out_w).enumerate() {
+            for (ox, yv) in orow.iter_mut().enumerate() {
+                *yv = reduce(r, plane, p.kh * p.kw, |t| match (ay.tap(oy, t / p.kw), ax.tap(ox, t % p.kw)) {
+                    (Ok(iy), Ok(ix)) => Ok(iy * p.w + ix),
+                    (Ok(_), Err(c)) | (Err(c), Ok(_)) => Err(c),
+                    (Err(a), Err(b)) => Err(a && b),
+                });
+            }
+        }
+    }
+}
+
+/// An N-D pooling window over `[n, c, spatial..]`. Invariants (asserted):
+/// every Vec has the spatial rank `r` except `pads` (`2r`: begin.., end..).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PoolNd {
+    /// Batch size.
+    pub n: usize,
+    /// Channels.
+    pub c: usize,
+    /// Input spatial sizes.
+    pub spatial: Vec<usize>,
+    /// Window sizes.
+    pub kernel: Vec<usize>,
+    /// Strides.
+    pub stride: Vec<usize>,
+    /// Padding: `r` begin values, then `r` end values.
+    pub pads: Vec<usize>,
+    /// Dilations.
+    pub dilation: Vec<usize>,
+    /// Output spatial sizes.
+    pub out: Vec<usize>,
+}
+
+impl PoolNd {
+    /// Axis `i` of the window.
+    fn axis(&self, i: usize) -> Axis {
+        let r = self.spatial.len();
+        Axis {
+            input: self.spatial[i],
+            k: self.kernel[i],
+            s: self.stride[i],
+            d: self.dilation[i],
+            begin: self.pads[i],
+            end: self.pads[r + i],
+            out: self.out[i],
+        }
+    }
+    fn run(&self, r: Reduce, x: &[f32], y: &mut [f32]) {
+        let rank = self.spatial.len();
+        let lens = [self.kernel.len(), self.stride.len(), self.dilation.len(), self.out.len()];
+        assert!(lens.iter().all(|&l| l == rank) && self.pads.len() == 2 * rank, "bad {self:?}");
+        // Up to 8 spatial axes without allocating; more is not a real model.
+        let mut axes = [Axis { input: 1, k: 1, s: 1, d: 1, begin: 0, end: 0, out: 1 }; 8];
+        assert!(rank <= axes.len(), "pooling over {rank} spatial axes (at most 8 supported)");
+        for (i, a) in axes.iter_mut().enumerate().take(rank) {
+            *a = self.axis(i);
+        }
+        pool(&axes[..rank], r, self.n * self.c, x, y);
+    }
+}
+
+/// N-D max pooling: `x` `[n, c, spatial..]` → `y` `[n, c, out..]`.
+pub fn max_pool_nd(p: &PoolNd, x: &[f32], y: &mut [f32]) {
+    p.run(Reduce::Max, x, y);
+}
+
+/// N-D average pooling: `x` `[n, c, spatial..]` → `y` `[n, c, out..]`.
+pub fn avg_pool_nd(p: &PoolNd, count_include_pad: bool, x: &[f32], y: &mut [f32]) {
+    p.run(Reduce::Avg { include_pad: count_include_pad }, x, y);
+}
+
+/// Planes and plane size of a rank ≥ 3 `[n, c, spatial..]` shape.
+fn planes(shape: &[usize], x: &[f32], y: &[f32]) -> (usize, usize) {
+    assert!(shape.len() >= 3, "global pooling needs [N, C, spatial..], got {shape:?}");
+    let (nc, plane) = (shape[0] * shape[1], shape[2..].iter().product::<usize>());
+    assert_eq!(x.len(), nc * plane, "global pool input length");
+    assert_eq!(y.len(), nc, "global pool output length (one value per [N, C] plane)");
+    (nc, plane)
+}
+
+/// Mean over all spatial axes: `x` of `shape` `[n, c, spatial..]` → `y`
+/// `[n, c, 1, ..]` (`n·c` values; an empty plane gives NaN).
+pub fn global_avg_pool(shape: &[usize], x: &[f32], y: &mut [f32]) {
+    let (nc, plane) = planes(shape, x, y);
+    for (i, yv) in y.iter_mut().enumerate().take(nc) {
+        *yv = x[i * plane..(i + 1) * plane].iter().sum::<f32>() / plane as f32;
+    }
+}
+
+/// Maximum over all spatial axes (NaN propagates; an empty plane gives −∞).
+pub fn global_max_pool(shape: &[usize], x: &[f32], y: &mut [f32]) {
+    let (nc, plane) = planes(shape, x, y);
+    for (i, yv) in y.iter_mut().enumerate().take(nc) {
+        *yv = x[i * plane..(i + 1) * plane].iter().fold(f32::NEG_INFINITY, |m, &v| {
+            if m.is_nan() || v.is_nan() {
+                f32::NAN
+            } else {
+                m.max(v)
+            }
+        });
+    }
+}

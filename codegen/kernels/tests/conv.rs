@@ -1,0 +1,250 @@
+//! Convolution kernels against the reference interpreter (`core.conv`,
+//! `core.conv_transpose`, `onnx.Conv`), for every GEMM family this CPU runs.
+
+mod common;
+
+use common::*;
+use edgec_kernels::act::Act;
+use edgec_kernels::conv::{self, Conv2d, ConvNd, ConvTranspose2d, ConvTransposeNd, PackedConv};
+use edgec_kernels::gemm;
+use ir::{Attr, Attrs, Opcode};
+use proptest::prelude::*;
+
+/// The interpreter's `core.conv` / `core.conv_transpose` with explicit attributes.
+fn conv_oracle(
+    op: Opcode,
+    x: (&[usize], &[f32]),
+    w: (&[usize], &[f32]),
+    bias: Option<&[f32]>,
+    attrs: Attrs,
+) -> (Vec<usize>, Vec<f32>) {
+    let b = bias.map(|b| t(&[b.len()], b.to_vec()).unwrap());
+    oracle(op, &[t(x.0, x.1.to_vec()), t(w.0, w.1.to_vec()), b], attrs)
+}
+
+fn window_attrs(strides: &[usize], pads: &[usize], dil: &[usize], groups: usize, act: Act) -> Attrs {
+    act_attrs(
+        act,
+        Attrs::new()
+            .with("strides", ints(strides))
+            .with("pads", ints(pads))
+            .with("dilations", ints(dil))
+            .with("group", Attr::Int(groups as i64)),
+    )
+}
+
+/// Check `conv2d` on `p` against `core.conv`, for every GEMM family.
+fn check_conv2d(p: Conv2d, act: Act, with_bias: bool, seed: u64) {
+    let ek = |k: usize, d: usize| d * (k - 1) + 1;
+    if p.h + p.pad_top + p.pad_bottom < ek(p.kh, p.dil_h) || p.w + p.pad_left + p.pad_right < ek(p.kw, p.dil_w) {
+        return;
+    }
+    let x_shape = [p.n, p.c_in, p.h, p.w];
+    let w_shape = [p.c_out, p.c_in / p.groups, p.kh, p.kw];
+    let x = values(x_shape.iter().product(), seed);
+    let w = values(w_shape.iter().product(), seed + 1);
+    let bias = with_bias.then(|| values(p.c_out, seed + 2));
+    let pads = [p.pad_top, p.pad_left, p.pad_bottom, p.pad_right];
+    let attrs = window_attrs(&[p.stride_h, p.stride_w], &pads, &[p.dil_h, p.dil_w], p.groups, act);
+    let (shape, want) = conv_oracle(Opcode::CoreConv, (&x_shape, &x), (&w_shape, &w), bias.as_deref(), attrs);
+    assert_eq!(shape, [p.n, p.c_out, p.out_h(), p.out_w()]);
+    for isa in isas() {
+        let got = gemm::with_isa(isa, || {
+            let pw = PackedConv::new(&p, &w);
+            let mut y = vec![f32::NAN; want.len()];
+            let mut scratch = vec![f32::NAN; conv::conv2d_scratch_len(&p)];
+            conv::conv2d(&p, &x, &pw, bias.as_deref(), act, &mut y, &mut scratch);
+            y
+        });
+        assert_close(&got, &want, &format!("{p:?} {act:?} [{isa:?}]"));
+    }
+}
+
+/// A general 2-D convolution: groups, strides, dilations, asymmetric pads.
+fn conv2d_strategy() -> impl Strategy<Value = Conv2d> {
+    (
+        (1usize..=2, 1usize..=3, 1usize..=3, 1usize..=4, 1usize..=9, 1usize..=9),
+        (1usize..=3, 1usize..=3, 1usize..=3, 1usize..=3, 1usize..=2, 1usize..=2),
+        (0usize..=2, 0usize..=2, 0usize..=2, 0usize..=2),
+    )
+        .prop_map(|((n, groups, cg, mg, h, w), (kh, kw, sh, sw, dh, dw), (pt, pl, pb, pr))| Conv2d {
+            n,
+            c_in: groups * cg,
+            h,
+            w,
+            c_out: groups * mg,
+            kh,
+            kw,
+            stride_h: sh,
+            stride_w: sw,
+            pad_top: pt,
+            pad_left: pl,
+            pad_bottom: pb,
+            pad_right: pr,
+            dil_h: dh,
+            dil_w: dw,
+            groups,
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn conv2d_matches_core_conv(p in conv2d_strategy(), act in act_strategy(), bias in any::<bool>(), seed in any::<u64>()) {
+        check_conv2d(p, act, bias, seed);
+    }
+
+    #[test]
+    fn conv2d_pointwise_matches(
+        n in 1usize..=2, groups in 1usize..=2, cg in 1usize..=20, mg in 1usize..=20, h in 1usize..=10, w in 1usize..=12,
+        act in act_strategy(), bias in any::<bool>(), seed in any::<u64>(),
+    ) {
+        let p = Conv2d {
+            n, c_in: groups * cg, h, w, c_out: groups * mg, kh: 1, kw: 1, stride_h: 1, stride_w: 1,
+            pad_top: 0, pad_left: 0, pad_bottom: 0, pad_right: 0, dil_h: 1, dil_w: 1, groups,
+        };
+        check_conv2d(p, act, bias, seed);
+    }
+
+    #[test]
+    fn conv2d_depthwise_matches(
+        base in conv2d_strategy(), c in 1usize..=5, mult in 1usize..=3, k in 1usize..=5,
+        act in act_strategy(), bias in any::<bool>(), seed in any::<u64>(),
+    ) {
+        let p = Conv2d { c_in: c, c_out: c * mult, groups: c, kh: k, kw: k.max(2) - 1, h: base.h + 3, ..base };
+        check_conv2d(p, act, bias, seed);
+    }
+
+    #[test]
+    fn conv_nd_matches_onnx_conv(
+        rank in 1usize..=3, groups in 1usize..=2, cg in 1usize..=2, mg in 1usize..=3, n in 1usize..=2,
+        dims in prop::collection::vec((1usize..=6, 1usize..=3, 1usize..=2, 1usize..=2, 0usize..=1, 0usize..=2), 3),
+        act in act_strategy(), with_bias in any::<bool>(), seed in any::<u64>(),
+    ) {
+        let d = &dims[..rank];
+        let p = ConvNd {
+            n, c_in: groups * cg, c_out: groups * mg,
+            spatial: d.iter().map(|x| x.0 + 2).collect(), kernel: d.iter().map(|x| x.1).collect(),
+            stride: d.iter().map(|x| x.2).collect(), dilation: d.iter().map(|x| x.3).collect(),
+            pads: d.iter().map(|x| x.4).chain(d.iter().map(|x| x.5)).collect(), groups,
+        };
+        prop_assume!((0..rank).all(|i| p.spatial[i] + p.pads[i] + p.pads[rank + i] > p.dilation[i] * (p.kernel[i] - 1)));
+        let x_shape: Vec<usize> = [n, p.c_in].into_iter().chain(p.spatial.iter().copied()).collect();
+        let w_shape: Vec<usize> = [p.c_out, cg].into_iter().chain(p.kernel.iter().copied()).collect();
+        let (x, w) = (values(x_shape.iter().product(), seed), values(w_shape.iter().product(), seed + 1));
+        let bias = with_bias.then(|| values(p.c_out, seed + 2));
+        let attrs = window_attrs(&p.stride, &p.pads, &p.dilation, groups, act);
+        let (shape, want) = conv_oracle(Opcode::CoreConv, (&x_shape, &x), (&w_shape, &w), bias.as_deref(), attrs);
+        prop_assert_eq!(&shape[2..], &(0..rank).map(|i| p.out_dim(i)).collect::<Vec<_>>()[..]);
+        let mut y = vec![f32::NAN; want.len()];
+        conv::conv_nd(&p, &x, &w, bias.as_deref(), act, &mut y);
+        assert_close(&y, &want, &format!("{p:?} {act:?}"));
+    }
+
+    #[test]
+    fn conv_transpose_matches_core_conv_transpose(
+        rank in 1usize..=3, groups in 1usize..=2, cg in 1usize..=3, mg in 1usize..=3, n in 1usize..=2,
+        dims in prop::collection::vec((1usize..=5, 1usize..=3, 1usize..=3, 1usize..=2, 0usize..=2, 0usize..=2, 0usize..=2), 3),
+        act in act_strategy(), with_bias in any::<bool>(), seed in any::<u64>(),
+    ) {
+        let d = &dims[..rank];
+        // output_padding must stay below the stride (or dilation).
+        let op: Vec<usize> = d.iter().map(|x| x.6 % x.2.max(x.3)).collect();
+        let full = |i: usize| d[i].2 * (d[i].0 - 1) + op[i] + d[i].3 * (d[i].1 - 1) + 1;
+        prop_assume!((0..rank).all(|i| full(i) > d[i].4 + d[i].5));
+        let spatial: Vec<usize> = d.iter().map(|x| x.0).collect();
+        let x_shape: Vec<usize> = [n, groups * cg].into_iter().chain(spatial.iter().copied()).collect();
+        let w_shape: Vec<usize> = [groups * cg, mg].into_iter().chain(d.iter().map(|x| x.1)).collect();
+        let (x, w) = (values(x_shape.iter().product(), seed), values(w_shape.iter().product(), seed + 1));
+        let bias = with_bias.then(|| values(groups * mg, seed + 2));
+        let (strides, dil): (Vec<usize>, Vec<usize>) = d.iter().map(|x| (x.2, x.3)).unzip();
+        let pads: Vec<usize> = d.iter().map(|x| x.4).chain(d.iter().map(|x| x.5)).collect();
+        let attrs = window_attrs(&strides, &pads, &dil, groups, act).with("output_padding", ints(&op));
+        let (shape, want) = conv_oracle(Opcode::CoreConvTranspose, (&x_shape, &x), (&w_shape, &w), bias.as_deref(), attrs);
+        let p = ConvTransposeNd {
+            n, c_in: groups * cg, c_out: groups * mg, spatial: spatial.clone(), kernel: d.iter().map(|x| x.1).collect(),
+            stride: strides.clone(), pads_begin: pads[..rank].to_vec(), dilation: dil.clone(), groups, out: shape[2..].to_vec(),
+        };
+        let mut y = vec![f32::NAN; want.len()];
+        conv::conv_transpose_nd(&p, &x, &w, bias.as_deref(), act, &mut y);
+        assert_close(&y, &want, &format!("nd {p:?} {act:?}"));
+        if rank == 2 {
+            let p2 = ConvTranspose2d {
+                n, c_in: p.c_in, h: spatial[0], w: spatial[1], c_out: p.c_out, kh: p.kernel[0], kw: p.kernel[1],
+                stride_h: strides[0], stride_w: strides[1], pad_top: pads[0], pad_left: pads[1],
+                dil_h: dil[0], dil_w: dil[1], groups, out_h: shape[2], out_w: shape[3],
+            };
+            for isa in isas() {
+                let got = gemm::with_isa(isa, || {
+                    let mut y = vec![f32::NAN; want.len()];
+                    let mut scratch = vec![f32::NAN; conv::conv_transpose2d_scratch_len(&p2)];
+                    conv::conv_transpose2d(&p2, &x, &w, bias.as_deref(), act, &mut y, &mut scratch);
+                    y
+                });
+                assert_close(&got, &want, &format!("2d {p2:?} {act:?} [{isa:?}]"));
+            }
+        }
+    }
+}
+
+/// A convolution large enough to cross the GEMM's depth and column blocks.
+#[test]
+fn conv2d_crosses_cache_blocks() {
+    let p = Conv2d {
+        n: 1,
+        c_in: 40,
+        h: 30,
+        w: 24,
+        c_out: 20,
+        kh: 3,
+        kw: 3,
+        stride_h: 1,
+        stride_w: 1,
+        pad_top: 1,
+        pad_left: 1,
+        pad_bottom: 1,
+        pad_right: 1,
+        dil_h: 1,
+        dil_w: 1,
+        groups: 1,
+    };
+    check_conv2d(p, Act::Relu, true, 11);
+    check_conv2d(
+        Conv2d { kh: 1, kw: 1, pad_top: 0, pad_left: 0, pad_bottom: 0, pad_right: 0, c_in: 300, ..p },
+        Act::None,
+        true,
+        12,
+    );
+}
+
+/// A transposed convolution with more input positions than one GEMM chunk.
+#[test]
+fn conv_transpose2d_chunks() {
+    let p = ConvTranspose2d {
+        n: 1,
+        c_in: 3,
+        h: 20,
+        w: 17,
+        c_out: 4,
+        kh: 3,
+        kw: 2,
+        stride_h: 2,
+        stride_w: 1,
+        pad_top: 1,
+        pad_left: 0,
+        dil_h: 1,
+        dil_w: 2,
+        groups: 1,
+        out_h: 40,
+        out_w: 19,
+    };
+    let (x, w) = (values(3 * 20 * 17, 1), values(3 * 4 * 3 * 2, 2));
+    let attrs = window_attrs(&[2, 1], &[1, 0, 0, 0], &[1, 2], 1, Act::None);
+    let (shape, want) = conv_oracle(Opcode::ConvTranspose, (&[1, 3, 20, 17], &x), (&[3, 4, 3, 2], &w), None, attrs);
+    assert_eq!(shape, [1, 4, 40, 19]);
+    let mut y = vec![0.0; want.len()];
+    let mut scratch = vec![0.0; conv::conv_transpose2d_scratch_len(&p)];
+    conv::conv_transpose2d(&p, &x, &w, None, Act::None, &mut y, &mut scratch);
+    assert_close(&y, &want, "conv_transpose2d chunks");
+}
