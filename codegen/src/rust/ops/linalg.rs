@@ -13,7 +13,9 @@ pub fn act(op: &OpData) -> Result<String, String> {
     Ok(match Activation::from_attrs(&op.attrs)? {
         Activation::None => "k::act::Act::None".into(),
         Activation::Relu => "k::act::Act::Relu".into(),
-        Activation::Clip { min, max } => format!("k::act::Act::Clip {{ min: {}, max: {} }}", f32_lit(min), f32_lit(max)),
+        Activation::Clip { min, max } => {
+            format!("k::act::Act::Clip {{ min: {}, max: {} }}", f32_lit(min), f32_lit(max))
+        }
         Activation::Sigmoid => "k::act::Act::Sigmoid".into(),
         Activation::HardSigmoid { alpha, beta } => {
             format!("k::act::Act::HardSigmoid {{ alpha: {}, beta: {} }}", f32_lit(alpha), f32_lit(beta))
@@ -108,7 +110,7 @@ fn gemm(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let op = cx.op;
     let (ta, tb) = (op.attrs.int("transA").unwrap_or(0) != 0, op.attrs.int("transB").unwrap_or(0) != 0);
     let (alpha, beta) = (op.attrs.float("alpha").unwrap_or(1.0), op.attrs.float("beta").unwrap_or(1.0));
-    let (sa, sb, so) = (cx.in_dims(0), cx.in_dims(1), cx.out_dims(0));
+    let (sa, so) = (cx.in_dims(0), cx.out_dims(0));
     let (m, n) = (so[0], so[1]);
     let k = if ta { sa[0] } else { sa[1] };
     let out = cx.begin(0);

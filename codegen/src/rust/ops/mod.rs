@@ -37,7 +37,7 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         // Same elements as the operand: no code.
         return Ok(());
     }
-    let done = elementwise::lower(cx)?;
+    let done = elementwise::lower(cx)? || linalg::lower(cx)? || conv::pool(cx)? || conv::attention(cx)?;
     if !done {
         return Err(format!("{} is not supported by the Rust backend yet", op.opcode.name()));
     }
@@ -68,4 +68,6 @@ pub fn f32_attr(op: &OpData, k: &str, d: f32) -> String {
     f32_lit(op.attrs.float(k).unwrap_or(d))
 }
 
+mod conv;
 mod elementwise;
+pub mod linalg;

@@ -1,0 +1,228 @@
+//! Convolutions, pooling and attention. Padding (explicit or `auto_pad`)
+//! and output sizes are resolved here, at compile time, from the op's static
+//! types, so the kernels get plain numbers.
+
+use super::dims;
+use super::linalg::act;
+use crate::rust::func::OpCx;
+use ir::{OpData, Opcode};
+
+fn ints(op: &OpData, k: &str, n: usize, d: usize) -> Vec<usize> {
+    op.attrs.ints(k).map_or(vec![d; n], |v| v.iter().map(|&x| x.max(0) as usize).collect())
+}
+
+/// Begin and end pads of a conv/pool over `spatial` with output `out`.
+fn pads(
+    op: &OpData,
+    spatial: &[usize],
+    out: &[usize],
+    kernel: &[usize],
+    stride: &[usize],
+    dil: &[usize],
+) -> Vec<usize> {
+    let r = spatial.len();
+    match op.attrs.str("auto_pad").unwrap_or("NOTSET") {
+        "SAME_UPPER" | "SAME_LOWER" => {
+            let lower = op.attrs.str("auto_pad") == Some("SAME_LOWER");
+            let mut p = vec![0; 2 * r];
+            for i in 0..r {
+                let need = (out[i].saturating_sub(1)) * stride[i] + (kernel[i] - 1) * dil[i] + 1;
+                let total = need.saturating_sub(spatial[i]);
+                let small = total / 2;
+                (p[i], p[i + r]) = if lower { (total - small, small) } else { (small, total - small) };
+            }
+            p
+        }
+        "VALID" => vec![0; 2 * r],
+        _ => ints(op, "pads", 2 * r, 0),
+    }
+}
+
+/// `onnx.Conv` / `core.conv`.
+pub fn conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    let op = cx.op;
+    let (xs, ws, ys) = (cx.in_dims(0), cx.in_dims(1), cx.out_dims(0));
+    let r = xs.len().checked_sub(2).ok_or("conv input must have rank >= 3")?;
+    let kernel = ws[2..].to_vec();
+    let (stride, dil) = (ints(op, "strides", r, 1), ints(op, "dilations", r, 1));
+    let p = pads(op, &xs[2..], &ys[2..], &kernel, &stride, &dil);
+    let groups = op.attrs.int("group").unwrap_or(1).max(1) as usize;
+    let act = if op.opcode == Opcode::CoreConv { act(op)? } else { "k::act::Act::None".into() };
+    let out = cx.begin(0);
+    let bias = match op.operand(2) {
+        Some(_) => format!("Some({})", cx.input(2)?),
+        None => "None".into(),
+    };
+    let x = cx.input(0)?;
+    if r == 2 && cx.in_const(1).is_some() {
+        let params = format!(
+            "k::conv::Conv2d {{ n: {}, c_in: {}, h: {}, w: {}, c_out: {}, kh: {}, kw: {}, stride_h: {}, stride_w: {}, pad_top: {}, pad_left: {}, pad_bottom: {}, pad_right: {}, dil_h: {}, dil_w: {}, groups: {groups} }}",
+            xs[0], xs[1], xs[2], xs[3], ws[0], kernel[0], kernel[1], stride[0], stride[1], p[0], p[1], p[2], p[3], dil[0], dil[1]
+        );
+        let c = cx.item("k::conv::Conv2d", params);
+        let w = cx.init_weights(1)?;
+        let pw = cx.field("k::conv::PackedConv", format!("k::conv::PackedConv::new(&{c}, {w})"));
+        cx.scratch(format!("k::conv::conv2d_scratch_len(&{c})"));
+        cx.line(format!("k::conv::conv2d(&{c}, {x}, &self.{pw}, {bias}, {act}, {out}, &mut self.scratch);"));
+    } else {
+        let params = format!(
+            "k::conv::ConvNd {{ n: {}, c_in: {}, c_out: {}, spatial: vec!{:?}, kernel: vec!{kernel:?}, stride: vec!{stride:?}, pads: vec!{p:?}, dilation: vec!{dil:?}, groups: {groups} }}",
+            xs[0], xs[1], ws[0], &xs[2..]
+        );
+        let f = cx.field("k::conv::ConvNd", params);
+        let w = cx.input(1)?;
+        cx.line(format!("k::conv::conv_nd(&self.{f}, {x}, {w}, {bias}, {act}, {out});"));
+    }
+    Ok(())
+}
+
+/// Begin pads of a transposed conv (explicit, or from `auto_pad` and the output size).
+fn transpose_pads(
+    op: &OpData,
+    xs: &[usize],
+    ys: &[usize],
+    kernel: &[usize],
+    stride: &[usize],
+    dil: &[usize],
+) -> Vec<usize> {
+    let r = kernel.len();
+    if let Some(p) = op.attrs.ints("pads").filter(|_| op.attrs.str("auto_pad").is_none_or(|a| a == "NOTSET")) {
+        return p[..r].iter().map(|&x| x.max(0) as usize).collect();
+    }
+    let opad = ints(op, "output_padding", r, 0);
+    (0..r)
+        .map(|i| {
+            let full = stride[i] * (xs[i] - 1) + opad[i] + (kernel[i] - 1) * dil[i] + 1;
+            let total = full.saturating_sub(ys[i]);
+            if op.attrs.str("auto_pad") == Some("SAME_UPPER") {
+                total / 2
+            } else {
+                total - total / 2
+            }
+        })
+        .collect()
+}
+
+/// `onnx.ConvTranspose` / `core.conv_transpose`.
+pub fn conv_transpose(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    let op = cx.op;
+    let (xs, ws, ys) = (cx.in_dims(0), cx.in_dims(1), cx.out_dims(0));
+    let r = xs.len().checked_sub(2).ok_or("conv_transpose input must have rank >= 3")?;
+    let kernel = ws[2..].to_vec();
+    let (stride, dil) = (ints(op, "strides", r, 1), ints(op, "dilations", r, 1));
+    let groups = op.attrs.int("group").unwrap_or(1).max(1) as usize;
+    let pb = transpose_pads(op, &xs[2..], &ys[2..], &kernel, &stride, &dil);
+    let c_out = ys[1];
+    let act = if op.opcode == Opcode::CoreConvTranspose { act(op)? } else { "k::act::Act::None".into() };
+    let out = cx.begin(0);
+    let bias = match op.operand(2) {
+        Some(_) => format!("Some({})", cx.input(2)?),
+        None => "None".into(),
+    };
+    let (x, w) = (cx.input(0)?, cx.input(1)?);
+    if r == 2 {
+        let params = format!(
+            "k::conv::ConvTranspose2d {{ n: {}, c_in: {}, h: {}, w: {}, c_out: {c_out}, kh: {}, kw: {}, stride_h: {}, stride_w: {}, pad_top: {}, pad_left: {}, dil_h: {}, dil_w: {}, groups: {groups}, out_h: {}, out_w: {} }}",
+            xs[0], xs[1], xs[2], xs[3], kernel[0], kernel[1], stride[0], stride[1], pb[0], pb[1], dil[0], dil[1], ys[2], ys[3]
+        );
+        let c = cx.item("k::conv::ConvTranspose2d", params);
+        cx.scratch(format!("k::conv::conv_transpose2d_scratch_len(&{c})"));
+        cx.line(format!("k::conv::conv_transpose2d(&{c}, {x}, {w}, {bias}, {act}, {out}, &mut self.scratch);"));
+    } else {
+        let params = format!(
+            "k::conv::ConvTransposeNd {{ n: {}, c_in: {}, c_out: {c_out}, spatial: vec!{:?}, kernel: vec!{kernel:?}, stride: vec!{stride:?}, pads_begin: vec!{pb:?}, dilation: vec!{dil:?}, groups: {groups}, out: vec!{:?} }}",
+            xs[0], xs[1], &xs[2..], &ys[2..]
+        );
+        let f = cx.field("k::conv::ConvTransposeNd", params);
+        cx.line(format!("k::conv::conv_transpose_nd(&self.{f}, {x}, {w}, {bias}, {act}, {out});"));
+    }
+    Ok(())
+}
+
+/// Max/average pooling (local and global).
+pub fn pool(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
+    let op = cx.op;
+    let (xs, ys) = (cx.in_dims(0), cx.out_dims(0));
+    match op.opcode {
+        Opcode::GlobalAveragePool | Opcode::GlobalMaxPool => {
+            let k = if op.opcode == Opcode::GlobalMaxPool { "global_max_pool" } else { "global_avg_pool" };
+            let out = cx.begin(0);
+            let x = cx.input(0)?;
+            cx.line(format!("k::pool::{k}({}, {x}, {out});", dims(&xs)));
+            return Ok(true);
+        }
+        Opcode::MaxPool | Opcode::AveragePool => {}
+        _ => return Ok(false),
+    }
+    if op.results.len() > 1 {
+        return Err("MaxPool's Indices output is not supported".into());
+    }
+    let r = xs.len().checked_sub(2).ok_or("pool input must have rank >= 3")?;
+    let kernel = ints(op, "kernel_shape", r, 1);
+    let (stride, dil) = (ints(op, "strides", r, 1), ints(op, "dilations", r, 1));
+    let p = pads(op, &xs[2..], &ys[2..], &kernel, &stride, &dil);
+    let max = op.opcode == Opcode::MaxPool;
+    let cip = op.attrs.int("count_include_pad").unwrap_or(0) != 0;
+    let out = cx.begin(0);
+    let x = cx.input(0)?;
+    let extra = if max { String::new() } else { format!("{cip}, ") };
+    if r == 2 {
+        let params = format!(
+            "k::pool::Pool2d {{ n: {}, c: {}, h: {}, w: {}, kh: {}, kw: {}, stride_h: {}, stride_w: {}, pad_top: {}, pad_left: {}, pad_bottom: {}, pad_right: {}, dil_h: {}, dil_w: {}, out_h: {}, out_w: {} }}",
+            xs[0], xs[1], xs[2], xs[3], kernel[0], kernel[1], stride[0], stride[1], p[0], p[1], p[2], p[3], dil[0], dil[1], ys[2], ys[3]
+        );
+        let c = cx.item("k::pool::Pool2d", params);
+        let k = if max { "max_pool2d" } else { "avg_pool2d" };
+        cx.line(format!("k::pool::{k}(&{c}, {extra}{x}, {out});"));
+    } else {
+        let params = format!(
+            "k::pool::PoolNd {{ n: {}, c: {}, spatial: vec!{:?}, kernel: vec!{kernel:?}, stride: vec!{stride:?}, pads: vec!{p:?}, dilation: vec!{dil:?}, out: vec!{:?} }}",
+            xs[0], xs[1], &xs[2..], &ys[2..]
+        );
+        let f = cx.field("k::pool::PoolNd", params);
+        let k = if max { "max_pool_nd" } else { "avg_pool_nd" };
+        cx.line(format!("k::pool::{k}(&self.{f}, {extra}{x}, {out});"));
+    }
+    Ok(true)
+}
+
+/// `core.attention` / `core.attention_blocked`.
+pub fn attention(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
+    let op = cx.op;
+    let blocked = match op.opcode {
+        Opcode::CoreAttention => false,
+        Opcode::CoreAttentionBlocked => true,
+        _ => return Ok(false),
+    };
+    let (qs, ks, vs) = (cx.in_dims(0), cx.in_dims(1), cx.in_dims(2));
+    let scale = super::f32_lit(op.attrs.float("scale").unwrap_or(1.0));
+    let causal = op.attrs.int("causal").unwrap_or(0) != 0;
+    let window = op.attrs.int("window").map_or("None".to_string(), |w| format!("Some({w})"));
+    let out = cx.begin(0);
+    let mask = match op.operand(3) {
+        None => "k::attention::Mask::None".to_string(),
+        Some(_) => {
+            let ms = dims(&cx.in_dims(3));
+            let m = cx.input(3)?;
+            match cx.in_class(3) {
+                Some(crate::plan::Class::Bool) => format!("k::attention::Mask::Bool({m}, {ms})"),
+                _ => format!("k::attention::Mask::Float({m}, {ms})"),
+            }
+        }
+    };
+    let (q, k, v) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
+    let (sq, sk, sv) = (dims(&qs), dims(&ks), dims(&vs));
+    if blocked {
+        let (bq, bk) = (op.attrs.int("block_q").unwrap_or(1), op.attrs.int("block_k").unwrap_or(1));
+        cx.scratch(format!("k::attention::attention_blocked_scratch_len({sq}, {sk}, {sv}, {bq}, {bk})"));
+        cx.line(format!(
+            "k::attention::attention_blocked({sq}, {q}, {sk}, {k}, {sv}, {v}, {mask}, {scale}, {causal}, {window}, {bq}, {bk}, {out}, &mut self.scratch);"
+        ));
+    } else {
+        cx.scratch(format!("k::attention::attention_scratch_len({sq}, {sk}, {sv})"));
+        cx.line(format!(
+            "k::attention::attention({sq}, {q}, {sk}, {k}, {sv}, {v}, {mask}, {scale}, {causal}, {window}, {out}, &mut self.scratch);"
+        ));
+    }
+    Ok(true)
+}
