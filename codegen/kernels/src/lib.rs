@@ -20,3 +20,5 @@
 
 pub mod act;
 pub mod arena;
+pub mod ew;
+mod strided;
