@@ -21,4 +21,5 @@
 pub mod act;
 pub mod arena;
 pub mod ew;
+pub mod reduce;
 mod strided;
