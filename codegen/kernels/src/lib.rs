@@ -21,5 +21,6 @@
 pub mod act;
 pub mod arena;
 pub mod ew;
+pub mod norm;
 pub mod reduce;
 mod strided;

@@ -54,6 +54,21 @@ pub fn interp(op: Opcode, inputs: Vec<Option<Tensor>>, attrs: Attrs, results: us
     }
 }
 
+/// An f64 tensor holding f32 values exactly.
+pub fn f64t(shape: &[usize], v: &[f32]) -> Tensor {
+    Tensor::new(shape.to_vec(), Data::F64(v.iter().map(|&x| x as f64).collect()))
+}
+
+/// Run `op` in the interpreter on f64 copies of the f32 inputs (its f64
+/// path is the most accurate reference) and round the first result to f32.
+pub fn interp_f64(op: Opcode, inputs: Vec<Option<(&[usize], &[f32])>>, attrs: Attrs) -> Vec<f32> {
+    let ins = inputs.into_iter().map(|t| t.map(|(s, v)| f64t(s, v))).collect();
+    match &interp(op, ins, attrs, 1)[0].data {
+        Data::F64(v) => v.iter().map(|&x| x as f32).collect(),
+        d => panic!("expected f64 data, got {:?}", d.dtype()),
+    }
+}
+
 /// The f32 data of a tensor.
 pub fn as_f32(t: &Tensor) -> Vec<f32> {
     match &t.data {

@@ -3,4 +3,5 @@
 
 mod common;
 mod ew;
+mod norm;
 mod reduce;
