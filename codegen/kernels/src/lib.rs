@@ -21,6 +21,7 @@
 pub mod act;
 pub mod arena;
 pub mod ew;
+pub mod layout;
 pub mod norm;
 pub mod reduce;
 mod strided;

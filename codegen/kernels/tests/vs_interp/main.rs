@@ -3,5 +3,6 @@
 
 mod common;
 mod ew;
+mod layout;
 mod norm;
 mod reduce;
