@@ -24,4 +24,5 @@ pub mod ew;
 pub mod layout;
 pub mod norm;
 pub mod reduce;
+pub mod resize;
 mod strided;

@@ -101,8 +101,11 @@ fn float_binary_op() -> impl Strategy<Value = Binary> {
     prop::sample::select(vec![Add, Sub, Mul, Div, Pow, Max, Min, Mod { fmod: true }])
 }
 
+/// `(a_shape, a, b_shape, b, out_shape)`.
+type BcastCase = (Vec<usize>, Vec<f32>, Vec<usize>, Vec<f32>, Vec<usize>);
+
 /// Two broadcasting operands and their data.
-fn bcast_case() -> impl Strategy<Value = (Vec<usize>, Vec<f32>, Vec<usize>, Vec<f32>, Vec<usize>)> {
+fn bcast_case() -> impl Strategy<Value = BcastCase> {
     bcast2(5).prop_flat_map(|(a, b, out)| {
         let (na, nb) = (numel(&a), numel(&b));
         (Just(a), data(na, special()), Just(b), data(nb, special()), Just(out))

@@ -6,3 +6,4 @@ mod ew;
 mod layout;
 mod norm;
 mod reduce;
+mod resize;
