@@ -1,0 +1,233 @@
+//! Reductions over a set of axes (`Reduce*`, `core.reduce`) and
+//! `ArgMax`/`ArgMin` along one axis.
+//!
+//! Every reduction accumulates in f64, visiting each group's elements in
+//! row-major order (the interpreter's order), and rounds once to f32, so
+//! results match the interpreter to the last bit in practice. Empty groups
+//! give ONNX's identities: sum 0, product 1, max `-inf`, min `+inf`, mean
+//! NaN, log-sum(-exp) `-inf`.
+//!
+//! Layout-wise there are three loops: groups that are contiguous runs (the
+//! reduced axes are trailing), groups reduced "across lanes" (the last axis
+//! is kept: a chunk of adjacent outputs is accumulated together, reading
+//! contiguous memory), and a general strided walk.
+
+use crate::strided::{axes_offset, axes_space, numel, Space};
+
+/// A reduction kind.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Reduce {
+    /// `Σ x`.
+    Sum,
+    /// `Σ x / n`.
+    Mean,
+    /// NaN-propagating maximum.
+    Max,
+    /// NaN-propagating minimum.
+    Min,
+    /// `Π x`.
+    Prod,
+    /// `Σ |x|`.
+    L1,
+    /// `sqrt(Σ x²)`.
+    L2,
+    /// `Σ x²`.
+    SumSquare,
+    /// `ln Σ x`.
+    LogSum,
+    /// `ln Σ e^x`, shifted by the largest finite element for stability.
+    LogSumExp,
+}
+
+/// One reduction as an f64 fold (`shift` is the group's largest finite
+/// element for shifted folds, else 0).
+trait Fold {
+    const INIT: f64;
+    const SHIFTED: bool = false;
+    fn step(acc: f64, x: f64, shift: f64) -> f64;
+    fn finish(acc: f64, _n: usize, _shift: f64) -> f64 {
+        acc
+    }
+}
+
+macro_rules! fold {
+    ($name:ident, $init:expr, |$a:ident, $x:ident, $s:ident| $step:expr $(, finish |$fa:ident, $fn:ident, $fs:ident| $fin:expr)? $(, shifted $sh:expr)?) => {
+        struct $name;
+        impl Fold for $name {
+            const INIT: f64 = $init;
+            $(const SHIFTED: bool = $sh;)?
+            #[inline]
+            fn step($a: f64, $x: f64, $s: f64) -> f64 {
+                $step
+            }
+            $(
+                #[inline]
+                fn finish($fa: f64, $fn: usize, $fs: f64) -> f64 {
+                    $fin
+                }
+            )?
+        }
+    };
+}
+
+fold!(SumF, 0.0, |a, x, _s| a + x);
+fold!(MeanF, 0.0, |a, x, _s| a + x, finish | a, n, _s | a / n as f64);
+fold!(LogSumF, 0.0, |a, x, _s| a + x, finish | a, _n, _s | a.ln());
+fold!(L1F, 0.0, |a, x, _s| a + x.abs());
+fold!(SumSquareF, 0.0, |a, x, _s| a + x * x);
+fold!(L2F, 0.0, |a, x, _s| a + x * x, finish | a, _n, _s | a.sqrt());
+fold!(ProdF, 1.0, |a, x, _s| a * x);
+fold!(MaxF, f64::NEG_INFINITY, |a, x, _s| if x > a || x.is_nan() { x } else { a });
+fold!(MinF, f64::INFINITY, |a, x, _s| if x < a || x.is_nan() { x } else { a });
+fold!(LogSumExpF, 0.0, |a, x, s| a + (x - s).exp(), finish |a, _n, s| a.ln() + s, shifted true);
+
+/// The largest finite value (0 if there is none).
+fn finite_max(vals: impl Iterator<Item = f32>) -> f64 {
+    let m = vals.filter(|v| v.is_finite()).fold(f32::NEG_INFINITY, f32::max);
+    if m.is_finite() {
+        m as f64
+    } else {
+        0.0
+    }
+}
+
+/// Reduce one group of `n` values.
+fn fold_group<F: Fold>(vals: impl Iterator<Item = f32> + Clone, n: usize) -> f32 {
+    let shift = if F::SHIFTED { finite_max(vals.clone()) } else { 0.0 };
+    F::finish(vals.fold(F::INIT, |a, v| F::step(a, v as f64, shift)), n, shift) as f32
+}
+
+/// Reduce `x` of `shape` over `axes` (sorted, distinct, each `< rank`; the
+/// caller normalizes them) into `y`, which holds the product of the kept dims
+/// in row-major order (`keepdims` only changes the result's shape, not its
+/// data).
+pub fn reduce(kind: Reduce, shape: &[usize], axes: &[usize], x: &[f32], y: &mut [f32]) {
+    assert_eq!(x.len(), numel(shape), "reduce: x holds {} elements, shape {shape:?} needs more or fewer", x.len());
+    assert!(axes.windows(2).all(|w| w[0] < w[1]), "reduce: axes {axes:?} must be sorted and distinct");
+    assert!(axes.iter().all(|&a| a < shape.len()), "reduce: axes {axes:?} out of range for {shape:?}");
+    let kept: usize = (0..shape.len()).filter(|d| !axes.contains(d)).map(|d| shape[d]).product();
+    assert_eq!(y.len(), kept, "reduce: y holds {} elements, the kept dims of {shape:?} {kept}", y.len());
+    match kind {
+        Reduce::Sum => run::<SumF>(shape, axes, x, y),
+        Reduce::Mean => run::<MeanF>(shape, axes, x, y),
+        Reduce::Max => run::<MaxF>(shape, axes, x, y),
+        Reduce::Min => run::<MinF>(shape, axes, x, y),
+        Reduce::Prod => run::<ProdF>(shape, axes, x, y),
+        Reduce::L1 => run::<L1F>(shape, axes, x, y),
+        Reduce::L2 => run::<L2F>(shape, axes, x, y),
+        Reduce::SumSquare => run::<SumSquareF>(shape, axes, x, y),
+        Reduce::LogSum => run::<LogSumF>(shape, axes, x, y),
+        Reduce::LogSumExp => run::<LogSumExpF>(shape, axes, x, y),
+    }
+}
+
+fn run<F: Fold>(shape: &[usize], axes: &[usize], x: &[f32], y: &mut [f32]) {
+    let n: usize = axes.iter().map(|&a| shape[a]).product();
+    if n == 0 {
+        return y.iter_mut().for_each(|v| *v = F::finish(F::INIT, 0, 0.0) as f32);
+    }
+    let (Some(kept), Some(red)) = (axes_space(shape, axes, false), axes_space(shape, axes, true)) else {
+        return run_slow::<F>(shape, axes, x, y, n);
+    };
+    if red.rank == 0 || (red.rank == 1 && red.stride[0][0] == 1) {
+        for (o, [b]) in y.iter_mut().zip(kept.points()) {
+            *o = fold_group::<F>(x[b as usize..b as usize + n].iter().copied(), n);
+        }
+    } else if kept.rank > 0 && kept.stride[kept.rank - 1][0] == 1 {
+        let mut out = 0;
+        kept.rows(|[b], _, len| {
+            across_lanes::<F>(x, b as usize, &red, n, &mut y[out..out + len]);
+            out += len;
+        });
+    } else {
+        for (o, [b]) in y.iter_mut().zip(kept.points()) {
+            *o = fold_group::<F>(red.points().map(|[p]| x[(b + p) as usize]), n);
+        }
+    }
+}
+
+/// Lanes processed together by [`across_lanes`].
+const LANES: usize = 16;
+
+/// Reduce `y.len()` adjacent groups whose elements are at `base + lane + p`
+/// for every point `p` of `red`, a chunk of lanes at a time.
+fn across_lanes<F: Fold>(x: &[f32], base: usize, red: &Space<1>, n: usize, y: &mut [f32]) {
+    for (c, out) in y.chunks_mut(LANES).enumerate() {
+        let b = base + c * LANES;
+        let w = out.len();
+        let mut shift = [0f64; LANES];
+        if F::SHIFTED {
+            let mut m = [f32::NEG_INFINITY; LANES];
+            for [p] in red.points() {
+                let row = &x[b + p as usize..b + p as usize + w];
+                m.iter_mut().zip(row).filter(|(_, v)| v.is_finite()).for_each(|(m, &v)| *m = m.max(v));
+            }
+            shift.iter_mut().zip(&m).for_each(|(s, &m)| *s = if m.is_finite() { m as f64 } else { 0.0 });
+        }
+        let mut acc = [F::INIT; LANES];
+        for [p] in red.points() {
+            let row = &x[b + p as usize..b + p as usize + w];
+            for ((a, &v), &s) in acc.iter_mut().zip(row).zip(&shift) {
+                *a = F::step(*a, v as f64, s);
+            }
+        }
+        for ((o, &a), &s) in out.iter_mut().zip(&acc).zip(&shift) {
+            *o = F::finish(a, n, s) as f32;
+        }
+    }
+}
+
+/// Any rank: decode every index (used when the dims do not coalesce).
+fn run_slow<F: Fold>(shape: &[usize], axes: &[usize], x: &[f32], y: &mut [f32], n: usize) {
+    for (j, o) in y.iter_mut().enumerate() {
+        let b = axes_offset(shape, axes, false, j);
+        *o = fold_group::<F>((0..n).map(|q| x[b + axes_offset(shape, axes, true, q)]), n);
+    }
+}
+
+/// Index along `axis` of the first maximum of each lane (the last one with
+/// `select_last_index`); NaN counts as the maximum. `y` holds the dims other
+/// than `axis`; the axis must not be empty.
+pub fn arg_max<T: PartialOrd + Copy>(shape: &[usize], axis: usize, select_last_index: bool, x: &[T], y: &mut [i64]) {
+    arg_extreme(shape, axis, select_last_index, x, y, |v, b| v > b);
+}
+
+/// Index along `axis` of the first minimum of each lane (the last one with
+/// `select_last_index`); NaN counts as the minimum. `y` holds the dims other
+/// than `axis`; the axis must not be empty.
+pub fn arg_min<T: PartialOrd + Copy>(shape: &[usize], axis: usize, select_last_index: bool, x: &[T], y: &mut [i64]) {
+    arg_extreme(shape, axis, select_last_index, x, y, |v, b| v < b);
+}
+
+#[allow(clippy::eq_op)] // `v != v` is the NaN test for any PartialOrd type
+fn arg_extreme<T: PartialOrd + Copy>(
+    shape: &[usize],
+    axis: usize,
+    last: bool,
+    x: &[T],
+    y: &mut [i64],
+    better: impl Fn(T, T) -> bool,
+) {
+    assert!(axis < shape.len(), "arg_max/arg_min: axis {axis} out of range for {shape:?}");
+    assert_eq!(x.len(), numel(shape), "arg_max/arg_min: x does not match shape {shape:?}");
+    let (outer, n, inner) = (numel(&shape[..axis]), shape[axis], numel(&shape[axis + 1..]));
+    assert!(n > 0 || outer * inner == 0, "arg_max/arg_min: axis {axis} of {shape:?} is empty");
+    assert_eq!(y.len(), outer * inner, "arg_max/arg_min: y does not match shape {shape:?} without axis {axis}");
+    for (j, o) in y.iter_mut().enumerate() {
+        let base = (j / inner) * n * inner + j % inner;
+        let (mut best, mut bv) = (0, x[base]);
+        for k in 1..n {
+            let v = x[base + k * inner];
+            let wins = match (v != v, bv != bv) {
+                (true, true) => last,
+                (false, true) => false,
+                (true, false) => true,
+                _ => better(v, bv) || (last && v == bv),
+            };
+            if wins {
+                (best, bv) = (k, v);
+            }
+        }
+        *o = best as i64;
+    }
+}

@@ -1,0 +1,9 @@
+//! Every kernel of edgec-kernels compared with edgec's reference interpreter
+//! (`ir::interp::eval_op`) on random shapes and data (proptest).
+
+mod common;
+mod ew;
+mod layout;
+mod norm;
+mod reduce;
+mod resize;
