@@ -22,6 +22,7 @@ pub mod act;
 pub mod arena;
 pub mod ew;
 pub mod layout;
+pub mod math;
 pub mod norm;
 pub mod reduce;
 pub mod resize;
