@@ -7,7 +7,7 @@
 //! GeluTanh is `x * sigmoid(2u)` instead of `0.5 x (1 + tanh u)` (no
 //! cancellation for negative `x`), and the exact Gelu is evaluated in f64.
 //! The piecewise-linear activations and Tanh delegate to
-//! [`Act`](crate::act::Act), as the fused conv/linear epilogues.
+//! [`Act`], as the fused conv/linear epilogues.
 
 use crate::act::{erf, erf_f64, Act};
 use crate::math::{exp, sigmoid};

@@ -1,9 +1,9 @@
 //! Data movement, generic over the element type (f32, i64, bool, ...):
 //! transpose, concat/split, expand, tile, slice, gather, pad, depth/space
 //! rearrangements, range, one-hot and top-k. Every kernel writes its output
-//! in row-major order; most are loops over coalesced rows (see
-//! [`crate::strided`]) whose innermost step is a `copy_from_slice` when the
-//! source row is contiguous.
+//! in row-major order; most are loops over coalesced rows (the crate's
+//! strided-iteration core) whose innermost step is a `copy_from_slice`
+//! when the source row is contiguous.
 
 mod select;
 mod space;

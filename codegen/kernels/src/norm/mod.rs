@@ -1,4 +1,4 @@
-//! Normalizations: softmax family ([`softmax`]), LayerNormalization,
+//! Normalizations: softmax family ([`mod@softmax`]), LayerNormalization,
 //! RMSNormalization, BatchNormalization (inference), Instance- and
 //! GroupNormalization, LRN, MeanVarianceNormalization and LpNormalization.
 //!

@@ -3,7 +3,7 @@
 //! Stable forms: the lane maximum is subtracted before exponentiating (with
 //! the vectorizable [`crate::math::exp`]); the sum of exponentials
 //! accumulates in f64. A lane along the last axis is a
-//! contiguous row; along another axis, [`LANES`] adjacent lanes are processed
+//! contiguous row; along another axis, 128 adjacent lanes are processed
 //! together so every pass reads contiguous memory.
 
 use crate::math::{exp, max_nan, sum_f64};

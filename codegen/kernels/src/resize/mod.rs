@@ -49,7 +49,7 @@ pub enum CoordMode {
     HalfPixel,
     /// Half pixel, centred for non-integer output sizes.
     HalfPixelSymmetric,
-    /// Half pixel, except that an output of size 1 samples coordinate -0.5... of the input start.
+    /// Half pixel, except that an output of size 1 samples coordinate -0.5.
     PytorchHalfPixel,
     /// `y * (in - 1) / (out - 1)`.
     AlignCorners,
