@@ -30,6 +30,7 @@ pub mod conv;
 pub mod ew;
 pub mod gemm;
 pub mod layout;
+pub mod math;
 pub mod norm;
 pub mod npy;
 pub mod pool;

@@ -4,7 +4,7 @@
 //!
 //! Fast paths: operands laid out like the output (same element count) and
 //! one-element operands are plain loops; everything else is coalesced into
-//! rows (see [`crate::strided`]) whose innermost loop reads each operand
+//! rows (the crate's strided-iteration core) whose innermost loop reads each operand
 //! either contiguously or as a repeated scalar — per-channel `[C, 1, 1]` and
 //! trailing-vector `[D]` operands both end up there.
 

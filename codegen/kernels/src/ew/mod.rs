@@ -1,10 +1,10 @@
-//! Elementwise kernels: one-input math and activations ([`unary`]),
-//! broadcasting arithmetic for f32/i64/i32 ([`binary`], in place or not, and
+//! Elementwise kernels: one-input math and activations ([`unary()`]),
+//! broadcasting arithmetic for f32/i64/i32 ([`binary()`], in place or not, and
 //! the variadic ops), comparisons and logic to/on `bool`, `Where`, and `Cast`.
 //!
 //! Broadcasting follows numpy: every operand comes with its shape, the caller
 //! gives the output shape (the broadcast of the operand shapes), and the
-//! generic machinery in [`broadcast`] serves any element type.
+//! generic machinery in [`mod@broadcast`] serves any element type.
 
 pub mod binary;
 pub mod broadcast;

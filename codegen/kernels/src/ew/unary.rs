@@ -1,14 +1,16 @@
 //! One-input f32 math and activation functions.
 //!
-//! Evaluated in f32 with libm (within an ulp or two of the interpreter's f64
-//! result rounded once), in numerically stable forms: Softplus never
-//! overflows, GeluTanh is `x * sigmoid(2u)` instead of `0.5 x (1 + tanh u)`
-//! (no cancellation for negative `x`), and the exact Gelu is evaluated in f64.
-//! The functions that are also conv/linear epilogues delegate to
-//! [`Act`](crate::act::Act), so a fused op and a standalone one agree bit for
-//! bit.
+//! Evaluated in f32, within an ulp or two of the interpreter's f64 result
+//! rounded once: `Exp` and the logistic family (Sigmoid, Silu, Swish,
+//! GeluTanh) use the vectorizable [`crate::math::exp`], the other
+//! transcendental functions libm. Stable forms: Softplus never overflows,
+//! GeluTanh is `x * sigmoid(2u)` instead of `0.5 x (1 + tanh u)` (no
+//! cancellation for negative `x`), and the exact Gelu is evaluated in f64.
+//! The piecewise-linear activations and Tanh delegate to
+//! [`Act`], as the fused conv/linear epilogues.
 
-use crate::act::{erf, erf_f64, sigmoid, Act};
+use crate::act::{erf, erf_f64, Act};
+use crate::math::{exp, sigmoid};
 
 /// A one-input elementwise function.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -201,7 +203,7 @@ unary_table! {
     Unary::Identity => |x: f32| x,
     Unary::Abs => f32::abs,
     Unary::Neg => |x: f32| -x,
-    Unary::Exp => f32::exp,
+    Unary::Exp => exp,
     Unary::Log => f32::ln,
     Unary::Sqrt => f32::sqrt,
     Unary::Reciprocal => |x: f32| 1.0 / x,
@@ -220,7 +222,7 @@ unary_table! {
     Unary::Acosh => f32::acosh,
     Unary::Atanh => f32::atanh,
     Unary::Tanh => |x| Act::Tanh.apply(x),
-    Unary::Sigmoid => |x| Act::Sigmoid.apply(x),
+    Unary::Sigmoid => sigmoid,
     Unary::Relu => |x| Act::Relu.apply(x),
     Unary::Erf => |x: f32| if x.is_nan() { x } else { erf(x) },
     Unary::Sign => sign,
@@ -237,7 +239,7 @@ unary_table! {
     Unary::Mish => |x: f32| x * softplus(x).tanh(),
     Unary::ThresholdedRelu { alpha } => move |x: f32| if x > alpha { x } else { 0.0 },
     Unary::Clip { min, max } => move |x: f32| if x.is_nan() { x } else { x.max(min).min(max) },
-    Unary::Silu => |x| Act::Silu.apply(x),
+    Unary::Silu => |x: f32| x * sigmoid(x),
     Unary::Swish { alpha } => move |x: f32| x * sigmoid(alpha * x),
     Unary::Shrink { lambd, bias } => move |x: f32| {
         if x < -lambd {

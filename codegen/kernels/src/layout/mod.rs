@@ -1,9 +1,9 @@
 //! Data movement, generic over the element type (f32, i64, bool, ...):
 //! transpose, concat/split, expand, tile, slice, gather, pad, depth/space
 //! rearrangements, range, one-hot and top-k. Every kernel writes its output
-//! in row-major order; most are loops over coalesced rows (see
-//! [`crate::strided`]) whose innermost step is a `copy_from_slice` when the
-//! source row is contiguous.
+//! in row-major order; most are loops over coalesced rows (the crate's
+//! strided-iteration core) whose innermost step is a `copy_from_slice`
+//! when the source row is contiguous.
 
 mod select;
 mod space;
@@ -32,13 +32,34 @@ fn check_len<T>(what: &str, v: &[T], shape: &[usize]) {
 fn tile2d<T: Copy>(x: &[T], xo: isize, y: &mut [T], yo: isize, (rows, cols): (usize, usize), (sr, sc): (isize, isize)) {
     for r0 in (0..rows).step_by(TILE) {
         for c0 in (0..cols).step_by(TILE) {
-            for r in r0..(r0 + TILE).min(rows) {
-                let src = xo + r as isize * sr;
-                let dst = &mut y[yo as usize + r * cols..yo as usize + (r + 1) * cols];
-                for (c, d) in dst.iter_mut().enumerate().take((c0 + TILE).min(cols)).skip(c0) {
-                    *d = x[(src + c as isize * sc) as usize];
-                }
+            let (r1, c1) = ((r0 + TILE).min(rows), (c0 + TILE).min(cols));
+            if sr == 1 && r1 - r0 == TILE && c1 - c0 == TILE {
+                let src = (xo + r0 as isize + c0 as isize * sc) as usize;
+                block(x, src, sc as usize, y, yo as usize + r0 * cols + c0, cols);
+                continue;
             }
+            for r in r0..r1 {
+                let src = xo + r as isize * sr;
+                let dst = &mut y[yo as usize + r * cols + c0..yo as usize + r * cols + c1];
+                dst.iter_mut().zip(c0..).for_each(|(d, c)| *d = x[(src + c as isize * sc) as usize]);
+            }
+        }
+    }
+}
+
+/// A full `TILE x TILE` tile whose source columns are contiguous:
+/// `y[dst + r * cols + c] = x[src + r + c * sc]`. Fixed-size arrays let the
+/// compiler drop the bounds checks (and use shuffles).
+fn block<T: Copy>(x: &[T], src: usize, sc: usize, y: &mut [T], dst: usize, cols: usize) {
+    let mut t = [[x[src]; TILE]; TILE];
+    for (c, col) in t.iter_mut().enumerate() {
+        let s: &[T; TILE] = x[src + c * sc..src + c * sc + TILE].try_into().expect("a tile column");
+        *col = *s;
+    }
+    for r in 0..TILE {
+        let d: &mut [T; TILE] = (&mut y[dst + r * cols..dst + r * cols + TILE]).try_into().expect("a tile row");
+        for (c, d) in d.iter_mut().enumerate() {
+            *d = t[c][r];
         }
     }
 }

@@ -1,4 +1,4 @@
-//! Normalizations: softmax family ([`softmax`]), LayerNormalization,
+//! Normalizations: softmax family ([`mod@softmax`]), LayerNormalization,
 //! RMSNormalization, BatchNormalization (inference), Instance- and
 //! GroupNormalization, LRN, MeanVarianceNormalization and LpNormalization.
 //!
@@ -11,13 +11,14 @@ pub mod softmax;
 
 pub use softmax::{hardmax, log_softmax, softmax};
 
+use crate::math::{sum_f64, sum_map_f64};
 use crate::strided::{axes_offset, axes_space, numel};
 
 /// Mean and biased variance of `v` in f64.
 fn mean_var(v: &[f32]) -> (f64, f64) {
     let n = v.len() as f64;
-    let mean = v.iter().map(|&x| x as f64).sum::<f64>() / n;
-    let var = v.iter().map(|&x| (x as f64 - mean) * (x as f64 - mean)).sum::<f64>() / n;
+    let mean = sum_f64(v) / n;
+    let var = sum_map_f64(v, |x| (x - mean) * (x - mean)) / n;
     (mean, var)
 }
 
@@ -75,7 +76,7 @@ pub fn rms_norm(shape: &[usize], axis: usize, x: &[f32], scale: &[f32], eps: f32
         return;
     }
     for (xr, yr) in x.chunks_exact(cols).zip(y.chunks_exact_mut(cols)) {
-        let ms = xr.iter().map(|&v| v as f64 * v as f64).sum::<f64>() / cols as f64;
+        let ms = sum_map_f64(xr, |v| v * v) / cols as f64;
         let inv = (1.0 / (ms + eps as f64).sqrt()) as f32;
         for (xs, ys) in xr.chunks_exact(scale.len()).zip(yr.chunks_exact_mut(scale.len())) {
             ys.iter_mut().zip(xs).zip(scale).for_each(|((y, &v), &s)| *y = v * inv * s);

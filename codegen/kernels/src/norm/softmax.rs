@@ -1,17 +1,19 @@
 //! Softmax, LogSoftmax and Hardmax along one axis (opset-13 semantics).
 //!
-//! Stable forms: the lane maximum is subtracted before exponentiating; the
-//! sum of exponentials accumulates in f64. A lane along the last axis is a
-//! contiguous row; along another axis, [`LANES`] adjacent lanes are processed
+//! Stable forms: the lane maximum is subtracted before exponentiating (with
+//! the vectorizable [`crate::math::exp`]); the sum of exponentials
+//! accumulates in f64. A lane along the last axis is a
+//! contiguous row; along another axis, 128 adjacent lanes are processed
 //! together so every pass reads contiguous memory.
 
+use crate::math::{exp, max_nan, sum_f64};
 use crate::strided::numel;
 
 /// Lanes processed together when the axis is not the last one.
-const LANES: usize = 16;
+const LANES: usize = 128;
 
 #[inline]
-fn max_nan(a: f32, b: f32) -> f32 {
+fn max2(a: f32, b: f32) -> f32 {
     if a.is_nan() || b.is_nan() {
         f32::NAN
     } else {
@@ -51,7 +53,7 @@ fn along_axis<K: LaneOp>(shape: &[usize], axis: usize, x: &[f32], y: &mut [f32])
 fn lane_max(x: &[f32], n: usize, inner: usize, w: usize) -> [f32; LANES] {
     let mut m = [f32::NEG_INFINITY; LANES];
     for k in 0..n {
-        m.iter_mut().zip(&x[k * inner..k * inner + w]).for_each(|(m, &v)| *m = max_nan(*m, v));
+        m.iter_mut().zip(&x[k * inner..k * inner + w]).for_each(|(m, &v)| *m = max2(*m, v));
     }
     m
 }
@@ -61,10 +63,8 @@ fn lane_exp(x: &[f32], y: &mut [f32], m: &[f32; LANES], n: usize, inner: usize, 
     let mut s = [0f64; LANES];
     for k in 0..n {
         let (xr, yr) = (&x[k * inner..k * inner + w], &mut y[k * inner..k * inner + w]);
-        for (((y, &v), &m), s) in yr.iter_mut().zip(xr).zip(m).zip(&mut s) {
-            *y = (v - m).exp();
-            *s += *y as f64;
-        }
+        yr.iter_mut().zip(xr).zip(m).for_each(|((y, &v), &m)| *y = exp(v - m));
+        s.iter_mut().zip(yr.iter()).for_each(|(s, &y)| *s += y as f64);
     }
     s
 }
@@ -73,13 +73,9 @@ struct Softmax;
 
 impl LaneOp for Softmax {
     fn row(x: &[f32], y: &mut [f32]) {
-        let m = x.iter().copied().fold(f32::NEG_INFINITY, max_nan);
-        let mut s = 0f64;
-        for (y, &v) in y.iter_mut().zip(x) {
-            *y = (v - m).exp();
-            s += *y as f64;
-        }
-        let inv = (1.0 / s) as f32;
+        let m = max_nan(x);
+        y.iter_mut().zip(x).for_each(|(y, &v)| *y = exp(v - m));
+        let inv = (1.0 / sum_f64(y)) as f32;
         y.iter_mut().for_each(|y| *y *= inv);
     }
 
@@ -97,9 +93,9 @@ struct LogSoftmax;
 
 impl LaneOp for LogSoftmax {
     fn row(x: &[f32], y: &mut [f32]) {
-        let m = x.iter().copied().fold(f32::NEG_INFINITY, max_nan);
-        let s: f64 = x.iter().map(|&v| (v - m).exp() as f64).sum();
-        let ls = s.ln() as f32;
+        let m = max_nan(x);
+        y.iter_mut().zip(x).for_each(|(y, &v)| *y = exp(v - m));
+        let ls = sum_f64(y).ln() as f32;
         y.iter_mut().zip(x).for_each(|(y, &v)| *y = v - m - ls);
     }
 

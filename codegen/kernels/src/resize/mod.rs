@@ -49,7 +49,7 @@ pub enum CoordMode {
     HalfPixel,
     /// Half pixel, centred for non-integer output sizes.
     HalfPixelSymmetric,
-    /// Half pixel, except that an output of size 1 samples coordinate -0.5... of the input start.
+    /// Half pixel, except that an output of size 1 samples coordinate -0.5.
     PytorchHalfPixel,
     /// `y * (in - 1) / (out - 1)`.
     AlignCorners,
@@ -239,6 +239,9 @@ fn interp_axis(t: &AxisTaps, (outer, n, inner): (usize, usize, usize), src: &[f3
     if inner == 0 || t.out == 0 {
         return;
     }
+    if inner == 1 {
+        return interp_last_axis(t, n, src, dst, ext);
+    }
     for (o, block) in dst.chunks_exact_mut(t.out * inner).enumerate().take(outer) {
         let s = &src[o * n * inner..(o + 1) * n * inner];
         for (j, d) in block.chunks_exact_mut(inner).enumerate() {
@@ -252,6 +255,17 @@ fn interp_axis(t: &AxisTaps, (outer, n, inner): (usize, usize, usize), src: &[f3
             for (&i, &wk) in idx.iter().zip(w).skip(1) {
                 d.iter_mut().zip(row(i)).for_each(|(d, &v)| *d += wk * v);
             }
+        }
+    }
+}
+
+/// [`interp_axis`] along the last axis: each output is a dot product.
+fn interp_last_axis(t: &AxisTaps, n: usize, src: &[f32], dst: &mut [f32], ext: f32) {
+    let nt = t.ntaps;
+    for (s, d) in src.chunks_exact(n).zip(dst.chunks_exact_mut(t.out)) {
+        for (j, d) in d.iter_mut().enumerate() {
+            let (idx, w) = (&t.idx[j * nt..(j + 1) * nt], &t.w[j * nt..(j + 1) * nt]);
+            *d = if t.ext[j] { ext } else { idx.iter().zip(w).map(|(&i, &w)| w * s[i]).sum() };
         }
     }
 }
