@@ -97,7 +97,10 @@ pub fn build_crate(dir: &Path) -> Result<PathBuf, DriverError> {
             String::from_utf8_lossy(&out.stderr)
         )));
     }
-    let exe = dir.join("target").join("release").join(format!("{}{}", meta.name, std::env::consts::EXE_SUFFIX));
+    // Generated crates may share a target directory (CARGO_TARGET_DIR), so
+    // the kernel runtime is compiled once for many of them.
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| dir.join("target"), PathBuf::from);
+    let exe = target.join("release").join(format!("{}{}", meta.name, std::env::consts::EXE_SUFFIX));
     if exe.is_file() {
         Ok(exe)
     } else {

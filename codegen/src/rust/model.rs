@@ -46,12 +46,15 @@ pub fn io_idents(names: &[String]) -> Vec<String> {
 }
 
 fn is_keyword(s: &str) -> bool {
-    [
-        "as", "break", "const", "crate", "else", "enum", "fn", "for", "if", "impl", "in", "let", "loop", "match",
-        "mod", "move", "mut", "pub", "ref", "return", "self", "static", "struct", "super", "trait", "type", "use",
-        "where", "while", "out", "r", "k",
-    ]
-    .contains(&s)
+    const KEYWORDS: &[&str] = &[
+        "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate", "do", "dyn",
+        "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro",
+        "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return", "self", "static", "struct", "super",
+        "trait", "true", "try", "type", "typeof", "union", "unsafe", "unsized", "use", "virtual", "where", "while",
+        "yield", // Names the generated code itself uses.
+        "k", "r", "out", "model", "w",
+    ];
+    KEYWORDS.contains(&s)
 }
 
 /// Input and output names of `@main`.

@@ -37,7 +37,12 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         // Same elements as the operand: no code.
         return Ok(());
     }
-    let done = elementwise::lower(cx)? || linalg::lower(cx)? || conv::pool(cx)? || conv::attention(cx)?;
+    let done = elementwise::lower(cx)?
+        || linalg::lower(cx)?
+        || conv::pool(cx)?
+        || conv::attention(cx)?
+        || layout::lower(cx)?
+        || norm::lower(cx)?;
     if !done {
         return Err(format!("{} is not supported by the Rust backend yet", op.opcode.name()));
     }
@@ -70,4 +75,7 @@ pub fn f32_attr(op: &OpData, k: &str, d: f32) -> String {
 
 mod conv;
 mod elementwise;
+mod layout;
 pub mod linalg;
+mod norm;
+mod resize;

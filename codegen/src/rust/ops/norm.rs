@@ -1,0 +1,132 @@
+//! Normalizations, softmax, reductions and Resize.
+
+use super::layout::{axis, const_ints};
+use super::{dims, f32_lit};
+use crate::rust::func::OpCx;
+use ir::Opcode;
+
+/// Lower a normalization, reduction or resize; `Ok(false)` if `op` is not one.
+pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
+    use Opcode::*;
+    let op = cx.op;
+    let xs = cx.in_dims(0);
+    let eps = |d: f32| f32_lit(op.attrs.float("epsilon").unwrap_or(d));
+    match op.opcode {
+        Softmax | LogSoftmax | Hardmax => {
+            let a = axis(op.attrs.int("axis").unwrap_or(-1), xs.len())?;
+            let k = match op.opcode {
+                Softmax => "softmax",
+                LogSoftmax => "log_softmax",
+                _ => "hardmax",
+            };
+            unary(cx, &format!("k::norm::{k}({}, {a}, ", dims(&xs)))?;
+        }
+        LayerNormalization => {
+            only_first_result(cx)?;
+            let a = axis(op.attrs.int("axis").unwrap_or(-1), xs.len())?;
+            let out = cx.begin(0);
+            let (x, s) = (cx.input(0)?, cx.input(1)?);
+            let b = match op.operand(2) {
+                Some(_) => format!("Some({})", cx.input(2)?),
+                None => "None".into(),
+            };
+            cx.line(format!("k::norm::layer_norm({}, {a}, {x}, {s}, {b}, {}, {out});", dims(&xs), eps(1e-5)));
+        }
+        BatchNormalization => {
+            only_first_result(cx)?;
+            if op.attrs.int("training_mode").unwrap_or(0) != 0 {
+                return Err("BatchNormalization in training mode is not supported".into());
+            }
+            let out = cx.begin(0);
+            let args: Vec<String> = (0..5).map(|i| cx.input(i)).collect::<Result<_, _>>()?;
+            cx.line(format!(
+                "k::norm::batch_norm({}, {}, {}, {}, {}, {}, {}, {out});",
+                dims(&xs),
+                args[0],
+                args[1],
+                args[2],
+                args[3],
+                args[4],
+                eps(1e-5)
+            ));
+        }
+        InstanceNormalization => {
+            let out = cx.begin(0);
+            let (x, s, b) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
+            cx.line(format!("k::norm::instance_norm({}, {x}, {s}, {b}, {}, {out});", dims(&xs), eps(1e-5)));
+        }
+        LRN => {
+            let size = op.attrs.int("size").unwrap_or(1);
+            let (a, b, k) = (
+                f32_lit(op.attrs.float("alpha").unwrap_or(1e-4)),
+                f32_lit(op.attrs.float("beta").unwrap_or(0.75)),
+                f32_lit(op.attrs.float("bias").unwrap_or(1.0)),
+            );
+            unary(cx, &format!("k::norm::lrn({}, {size}, {a}, {b}, {k}, ", dims(&xs)))?;
+        }
+        CoreReduce | ReduceSum | ReduceMean | ReduceMax | ReduceMin | ReduceProd | ReduceL1 | ReduceL2
+        | ReduceSumSquare | ReduceLogSumExp => reduce(cx, &xs)?,
+        ArgMax | ArgMin => {
+            let a = axis(op.attrs.int("axis").unwrap_or(0), xs.len())?;
+            let last = op.attrs.int("select_last_index").unwrap_or(0) != 0;
+            let k = if op.opcode == ArgMax { "arg_max" } else { "arg_min" };
+            unary(cx, &format!("k::reduce::{k}({}, {a}, {last}, ", dims(&xs)))?;
+        }
+        Resize | Upsample => super::resize::resize(cx, &xs)?,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+fn only_first_result(cx: &OpCx<'_, '_>) -> Result<(), String> {
+    let uses = cx.func().use_counts();
+    if cx.op.results[1..].iter().any(|r| uses[r.as_u32() as usize] > 0) {
+        return Err("only the first result is supported".into());
+    }
+    Ok(())
+}
+
+/// `prefix x, out)`.
+fn unary(cx: &mut OpCx<'_, '_>, prefix: &str) -> Result<(), String> {
+    let out = cx.begin(0);
+    let x = cx.input(0)?;
+    cx.line(format!("{prefix}{x}, {out});"));
+    Ok(())
+}
+
+fn reduce(cx: &mut OpCx<'_, '_>, xs: &[usize]) -> Result<(), String> {
+    let op = cx.op;
+    let kind = match op.opcode {
+        Opcode::CoreReduce => op.attrs.str("kind").unwrap_or("sum").to_string(),
+        o => o.name().trim_start_matches("onnx.Reduce").to_lowercase(),
+    };
+    let k = match kind.as_str() {
+        "sum" => "Sum",
+        "mean" => "Mean",
+        "max" => "Max",
+        "min" => "Min",
+        "prod" => "Prod",
+        "l1" => "L1",
+        "l2" => "L2",
+        "sumsquare" | "sum_square" => "SumSquare",
+        "logsum" | "log_sum" => "LogSum",
+        "logsumexp" | "log_sum_exp" => "LogSumExp",
+        other => return Err(format!("reduction `{other}` is not supported")),
+    };
+    let axes: Vec<usize> = if op.opcode == Opcode::CoreReduce {
+        op.attrs.ints("axes").unwrap_or(&[]).iter().map(|&a| a as usize).collect()
+    } else if op.operand(1).is_some() {
+        let mut a: Vec<usize> = const_ints(cx, 1)?.iter().map(|&a| axis(a, xs.len())).collect::<Result<_, _>>()?;
+        a.sort_unstable();
+        a.dedup();
+        a
+    } else if op.attrs.int("noop_with_empty_axes").unwrap_or(0) != 0 {
+        vec![]
+    } else {
+        (0..xs.len()).collect()
+    };
+    if cx.out_class(0) != crate::plan::Class::F32 {
+        return Err("reductions of non-f32 tensors are not supported".into());
+    }
+    unary(cx, &format!("k::reduce::reduce(k::reduce::Reduce::{k}, {}, &{axes:?}, ", dims(xs)))
+}
