@@ -11,6 +11,9 @@ pub struct PlanOptions<'a> {
     pub params_in_arena: bool,
     /// How each op's result may share memory with its operands.
     pub reuse: &'a dyn Fn(&Function, &OpData) -> Reuse,
+    /// Ops that may run once at construction when all their operands are
+    /// constants (or themselves hoisted).
+    pub hoistable: &'a dyn Fn(&Function, &OpData) -> bool,
 }
 
 /// The dataflow graph of the top-level ops, and a schedule (program order,
@@ -67,9 +70,12 @@ fn last_uses(f: &Function, order: &[OpId]) -> HashMap<Value, usize> {
 /// Plan function `f` (top-level ops; values inside regions are the region
 /// op's business and are not planned here).
 pub fn plan_function(f: &Function, opts: &PlanOptions<'_>) -> Result<Plan, PlanError> {
-    let order = schedule(f)?;
+    let all = schedule(f)?;
+    let mut p = Plan::default();
+    hoist(f, &all, opts, &mut p)?;
+    let order: Vec<OpId> = all.into_iter().filter(|id| !p.hoist_schedule.contains(id)).collect();
     let last = last_uses(f, &order);
-    let mut p = Plan { schedule: order.clone(), ..Default::default() };
+    p.schedule = order.clone();
     for (i, &v) in f.body.params.iter().enumerate() {
         if opts.params_in_arena {
             let (class, len) = sized(f, v, || format!("parameter #{i} of @{}", f.name))?;
@@ -104,6 +110,9 @@ fn place_results(
     if op.opcode == Opcode::CoreConst {
         p.storage.insert(op.results[0], Storage::Const(id));
         return Ok(());
+    }
+    if op.results.iter().all(|r| p.storage.contains_key(r)) {
+        return Ok(()); // a view of a hoisted value, placed by `hoist`
     }
     let what = |r: usize| format!("result #{r} of {} [{}]", op.opcode.name(), op.loc);
     let reuse = if op.results.len() == 1 { (opts.reuse)(f, op) } else { Reuse::None };
@@ -141,6 +150,46 @@ fn place_results(
         let (class, len) = sized(f, r, || what(ri))?;
         let b = new_buffer(p, class, len, i, res_last(r));
         p.storage.insert(r, Storage::Buffer(b));
+    }
+    Ok(())
+}
+
+/// True if `v` is a constant, hoisted, or a view of one.
+fn is_static(p: &Plan, v: Value) -> bool {
+    matches!(p.storage.get(&v), Some(Storage::Const(_) | Storage::Hoisted(_)))
+}
+
+/// Choose the ops to hoist (in order; every operand static) and give their
+/// results, and views of static values, their storage.
+fn hoist(f: &Function, order: &[OpId], opts: &PlanOptions<'_>, p: &mut Plan) -> Result<(), PlanError> {
+    for &id in order {
+        let op = &f.ops[id];
+        if op.opcode == Opcode::CoreConst {
+            p.storage.insert(op.results[0], Storage::Const(id));
+            continue;
+        }
+        let all_static = op.operands.iter().flatten().all(|&v| is_static(p, v)) && op.inputs().next().is_some();
+        let pure = op.opcode.def().has(ir::ops::flags::PURE) && op.regions.is_empty() && op.results.len() == 1;
+        if !(all_static && pure) {
+            continue;
+        }
+        if let Reuse::View(k) = (opts.reuse)(f, op) {
+            if let Some(src) = op.operand(k) {
+                let s = p.storage[&src];
+                p.storage.insert(op.results[0], s);
+            }
+            continue;
+        }
+        if !(opts.hoistable)(f, op) {
+            continue;
+        }
+        let r = op.results[0];
+        let (class, len) = sized(f, r, || format!("result of {} [{}]", op.opcode.name(), op.loc))?;
+        let off = p.const_arena.entry(class).or_default();
+        p.hoisted.push(Buffer { class, len, def: 0, last: 0, offset: *off });
+        *off += len;
+        p.storage.insert(r, Storage::Hoisted(p.hoisted.len() - 1));
+        p.hoist_schedule.push(id);
     }
     Ok(())
 }

@@ -98,6 +98,9 @@ pub enum Storage {
     Const(OpId),
     /// Buffer `i` of the plan.
     Buffer(usize),
+    /// Hoisted buffer `i`: computed once, at model construction, from
+    /// constants only (see [`Plan::hoisted`]).
+    Hoisted(usize),
 }
 
 /// One arena buffer.
@@ -132,6 +135,12 @@ pub struct Plan {
     pub lower_bound: BTreeMap<Class, usize>,
     /// Elements of all buffers per class (no reuse at all).
     pub total: BTreeMap<Class, usize>,
+    /// Ops computed at construction (every operand a constant or hoisted), in order.
+    pub hoist_schedule: Vec<OpId>,
+    /// Their results: one buffer each, never reused (offsets sequential per class).
+    pub hoisted: Vec<Buffer>,
+    /// Elements of each class's constant arena.
+    pub const_arena: BTreeMap<Class, usize>,
 }
 
 impl Plan {
@@ -160,12 +169,14 @@ impl Plan {
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum PlanError {
     /// A value without a static size or a supported element type.
-    #[error("{what} has type {ty}: generated code needs static shapes of f32/i64/i32/bool/u8/i8")]
+    #[error("{what} has type {ty}: generated code needs static shapes of f32/i64/i32/bool/u8/i8{hint}")]
     Unsupported {
         /// The value, described.
         what: String,
         /// Its type.
         ty: String,
+        /// What to do about it, if anything helps.
+        hint: String,
     },
     /// The program order is not a topological order of the dataflow graph.
     #[error("internal: ops are not in dataflow order")]
@@ -178,7 +189,19 @@ pub fn sized(f: &Function, v: Value, what: impl Fn() -> String) -> Result<(Class
     let n = ty.shape.num_elements();
     match (Class::of(ty.dtype), n) {
         (Some(c), Some(n)) => Ok((c, n as usize)),
-        _ => Err(PlanError::Unsupported { what: what(), ty: ty.to_string() }),
+        _ => {
+            let syms: Vec<String> = ty
+                .dims()
+                .unwrap_or(&[])
+                .iter()
+                .filter_map(|d| if let ir::Dim::Sym(s) = d { Some(s.as_str().to_string()) } else { None })
+                .collect();
+            let hint = match syms.first() {
+                Some(s) => format!(" (dim `{s}` is symbolic: compile with --bucket {s}=SIZE,SIZE,...)"),
+                None => String::new(),
+            };
+            Err(PlanError::Unsupported { what: what(), ty: ty.to_string(), hint })
+        }
     }
 }
 
@@ -186,3 +209,10 @@ mod build;
 mod offsets;
 
 pub use build::{plan_function, PlanOptions};
+
+impl Plan {
+    /// Bytes of the constant arenas (values hoisted to construction).
+    pub fn const_bytes(&self) -> usize {
+        self.const_arena.iter().map(|(c, n)| c.bytes() * n).sum()
+    }
+}

@@ -20,6 +20,8 @@ pub struct ModelParts {
     pub scratch: Vec<String>,
     /// Methods, one per function.
     pub methods: Vec<String>,
+    /// Methods of `Consts` computing each function's hoisted values.
+    pub hoist_methods: Vec<String>,
     names: HashSet<String>,
 }
 
@@ -64,6 +66,10 @@ pub struct FuncCx<'a> {
     pub plan: &'a Plan,
     /// Base offset of this function's buffers in each arena.
     pub base: BTreeMap<Class, usize>,
+    /// Base offset of this function's hoisted buffers in each constant arena.
+    pub const_base: BTreeMap<Class, usize>,
+    /// Emitting the construction-time (hoisted) ops, as methods of `Consts`.
+    pub hoist: bool,
 }
 
 /// Where an operand comes from, as a Rust expression.
@@ -83,10 +89,12 @@ pub fn describe(op: &OpData, f: &Function) -> String {
 
 impl<'a> Emitter<'a> {
     /// Emit `f` as method `name`; `args` are the Rust parameters (for
-    /// functions whose parameters are not in the arena).
+    /// functions whose parameters are not in the arena). With `cx.hoist`, the
+    /// method computes the hoisted values and goes to `Consts`.
     pub fn function(&mut self, cx: &FuncCx<'a>, name: &str, args: &str) {
         let mut body = String::new();
-        for &id in &cx.plan.schedule {
+        let ops = if cx.hoist { &cx.plan.hoist_schedule } else { &cx.plan.schedule };
+        for &id in ops {
             let op = &cx.f.ops[id];
             *self.ops.entry(op.opcode.name().to_string()).or_default() += 1;
             match self.op(cx, id) {
@@ -96,7 +104,11 @@ impl<'a> Emitter<'a> {
         }
         let method =
             format!("    #[allow(unused_variables, clippy::all)]\n    fn {name}(&mut self{args}) {{\n{body}    }}\n");
-        self.parts.methods.push(method);
+        if cx.hoist {
+            self.parts.hoist_methods.push(method);
+        } else {
+            self.parts.methods.push(method);
+        }
     }
 
     fn op(&mut self, cx: &FuncCx<'a>, id: OpId) -> Result<String, String> {
@@ -190,6 +202,10 @@ impl<'e, 'a> OpCx<'e, 'a> {
                 let buf = &self.cx.plan.buffers[*b];
                 Some((buf.class, self.cx.base.get(&buf.class).copied().unwrap_or(0) + buf.offset, buf.len))
             }
+            Some(Storage::Hoisted(b)) => {
+                let buf = &self.cx.plan.hoisted[*b];
+                Some((buf.class, self.cx.const_base.get(&buf.class).copied().unwrap_or(0) + buf.offset, buf.len))
+            }
             _ => None,
         };
         self.cur = Some(Block { out, lines: vec![], bound: vec![] });
@@ -211,16 +227,23 @@ impl<'e, 'a> OpCx<'e, 'a> {
     }
 
     fn source(&mut self, v: Value) -> Result<String, String> {
-        let f = self.cx.f;
         let out_class = self.cur.as_ref().and_then(|b| b.out.map(|o| o.0));
+        // Statements of `Model` reach the constants through `self.c`; those of `Consts` own them.
+        let consts = if self.cx.hoist { "self" } else { "self.c" };
         Ok(match self.cx.plan.storage.get(&v).copied() {
             Some(Storage::Param(p)) => format!("p{p}"),
-            Some(Storage::Const(op)) => {
-                let Some(ir::Attr::Sym(name)) = f.ops[op].attrs.get("value") else {
-                    return Err("constant without a value".into());
-                };
-                let (c, off, len) = self.e.weights.add(self.e.m, name)?;
-                format!("&self.w{}[{off}..{}]", c.suffix(), off + len)
+            Some(Storage::Const(_)) => {
+                let (c, off, len) = self.weight_of(v)?;
+                format!("&{consts}.w{}[{off}..{}]", c.suffix(), off + len)
+            }
+            Some(Storage::Hoisted(b)) => {
+                let buf = &self.cx.plan.hoisted[b];
+                let off = self.cx.const_base.get(&buf.class).copied().unwrap_or(0) + buf.offset;
+                if self.cx.hoist && Some(buf.class) == out_class {
+                    format!("r.get({})", region(off, buf.len))
+                } else {
+                    format!("&{consts}.c{}[{off}..{}]", buf.class.suffix(), off + buf.len)
+                }
             }
             Some(Storage::Buffer(b)) => {
                 let buf = &self.cx.plan.buffers[b];
@@ -233,6 +256,27 @@ impl<'e, 'a> OpCx<'e, 'a> {
             }
             None => return Err(format!("internal: value {v} has no storage")),
         })
+    }
+
+    /// The weights section place of constant value `v`.
+    fn weight_of(&mut self, v: Value) -> Result<(Class, usize, usize), String> {
+        let Some(Storage::Const(op)) = self.cx.plan.storage.get(&v).copied() else {
+            return Err(format!("internal: value {v} is not a constant"));
+        };
+        let Some(ir::Attr::Sym(name)) = self.cx.f.ops[op].attrs.get("value") else {
+            return Err("constant without a value".into());
+        };
+        self.e.weights.add(self.e.m, name)
+    }
+
+    /// True if operand `i` is known at construction (a constant or hoisted):
+    /// kernels may pack it in a field (see [`OpCx::init_weights`]).
+    pub fn is_static(&self, i: usize) -> bool {
+        !self.cx.hoist
+            && self
+                .op
+                .operand(i)
+                .is_some_and(|v| matches!(self.cx.plan.storage.get(&v), Some(Storage::Const(_) | Storage::Hoisted(_))))
     }
 
     /// Add a statement to the current block.
@@ -258,16 +302,22 @@ impl<'e, 'a> OpCx<'e, 'a> {
         name
     }
 
-    /// A weights slice expression for constant operand `i` usable in a
-    /// construction-time initializer (reads the decoded weights `w`).
+    /// A slice expression for static operand `i` usable in a construction-time
+    /// field initializer (reads the constants `c`, after hoisting).
     pub fn init_weights(&mut self, i: usize) -> Result<String, String> {
         let v = self.op.operand(i).ok_or("absent operand")?;
-        let Some(Storage::Const(op)) = self.cx.plan.storage.get(&v).copied() else {
-            return Err(format!("operand #{i} is not a constant"));
-        };
-        let Some(ir::Attr::Sym(name)) = self.cx.f.ops[op].attrs.get("value") else { return Err("bad constant".into()) };
-        let (c, off, len) = self.e.weights.add(self.e.m, name)?;
-        Ok(format!("&w.{}[{off}..{}]", c.rust(), off + len))
+        match self.cx.plan.storage.get(&v).copied() {
+            Some(Storage::Const(_)) => {
+                let (c, off, len) = self.weight_of(v)?;
+                Ok(format!("&c.w{}[{off}..{}]", c.suffix(), off + len))
+            }
+            Some(Storage::Hoisted(b)) => {
+                let buf = &self.cx.plan.hoisted[b];
+                let off = self.cx.const_base.get(&buf.class).copied().unwrap_or(0) + buf.offset;
+                Ok(format!("&c.c{}[{off}..{}]", buf.class.suffix(), off + buf.len))
+            }
+            _ => Err(format!("operand #{i} is not a constant")),
+        }
     }
 
     /// Register a scratch length needed by this op.
@@ -281,7 +331,12 @@ impl<'e, 'a> OpCx<'e, 'a> {
         if let Some((class, off, len)) = b.out {
             let uses_rest = b.lines.iter().any(|l| l.contains("r.get("));
             let r = if uses_rest { "r" } else { "_r" };
-            s += &format!("            let ({r}, out) = carve(&mut self.a{}, {});\n", class.suffix(), region(off, len));
+            let arena = if self.cx.hoist { "c" } else { "a" };
+            s += &format!(
+                "            let ({r}, out) = carve(&mut self.{arena}{}, {});\n",
+                class.suffix(),
+                region(off, len)
+            );
         }
         for l in &b.lines {
             s += &format!("            {l}\n");

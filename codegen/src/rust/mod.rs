@@ -61,7 +61,7 @@ pub struct Entry<'a> {
 
 fn entry(m: &Module) -> Result<Entry<'_>, Vec<String>> {
     let main = m.func("main").ok_or_else(|| vec!["module has no @main function".to_string()])?;
-    let reuse = &ops::reuse;
+    let (reuse, hoistable) = (&ops::reuse, &ops::hoistable);
     let dispatch =
         main.live_ops().into_iter().map(|id| &main.ops[id]).find(|op| op.opcode == Opcode::CoreBucketDispatch);
     let (names, params_in_arena, dispatch) = match dispatch {
@@ -78,8 +78,22 @@ fn entry(m: &Module) -> Result<Entry<'_>, Vec<String>> {
             errs.push(format!("callee @{n} is missing"));
             continue;
         };
-        match plan_function(f, &PlanOptions { params_in_arena, reuse }) {
-            Ok(p) => funcs.push((f, p)),
+        match plan_function(f, &PlanOptions { params_in_arena, reuse, hoistable }) {
+            Ok(p) => {
+                for (i, r) in f.body.results.iter().enumerate() {
+                    let ok = match p.storage.get(r) {
+                        Some(crate::plan::Storage::Buffer(_)) => true,
+                        Some(crate::plan::Storage::Hoisted(_)) => dispatch.is_none(),
+                        _ => false,
+                    };
+                    if !ok {
+                        errs.push(format!(
+                            "@{n}: output #{i} is an input or a constant; the Rust backend needs it computed"
+                        ));
+                    }
+                }
+                funcs.push((f, p))
+            }
             Err(e) => errs.push(format!("@{n}: {e}")),
         }
     }
@@ -96,10 +110,16 @@ pub fn emit(m: &Module, opts: &EmitOptions) -> Result<Generated, EmitErrors> {
     let mut e =
         Emitter { m, weights: Default::default(), parts: Default::default(), errors: vec![], ops: BTreeMap::new() };
     let mut func_reports = Vec::new();
+    let mut const_base: BTreeMap<crate::plan::Class, usize> = BTreeMap::new();
     for (f, plan) in &entry.funcs {
-        let cx = FuncCx { f, plan, base: BTreeMap::new() };
+        let cx = FuncCx { f, plan, base: BTreeMap::new(), const_base: const_base.clone(), hoist: false };
         let args = if entry.dispatch.is_some() { String::new() } else { model::param_args(f) };
         e.function(&cx, &model::method_name(&f.name), &args);
+        let hx = FuncCx { hoist: true, ..cx };
+        e.function(&hx, &model::hoist_name(&f.name), "");
+        for (&c, &n) in &plan.const_arena {
+            *const_base.entry(c).or_default() += n;
+        }
         func_reports.push(FuncReport::of(f, plan));
     }
     if !e.errors.is_empty() {
@@ -108,7 +128,11 @@ pub fn emit(m: &Module, opts: &EmitOptions) -> Result<Generated, EmitErrors> {
     let lib = model::lib_rs(m, &entry, &mut e, opts).map_err(|x| EmitErrors(vec![x]))?;
     let main_rs = cli::main_rs(m, &entry, opts);
     let weights = e.weights.file();
-    let report = Report::new(opts, &entry, func_reports, &e, weights.len());
+    let main = m.func("main").ok_or_else(|| EmitErrors(vec!["module has no @main function".into()]))?;
+    let (sizes, outs) = model::arena_sizes(&entry, main);
+    let arena: usize = sizes.iter().map(|(c, n)| c.bytes() * n).sum();
+    let extra: usize = outs.iter().map(|(c, _, n)| c.bytes() * n).sum();
+    let report = Report::new(opts, &entry, func_reports, &e, (arena, extra), weights.len());
     let mut files = vec![
         ("Cargo.toml".to_string(), cli::cargo_toml(&opts.name).into_bytes()),
         ("src/lib.rs".to_string(), lib.into_bytes()),

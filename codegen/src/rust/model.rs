@@ -14,6 +14,12 @@ pub fn method_name(name: &str) -> String {
     format!("f_{s}")
 }
 
+/// The `Consts` method computing function `name`'s hoisted values.
+pub fn hoist_name(name: &str) -> String {
+    let s: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+    format!("h_{s}")
+}
+
 /// Rust parameters `, p0: &[T], ...` of a function whose inputs are arguments.
 pub fn param_args(f: &Function) -> String {
     f.body.params.iter().enumerate().map(|(i, &p)| format!(", p{i}: &[{}]", rust_ty(f, p))).collect()
@@ -78,7 +84,7 @@ pub fn io_names(m: &Module) -> (Vec<String>, Vec<String>) {
 /// A region of one class's arena: (class, offset, elements).
 type ClassRegion = (Class, usize, usize);
 
-fn arena_sizes(entry: &Entry<'_>, main: &Function) -> (BTreeMap<Class, usize>, Vec<ClassRegion>) {
+pub fn arena_sizes(entry: &Entry<'_>, main: &Function) -> (BTreeMap<Class, usize>, Vec<ClassRegion>) {
     let mut size: BTreeMap<Class, usize> = BTreeMap::new();
     for (_, p) in &entry.funcs {
         for (&c, &n) in &p.arena {
@@ -105,6 +111,17 @@ fn arena_sizes(entry: &Entry<'_>, main: &Function) -> (BTreeMap<Class, usize>, V
 }
 
 const CLASSES: [Class; 6] = [Class::F32, Class::I64, Class::I32, Class::Bool, Class::U8, Class::I8];
+
+/// Elements of each class's constant arena (every function's hoisted values).
+fn const_sizes(entry: &Entry<'_>) -> BTreeMap<Class, usize> {
+    let mut size: BTreeMap<Class, usize> = BTreeMap::new();
+    for (_, p) in &entry.funcs {
+        for (&c, &n) in &p.const_arena {
+            *size.entry(c).or_default() += n;
+        }
+    }
+    size
+}
 
 fn zero(c: Class) -> &'static str {
     match c {
@@ -133,9 +150,11 @@ pub fn lib_rs(m: &Module, entry: &Entry<'_>, e: &mut Emitter<'_>, opts: &EmitOpt
         s.push('\n');
     }
     s += &outputs_struct(main, &out_names, &outs_id, entry.dispatch.is_some());
+    let csizes = const_sizes(entry);
+    s += &consts_struct(e, &csizes);
     s += &model_struct(e, &sizes, entry.dispatch.is_some(), main);
     s += "impl Model {\n";
-    s += &constructor(e, &sizes, entry.dispatch.is_some(), main);
+    s += &constructor(e, entry, &sizes, &csizes, main);
     s += &match &entry.dispatch {
         None => run_static(main, &entry.funcs[0].1, &ins, &in_names, &outs_id),
         Some((_, d)) => run_bucketed(main, entry, d, &ins, &in_names, &outs_id, &outs),
@@ -196,13 +215,27 @@ fn outputs_struct(main: &Function, names: &[String], ids: &[String], bucketed: b
     s + "}\n\n"
 }
 
-fn model_struct(e: &Emitter<'_>, sizes: &BTreeMap<Class, usize>, bucketed: bool, main: &Function) -> String {
+fn consts_struct(e: &Emitter<'_>, csizes: &BTreeMap<Class, usize>) -> String {
     let mut s = String::from(
-        "/// The model: weights, packed operands and the arenas; `run` allocates nothing.\npub struct Model {\n",
+        "/// The constants: decoded weights and the values computed from them once, at construction.\n#[allow(dead_code)] // sections this model does not use\nstruct Consts {\n",
     );
     for c in CLASSES {
         s += &format!("    w{}: Vec<{}>,\n", c.suffix(), c.rust());
     }
+    for c in csizes.keys() {
+        s += &format!("    c{}: Vec<{}>,\n", c.suffix(), c.rust());
+    }
+    s += "}\n\nimpl Consts {\n";
+    for m in &e.parts.hoist_methods {
+        s += m;
+    }
+    s + "}\n\n"
+}
+
+fn model_struct(e: &Emitter<'_>, sizes: &BTreeMap<Class, usize>, bucketed: bool, main: &Function) -> String {
+    let mut s = String::from(
+        "/// The model: constants, packed operands and the arenas; `run` allocates nothing.\n#[allow(dead_code)] // buffers this model does not use\npub struct Model {\n    c: Consts,\n",
+    );
     for c in CLASSES {
         if sizes.contains_key(&c) {
             s += &format!("    a{}: Vec<{}>,\n", c.suffix(), c.rust());
@@ -220,22 +253,36 @@ fn model_struct(e: &Emitter<'_>, sizes: &BTreeMap<Class, usize>, bucketed: bool,
     s + "}\n\n"
 }
 
-fn constructor(e: &Emitter<'_>, sizes: &BTreeMap<Class, usize>, bucketed: bool, main: &Function) -> String {
+fn constructor(
+    e: &Emitter<'_>,
+    entry: &Entry<'_>,
+    sizes: &BTreeMap<Class, usize>,
+    csizes: &BTreeMap<Class, usize>,
+    main: &Function,
+) -> String {
     let mut s = String::from(
         "    /// The model with its embedded weights.\n    pub fn new() -> Result<Model, Error> {\n        Model::from_weights(WEIGHTS)\n    }\n\n",
     );
     s += "    /// The model with weights from `bytes` (checked against the generated hash).\n";
     s += "    pub fn from_weights(bytes: &[u8]) -> Result<Model, Error> {\n";
-    s += "        let w = k::rt::Weights::decode(bytes, WEIGHTS_HASH, WEIGHTS_COUNTS)?;\n";
+    s +=
+        "        let w = k::rt::Weights::decode(bytes, WEIGHTS_HASH, WEIGHTS_COUNTS)?;\n        let mut c = Consts {\n";
+    for cl in CLASSES {
+        s += &format!("            w{}: w.{},\n", cl.suffix(), cl.rust());
+    }
+    for (cl, n) in csizes {
+        s += &format!("            c{}: vec![{}; {n}],\n", cl.suffix(), zero(*cl));
+    }
+    s += "        };\n";
+    for (f, _) in &entry.funcs {
+        s += &format!("        c.{}();\n", hoist_name(&f.name));
+    }
     for (n, ty, init) in &e.parts.fields {
         s += &format!("        let {n}: {ty} = {init};\n");
     }
     let scratch: Vec<&str> = e.parts.scratch.iter().map(String::as_str).collect();
     s += &format!("        let scratch = [0usize, {}].into_iter().max().unwrap_or(0);\n", scratch.join(", "));
-    s += "        Ok(Model {\n";
-    for c in CLASSES {
-        s += &format!("            w{}: w.{},\n", c.suffix(), c.rust());
-    }
+    s += "        Ok(Model {\n            c,\n";
     for (c, n) in sizes {
         s += &format!("            a{}: vec![{}; {n}],\n", c.suffix(), zero(*c));
     }
@@ -243,12 +290,26 @@ fn constructor(e: &Emitter<'_>, sizes: &BTreeMap<Class, usize>, bucketed: bool, 
     for (n, _, _) in &e.parts.fields {
         s += &format!("            {n},\n");
     }
-    if bucketed {
+    if entry.dispatch.is_some() {
         for (i, t) in main.result_types.iter().enumerate() {
             s += &format!("            shape{i}: [0; {}],\n", t.rank().unwrap_or(0));
         }
     }
     s + "        })\n    }\n\n"
+}
+
+/// Where `run` reads a result of the (unbucketed) main function.
+fn output_expr(plan: &Plan, v: ir::Value) -> String {
+    match plan.storage.get(&v) {
+        Some(Storage::Hoisted(b)) => {
+            let buf = &plan.hoisted[*b];
+            format!("&self.c.c{}[{}..{}]", buf.class.suffix(), buf.offset, buf.offset + buf.len)
+        }
+        _ => {
+            let (c, off, len) = region_of(plan, v).unwrap_or((Class::F32, 0, 0));
+            format!("&self.a{}[{off}..{}]", c.suffix(), off + len)
+        }
+    }
 }
 
 /// The arena region of value `v` in `plan` (results and bucket parameters live there).
@@ -277,8 +338,7 @@ fn run_static(main: &Function, plan: &Plan, ins: &[String], in_names: &[String],
     s += &format!("        self.{}({});\n", method_name(&main.name), ins.join(", "));
     s += "        Ok(Outputs {\n";
     for (id, &v) in outs.iter().zip(&main.body.results) {
-        let (c, off, len) = region_of(plan, v).unwrap_or((Class::F32, 0, 0));
-        s += &format!("            {id}: &self.a{}[{off}..{}],\n", c.suffix(), off + len);
+        s += &format!("            {id}: {},\n", output_expr(plan, v));
     }
     s + "        })\n    }\n\n"
 }

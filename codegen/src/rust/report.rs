@@ -23,6 +23,10 @@ pub struct FuncReport {
     pub intermediates_bytes: usize,
     /// Results written in place over an operand.
     pub in_place: usize,
+    /// Bytes of the values it hoists to construction (computed once from constants).
+    pub hoisted_bytes: usize,
+    /// Ops hoisted to construction.
+    pub hoisted_ops: usize,
 }
 
 impl FuncReport {
@@ -35,6 +39,8 @@ impl FuncReport {
             lower_bound_bytes: plan.lower_bound_bytes(),
             intermediates_bytes: plan.total_bytes(),
             in_place: plan.in_place.len(),
+            hoisted_bytes: plan.const_bytes(),
+            hoisted_ops: plan.hoist_schedule.len(),
         }
     }
 }
@@ -61,16 +67,18 @@ pub struct Report {
 }
 
 impl Report {
-    /// Build the report.
+    /// Build the report; `arena_bytes` is the model's whole arena and
+    /// `extra_bytes` what it holds beyond the largest function plan (the
+    /// dispatcher's output buffers), which also counts towards the bound.
     pub fn new(
         opts: &EmitOptions,
         entry: &Entry<'_>,
         functions: Vec<FuncReport>,
         e: &Emitter<'_>,
+        (arena_bytes, extra_bytes): (usize, usize),
         weights_bytes: usize,
     ) -> Report {
-        let arena_bytes = functions.iter().map(|f| f.arena_bytes).max().unwrap_or(0);
-        let lower_bound_bytes = functions.iter().map(|f| f.lower_bound_bytes).max().unwrap_or(0);
+        let lower_bound_bytes = functions.iter().map(|f| f.lower_bound_bytes).max().unwrap_or(0) + extra_bytes;
         let buckets = entry
             .dispatch
             .as_ref()

@@ -251,3 +251,21 @@ pub fn attention(
         times_v(s, vm, (g.sq, g.sk, g.dv), ob, gs);
     }
 }
+
+/// The additive mask of a Swin window attention over `[B, nW, heads, N, N]`
+/// scores: `bias [heads, N, N]` (if any) plus `mask [nW, N, N]` (if any),
+/// as one `[nW, heads, N, N]` tensor (built once, at model construction).
+pub fn window_mask(bias: Option<&[f32]>, mask: Option<&[f32]>, nw: usize, heads: usize, n: usize) -> Vec<f32> {
+    let nn = n * n;
+    assert!(bias.is_none_or(|b| b.len() == heads * nn), "window bias must be [heads, N, N]");
+    assert!(mask.is_none_or(|m| m.len() == nw * nn), "window mask must be [nW, N, N]");
+    let mut out = vec![0.0; nw * heads * nn];
+    for (w, per_w) in out.chunks_exact_mut(heads * nn).enumerate() {
+        for (h, t) in per_w.chunks_exact_mut(nn).enumerate() {
+            for (i, x) in t.iter_mut().enumerate() {
+                *x = bias.map_or(0.0, |b| b[h * nn + i]) + mask.map_or(0.0, |m| m[w * nn + i]);
+            }
+        }
+    }
+    out
+}

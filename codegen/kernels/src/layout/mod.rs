@@ -7,9 +7,11 @@
 
 mod select;
 mod space;
+mod window;
 
 pub use select::{gather, gather_elements, one_hot, pad, slice, slice_axis, top_k, PadMode, SliceAxis};
 pub use space::{depth_to_space, range_f32, range_i64, range_len_f32, range_len_i64, space_to_depth, DepthToSpace};
+pub use window::{window_merge, window_partition, Windows};
 
 use crate::ew::broadcast::map1;
 use crate::strided::{for_each_row, numel, stride, Space};

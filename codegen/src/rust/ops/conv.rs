@@ -54,7 +54,7 @@ pub fn conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         None => "None".into(),
     };
     let x = cx.input(0)?;
-    if r == 2 && cx.in_const(1).is_some() {
+    if r == 2 && cx.is_static(1) {
         let params = format!(
             "k::conv::Conv2d {{ n: {}, c_in: {}, h: {}, w: {}, c_out: {}, kh: {}, kw: {}, stride_h: {}, stride_w: {}, pad_top: {}, pad_left: {}, pad_bottom: {}, pad_right: {}, dil_h: {}, dil_w: {}, groups: {groups} }}",
             xs[0], xs[1], xs[2], xs[3], ws[0], kernel[0], kernel[1], stride[0], stride[1], p[0], p[1], p[2], p[3], dil[0], dil[1]
@@ -192,6 +192,7 @@ pub fn attention(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
     let blocked = match op.opcode {
         Opcode::CoreAttention => false,
         Opcode::CoreAttentionBlocked => true,
+        Opcode::CoreWindowAttention => return window_attention(cx).map(|()| true),
         _ => return Ok(false),
     };
     let (qs, ks, vs) = (cx.in_dims(0), cx.in_dims(1), cx.in_dims(2));
@@ -225,4 +226,40 @@ pub fn attention(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
         ));
     }
     Ok(true)
+}
+
+/// `core.window_attention`: attention over `[B, nW, heads, N, D]` (the same
+/// memory as `[B·nW, heads, N, D]`) with the relative position bias and the
+/// window mask folded into one `[nW, heads, N, N]` additive mask at construction.
+fn window_attention(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    let op = cx.op;
+    let qs = cx.in_dims(0);
+    let [bw, heads, n, _] = qs[..] else { return Err("window attention takes [B*nW, heads, N, D]".into()) };
+    let nw = op.attrs.int("num_windows").unwrap_or(1).max(1) as usize;
+    let scale = super::f32_lit(op.attrs.float("scale").unwrap_or(1.0));
+    let weights = |cx: &mut OpCx<'_, '_>, i: usize| -> Result<String, String> {
+        if op.operand(i).is_none() {
+            return Ok("None".into());
+        }
+        if !cx.is_static(i) {
+            return Err(format!("window attention with a non-constant operand #{i} is not supported"));
+        }
+        Ok(format!("Some({})", cx.init_weights(i)?))
+    };
+    let (bias, mask) = (weights(cx, 3)?, weights(cx, 4)?);
+    let wm = cx.field("Vec<f32>", format!("k::attention::window_mask({bias}, {mask}, {nw}, {heads}, {n})"));
+    let grouped = |d: &[usize]| {
+        let mut g = vec![bw / nw, nw];
+        g.extend_from_slice(&d[1..]);
+        dims(&g)
+    };
+    let (sq, sk, sv) = (grouped(&qs), grouped(&cx.in_dims(1)), grouped(&cx.in_dims(2)));
+    let out = cx.begin(0);
+    let (q, k, v) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
+    let ms = dims(&[nw, heads, n, n]);
+    cx.scratch(format!("k::attention::attention_scratch_len({sq}, {sk}, {sv})"));
+    cx.line(format!(
+        "k::attention::attention({sq}, {q}, {sk}, {k}, {sv}, {v}, k::attention::Mask::Float(&self.{wm}, {ms}), {scale}, false, None, {out}, &mut self.scratch);"
+    ));
+    Ok(())
 }

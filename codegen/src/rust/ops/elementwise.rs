@@ -77,6 +77,11 @@ fn numeric(c: Option<Class>) -> bool {
     matches!(c, Some(Class::F32 | Class::I64 | Class::I32))
 }
 
+/// True for one-input math and two-input arithmetic (no scratch, no fields).
+pub fn pure_math(op: &OpData) -> bool {
+    unary(op).is_some() || binary(op).is_some()
+}
+
 /// True if the op can write its result over an operand of the same type.
 pub fn in_place_ok(f: &ir::Function, op: &OpData) -> bool {
     let class = op.results.first().and_then(|&r| Class::of(f.ty(r).dtype));

@@ -76,6 +76,20 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
             two(cx, &format!("k::layout::space_to_depth({}, {b}, ", dims(&xs)))?;
         }
         Shape | Size | ConstantOfShape | Range => known(cx)?,
+        CoreWindowPartition | CoreWindowMerge => {
+            let merge = op.opcode == CoreWindowMerge;
+            let img = if merge { ys.clone() } else { xs.clone() };
+            let win: Vec<i64> = op.attrs.ints("window").map(<[i64]>::to_vec).unwrap_or_default();
+            let sh: Vec<i64> = op.attrs.ints("shift").map_or(vec![0, 0], <[i64]>::to_vec);
+            let [b, h, w, c] = img[..] else { return Err("window ops take [B, H, W, C] images".into()) };
+            let p = format!(
+                "k::layout::Windows {{ b: {b}, h: {h}, w: {w}, c: {c}, wh: {}, ww: {}, sh: {}, sw: {} }}",
+                win[0], win[1], sh[0], sh[1]
+            );
+            let item = cx.item("k::layout::Windows", p);
+            let k = if merge { "window_merge" } else { "window_partition" };
+            two(cx, &format!("k::layout::{k}(&{item}, "))?;
+        }
         _ => return Ok(false),
     }
     Ok(true)

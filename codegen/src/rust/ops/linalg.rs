@@ -75,7 +75,7 @@ fn bias_expr(b: &[usize], out: &[usize], name: &str) -> Result<String, String> {
 fn product(cx: &mut OpCx<'_, '_>, trans_b: bool, bias: Option<usize>, act: String) -> Result<(), String> {
     let (sa, sb, so) = (promoted(cx.in_dims(0), true), promoted(cx.in_dims(1), false), cx.out_dims(0));
     let bias_shape = bias.map(|i| cx.in_dims(i));
-    let b_const = cx.in_const(1).is_some() && sb.len() == 2;
+    let b_const = cx.is_static(1) && sb.len() == 2;
     let (k, n) = if trans_b { (sb[1], sb[0]) } else { (sb[0], sb[1]) };
     let m_total: usize = sa[..sa.len() - 1].iter().product();
     let out = cx.begin(0);
@@ -139,7 +139,7 @@ fn gemm(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         f32_lit(beta)
     );
     let a = cx.input(0)?;
-    if cx.in_const(1).is_some() && !ta {
+    if cx.is_static(1) && !ta {
         let w = cx.init_weights(1)?;
         let pb = cx.field("k::gemm::PackedB", format!("k::gemm::PackedB::new({w}, {k}, {n}, {tb})"));
         cx.scratch(format!("k::gemm::packed_scratch_len({m}, &{pb})"));

@@ -30,6 +30,56 @@ fn reuse_in_place(f: &Function, op: &OpData) -> Reuse {
     Reuse::InPlace(cands)
 }
 
+/// True if `op` may run once at construction when its operands are all
+/// constants: the families whose lowering needs neither scratch nor
+/// construction fields (elementwise math, data movement, shape ops,
+/// reductions, softmax).
+pub fn hoistable(_f: &Function, op: &OpData) -> bool {
+    use Opcode::*;
+    matches!(
+        op.opcode,
+        Transpose
+            | Concat
+            | Slice
+            | CoreSlice
+            | Gather
+            | GatherElements
+            | Pad
+            | Expand
+            | CoreExpand
+            | Tile
+            | DepthToSpace
+            | SpaceToDepth
+            | Shape
+            | Size
+            | ConstantOfShape
+            | Softmax
+            | LogSoftmax
+            | CoreReduce
+            | ReduceSum
+            | ReduceMean
+            | ReduceMax
+            | ReduceMin
+            | ReduceProd
+            | Clip
+            | Where
+            | Cast
+            | Equal
+            | Less
+            | LessOrEqual
+            | Greater
+            | GreaterOrEqual
+            | And
+            | Or
+            | Xor
+            | Not
+            | Sum
+            | Mean
+            | Max
+            | Min
+    ) || elementwise::pure_math(op)
+}
+
 /// Emit the kernel calls of the op in `cx`.
 pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let op = cx.op;

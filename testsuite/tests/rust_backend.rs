@@ -1,0 +1,144 @@
+//! The Rust backend end to end: every model of the real/bundled set and every
+//! ONNX `light` model is compiled (`edgec compile --emit rust`'s library
+//! path), its crate built in release mode (offline, one shared target
+//! directory so the kernel runtime compiles once) and run; its outputs must
+//! match the model's reference data and the interpreter on the crate's own
+//! IR. Dynamic models are compiled with buckets that cover their data sets.
+//! The memory plan of every crate must stay within 1.25x of its lower bound.
+//!
+//! The compile report of each model is printed (`--nocapture` to see it).
+
+use compiler::check::{compare, Tolerance};
+use std::path::{Path, PathBuf};
+
+fn models_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("models")
+}
+
+fn crates_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/edgec-crates")
+}
+
+/// Buckets for the dynamic models (they must cover every data set).
+fn buckets(name: &str) -> &'static [&'static str] {
+    match name {
+        "bert_dynamic" => &["sequence=32,128"],
+        "bert_tiny" => &["batch=2", "sequence=16"],
+        "bert_encoder_paddle" => &["DynamicDimension.1=16"],
+        "cnn_dynamic" => &["height=40", "width=32"],
+        _ => &[],
+    }
+}
+
+/// Optimize `model` for cpu (with `bucket` specs) and write its crate.
+fn compile(model: &Path, name: &str, bucket: &[&str]) -> Result<(PathBuf, codegen::rust::Report), String> {
+    let req = compiler::pipeline::Request {
+        file: model.display().to_string(),
+        passes: passes::DEFAULT_PIPELINE.to_string(),
+        target: "cpu".into(),
+        rules: vec![],
+        max_enodes: passes::egraph::Limits::default().max_enodes,
+        max_iters: passes::egraph::Limits::default().max_iters,
+        bucket: bucket.iter().map(|s| s.to_string()).collect(),
+        pad: vec![],
+        buckets_max: 4,
+        attention_window: None,
+    };
+    let out = compiler::pipeline::run(&req, passes::PassOptions::default()).map_err(|e| format!("{e:?}"))?;
+    let dir = crates_dir().join(name);
+    let report = compiler::compile::write_crate(&out.module, &dir, name, &req.file).map_err(|e| e.to_string())?;
+    Ok((dir, report))
+}
+
+fn set_target_dir() {
+    std::env::set_var("CARGO_TARGET_DIR", crates_dir().join("target"));
+}
+
+#[test]
+fn real_and_bundled_models_compile_build_and_verify() {
+    set_target_dir();
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for d in [models_root(), models_root().join("real")] {
+        dirs.extend(
+            std::fs::read_dir(&d).unwrap().flatten().map(|e| e.path()).filter(|p| p.join("model.onnx").exists()),
+        );
+    }
+    dirs.sort();
+    assert!(dirs.len() >= 15, "model set missing: {dirs:?}");
+    let mut failures = Vec::new();
+    for dir in &dirs {
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let (crate_dir, report) = match compile(&dir.join("model.onnx"), &name, buckets(&name)) {
+            Ok(x) => x,
+            Err(e) => {
+                failures.push(format!("{name}: compile: {e}"));
+                continue;
+            }
+        };
+        eprintln!(
+            "{name}: arena {} B, lower bound {} B ({:.3}x), weights {} B",
+            report.arena_bytes,
+            report.lower_bound_bytes,
+            report.plan_ratio(),
+            report.weights_bytes
+        );
+        if report.plan_ratio() > 1.25 {
+            failures.push(format!("{name}: arena {:.3}x the lower bound", report.plan_ratio()));
+        }
+        match compiler::compile::verify_crate(&crate_dir, &[], Tolerance::default()) {
+            Err(e) => failures.push(format!("{name}: {e}")),
+            Ok(reports) => {
+                for r in reports.iter().filter(|r| !r.passed()) {
+                    failures.push(format!("{name}: {}: {:?}", r.dir.display(), r.outputs));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn light_models_compile_build_and_match_the_reference() {
+    set_target_dir();
+    let root = std::env::var_os("EDGEC_ONNX_TESTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/onnx-tests"));
+    let Ok(rd) = std::fs::read_dir(root.join("light")) else {
+        eprintln!("NOTE: light models missing; run testsuite/conformance/fetch.sh. Skipping.");
+        return;
+    };
+    let mut models: Vec<PathBuf> =
+        rd.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "onnx")).collect();
+    models.sort();
+    let mut failures = Vec::new();
+    for model in &models {
+        let name = model.file_stem().unwrap().to_string_lossy().into_owned();
+        let (dir, report) = match compile(model, &name, &[]) {
+            Ok(x) => x,
+            Err(e) => {
+                failures.push(format!("{name}: compile: {e}"));
+                continue;
+            }
+        };
+        let result = (|| -> Result<(), String> {
+            let eir = dir.join("edgec").join("model.eir");
+            let m = compiler::driver::load_eir(&eir.display().to_string()).map_err(|e| e.to_string())?.module;
+            let inputs = testsuite::conformance::light_inputs(m.func("main").ok_or("no main")?);
+            let exe = compiler::compile::build_crate(&dir).map_err(|e| e.to_string())?;
+            let got = compiler::compile::run_crate(&dir, &exe, &inputs)?;
+            let want = compiler::check::read_tensor_pb(&model.with_file_name(format!("{name}_output_0.pb")))?;
+            match compare(0, &got[0], &want, Tolerance { rtol: 1e-3, atol: 1e-4 }).failure {
+                Some(f) => Err(f),
+                None => Ok(()),
+            }
+        })();
+        eprintln!("{name}: arena {} B ({:.3}x the lower bound): {result:?}", report.arena_bytes, report.plan_ratio());
+        if let Err(e) = result {
+            failures.push(format!("{name}: {e}"));
+        }
+        if report.plan_ratio() > 1.25 {
+            failures.push(format!("{name}: arena {:.3}x the lower bound", report.plan_ratio()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
