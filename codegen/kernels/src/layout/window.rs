@@ -28,7 +28,10 @@ pub struct Windows {
 
 impl Windows {
     fn check(&self, x: usize, y: usize) {
-        assert!(self.wh > 0 && self.ww > 0 && self.h % self.wh == 0 && self.w % self.ww == 0, "windows: {self:?}");
+        assert!(
+            self.wh > 0 && self.ww > 0 && self.h.is_multiple_of(self.wh) && self.w.is_multiple_of(self.ww),
+            "windows: {self:?}"
+        );
         assert!(self.sh < self.h.max(1) && self.sw < self.w.max(1), "windows: shift out of range: {self:?}");
         let n = self.b * self.h * self.w * self.c;
         assert!(x == n && y == n, "windows: {x} and {y} elements for {self:?}");
