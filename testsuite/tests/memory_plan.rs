@@ -1,9 +1,11 @@
-//! The memory planner on every model of the test set (optimized for cpu):
-//! buffers live at the same time never overlap, results stay live to the
-//! end, and the arena stays within 1.25x of the lower bound.
+//! The memory planner on every static model of the test set (optimized for
+//! cpu, with the Rust backend's reuse and hoisting policies): buffers live at
+//! the same time never overlap, results stay live to the end, and the arena
+//! stays within 1.25x of the lower bound.
 
-use codegen::plan::{plan_function, Plan, PlanOptions, Reuse, Storage};
-use ir::{Function, Module, OpData, Opcode};
+use codegen::plan::{plan_function, Plan, PlanOptions, Storage};
+use codegen::rust::ops::{hoistable, reuse};
+use ir::{Function, Module};
 use std::path::{Path, PathBuf};
 
 fn models() -> Vec<PathBuf> {
@@ -32,19 +34,6 @@ fn load(dir: &Path) -> Module {
     compiler::driver::load_model(&dir.join("model.onnx").display().to_string()).expect("model loads")
 }
 
-fn reuse(_f: &Function, op: &OpData) -> Reuse {
-    match op.opcode {
-        Opcode::Reshape
-        | Opcode::CoreReshape
-        | Opcode::CoreSqueeze
-        | Opcode::CoreUnsqueeze
-        | Opcode::Flatten
-        | Opcode::Identity => Reuse::View(0),
-        Opcode::Relu | Opcode::Sigmoid | Opcode::Tanh | Opcode::Add | Opcode::Mul => Reuse::InPlace(vec![0, 1]),
-        _ => Reuse::None,
-    }
-}
-
 fn check(p: &Plan, f: &Function) {
     for (i, a) in p.buffers.iter().enumerate() {
         for b in &p.buffers[i + 1..] {
@@ -70,7 +59,7 @@ fn plans_are_sound_and_tight() {
     for dir in models() {
         let m = optimized(&dir);
         let f = m.func("main").unwrap();
-        let p = match plan_function(f, &PlanOptions { params_in_arena: false, reuse: &reuse }) {
+        let p = match plan_function(f, &PlanOptions { params_in_arena: false, reuse: &reuse, hoistable: &hoistable }) {
             Ok(p) => p,
             Err(e) => {
                 report += &format!("{}: {e}\n", dir.display());
