@@ -77,11 +77,41 @@ impl Act {
         }
     }
 
-    /// Apply in place to every element.
+    /// Apply in place to every element. The variant is matched once, outside
+    /// the loop, so each loop is a straight-line map the compiler vectorizes
+    /// (sigmoid-based variants use the branch-free [`crate::math::exp`]).
     pub fn apply_slice(self, v: &mut [f32]) {
         if self != Act::None {
-            v.iter_mut().for_each(|x| *x = self.apply(*x));
+            act_slice(self, v);
         }
+    }
+
+    #[inline(always)]
+    fn apply_slice_inline(self, v: &mut [f32]) {
+        use crate::math::sigmoid as fast_sigmoid;
+        match self {
+            Act::None => {}
+            Act::Relu => v.iter_mut().for_each(|x| *x = if *x < 0.0 { 0.0 } else { *x }),
+            Act::Clip { min, max } => v.iter_mut().for_each(|x| *x = x.max(min).min(max)),
+            Act::Sigmoid => v.iter_mut().for_each(|x| *x = fast_sigmoid(*x)),
+            Act::HardSigmoid { alpha, beta } => v.iter_mut().for_each(|x| *x = (alpha * *x + beta).clamp(0.0, 1.0)),
+            Act::HardSwish => v.iter_mut().for_each(|x| *x *= (*x / 6.0 + 0.5).clamp(0.0, 1.0)),
+            Act::LeakyRelu { alpha } => v.iter_mut().for_each(|x| *x = if *x < 0.0 { alpha * *x } else { *x }),
+            Act::Silu => v.iter_mut().for_each(|x| *x *= fast_sigmoid(*x)),
+            Act::Tanh => v.iter_mut().for_each(|x| *x = 2.0 * fast_sigmoid(2.0 * *x) - 1.0),
+            Act::GeluTanh => {
+                let k = (2.0 / std::f32::consts::PI).sqrt();
+                v.iter_mut().for_each(|x| *x *= fast_sigmoid(2.0 * k * (*x + 0.044715 * *x * *x * *x)))
+            }
+            Act::Gelu => v.iter_mut().for_each(|x| *x = self.apply(*x)),
+        }
+    }
+}
+
+crate::multiversion! {
+    /// [`Act::apply_slice`], compiled per instruction set.
+    fn act_slice(act: Act, v: &mut [f32]) {
+        act.apply_slice_inline(v)
     }
 }
 

@@ -37,4 +37,5 @@ pub mod pool;
 pub mod reduce;
 pub mod resize;
 pub mod rt;
+pub mod simd;
 mod strided;

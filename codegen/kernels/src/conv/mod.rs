@@ -154,7 +154,7 @@ impl PackedConv {
 pub fn conv2d_scratch_len(p: &Conv2d) -> usize {
     let n = p.out_h() * p.out_w();
     if p.is_depthwise() {
-        0
+        depthwise::scratch_len(p).max(depthwise::blocked_scratch_len(p))
     } else {
         gemm::packed_a_scratch_len(p.mg(), n, p.depth())
     }
@@ -184,7 +184,13 @@ pub fn conv2d(
         return;
     }
     let (a, pointwise) = match &w.path {
-        Path::Depthwise(wv) => return depthwise::depthwise2d(p, x, wv, bias, act, y),
+        Path::Depthwise(wv) => {
+            // Channel blocks need no row tails: used for multiplier 1 and up to 8x8 kernels.
+            if p.c_out == p.c_in && p.kh * p.kw <= 64 {
+                return depthwise::depthwise_blocked(p, x, wv, bias, act, y, scratch);
+            }
+            return depthwise::depthwise2d(p, x, wv, bias, act, y, scratch);
+        }
         Path::Pointwise(a) => (a, true),
         Path::Im2col(a) => (a, false),
     };
