@@ -16,12 +16,12 @@ pub struct PlanOptions<'a> {
     pub hoistable: &'a dyn Fn(&Function, &OpData) -> bool,
 }
 
-/// The dataflow graph of the top-level ops, and a schedule (program order,
+/// The dataflow graph of a region's ops, and a schedule (program order,
 /// checked to be topological).
-fn schedule(f: &Function) -> Result<Vec<OpId>, PlanError> {
+fn schedule(f: &Function, ops: &[OpId]) -> Result<Vec<OpId>, PlanError> {
     let mut g: DiGraph<OpId, ()> = DiGraph::new();
-    let nodes: HashMap<OpId, NodeIndex> = f.body.ops.iter().map(|&id| (id, g.add_node(id))).collect();
-    for &id in &f.body.ops {
+    let nodes: HashMap<OpId, NodeIndex> = ops.iter().map(|&id| (id, g.add_node(id))).collect();
+    for &id in ops {
         for v in f.ops[id].inputs().chain(captured(f, id)) {
             if let ValueDef::Result(src, _) = f.values[v].def {
                 if let Some(&s) = nodes.get(&src) {
@@ -30,13 +30,13 @@ fn schedule(f: &Function) -> Result<Vec<OpId>, PlanError> {
             }
         }
     }
-    let position: HashMap<OpId, usize> = f.body.ops.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+    let position: HashMap<OpId, usize> = ops.iter().enumerate().map(|(i, &id)| (id, i)).collect();
     for e in g.raw_edges() {
         if position[&g[e.source()]] >= position[&g[e.target()]] {
             return Err(PlanError::NotTopological);
         }
     }
-    Ok(f.body.ops.clone())
+    Ok(ops.to_vec())
 }
 
 /// Values used inside the regions of `id` but defined outside them.
@@ -53,30 +53,41 @@ fn captured(f: &Function, id: OpId) -> Vec<Value> {
     out
 }
 
-/// Schedule index of the last use of every value (results: `n`).
-fn last_uses(f: &Function, order: &[OpId]) -> HashMap<Value, usize> {
+/// Schedule index of the last use of every value (`results`: `n`).
+fn last_uses(f: &Function, order: &[OpId], results: &[Value]) -> HashMap<Value, usize> {
     let mut last = HashMap::new();
     for (i, &id) in order.iter().enumerate() {
         for v in f.ops[id].inputs().chain(captured(f, id)) {
             last.insert(v, i);
         }
     }
-    for &v in &f.body.results {
+    for &v in results {
         last.insert(v, order.len());
     }
     last
 }
 
-/// Plan function `f` (top-level ops; values inside regions are the region
-/// op's business and are not planned here).
+/// Plan function `f`: its body, and recursively the regions of its
+/// control-flow ops (each region's buffers above its enclosing plan's).
 pub fn plan_function(f: &Function, opts: &PlanOptions<'_>) -> Result<Plan, PlanError> {
-    let all = schedule(f)?;
+    plan_region(f, &f.body, opts, None)
+}
+
+fn plan_region(f: &Function, r: &ir::Region, opts: &PlanOptions<'_>, outer: Option<&Plan>) -> Result<Plan, PlanError> {
+    let all = schedule(f, &r.ops)?;
     let mut p = Plan::default();
+    if let Some(o) = outer {
+        inherit(o, &mut p);
+    }
+    let in_region = outer.is_some();
+    let no_hoist = |_: &Function, _: &OpData| false;
+    let sub_opts = PlanOptions { params_in_arena: true, reuse: opts.reuse, hoistable: &no_hoist };
+    let opts = if in_region { &sub_opts } else { opts };
     hoist(f, &all, opts, &mut p)?;
     let order: Vec<OpId> = all.into_iter().filter(|id| !p.hoist_schedule.contains(id)).collect();
-    let last = last_uses(f, &order);
+    let last = last_uses(f, &order, &r.results);
     p.schedule = order.clone();
-    for (i, &v) in f.body.params.iter().enumerate() {
+    for (i, &v) in r.params.iter().enumerate() {
         if opts.params_in_arena {
             let (class, len) = sized(f, v, || format!("parameter #{i} of @{}", f.name))?;
             let b = new_buffer(&mut p, class, len, 0, last.get(&v).copied().unwrap_or(0));
@@ -89,7 +100,45 @@ pub fn plan_function(f: &Function, opts: &PlanOptions<'_>) -> Result<Plan, PlanE
         place_results(f, id, i, &last, opts, &mut p)?;
     }
     super::offsets::assign(&mut p);
+    p.extent = p.arena.iter().map(|(&c, &n)| (c, p.base.get(&c).copied().unwrap_or(0) + n)).collect();
+    for &id in &order {
+        let mut subs = Vec::new();
+        for region in &f.ops[id].regions {
+            let sub = plan_region(f, region, opts, Some(&p))?;
+            for (&c, &e) in &sub.extent {
+                let x = p.extent.entry(c).or_default();
+                *x = (*x).max(e);
+            }
+            subs.push(sub);
+        }
+        if !subs.is_empty() {
+            p.regions.insert(id, subs);
+        }
+    }
     Ok(p)
+}
+
+/// Make everything the enclosing plan `o` placed visible to a region plan
+/// `p` (as fixed arena positions), and start `p`'s buffers above `o`'s.
+fn inherit(o: &Plan, p: &mut Plan) {
+    p.hoisted = o.hoisted.clone();
+    p.const_arena = o.const_arena.clone();
+    for (&v, &s) in &o.storage {
+        let s = match s {
+            Storage::Buffer(b) => {
+                let buf = &o.buffers[b];
+                let offset = o.base.get(&buf.class).copied().unwrap_or(0) + buf.offset;
+                Storage::Fixed { class: buf.class, offset, len: buf.len }
+            }
+            other => other,
+        };
+        p.storage.insert(v, s);
+    }
+    let mut base = o.base.clone();
+    for (&c, &n) in &o.arena {
+        *base.entry(c).or_default() += n;
+    }
+    p.base = base;
 }
 
 fn new_buffer(p: &mut Plan, class: Class, len: usize, def: usize, last: usize) -> usize {

@@ -101,6 +101,16 @@ pub enum Storage {
     /// Hoisted buffer `i`: computed once, at model construction, from
     /// constants only (see [`Plan::hoisted`]).
     Hoisted(usize),
+    /// A buffer of an enclosing plan, seen from a region: `len` elements of
+    /// `class` at `offset` in the function's arena (already based).
+    Fixed {
+        /// Storage class.
+        class: Class,
+        /// Offset in the function's arena.
+        offset: usize,
+        /// Elements.
+        len: usize,
+    },
 }
 
 /// One arena buffer.
@@ -141,6 +151,13 @@ pub struct Plan {
     pub hoisted: Vec<Buffer>,
     /// Elements of each class's constant arena.
     pub const_arena: BTreeMap<Class, usize>,
+    /// Where this plan's buffers start in the function's arena (0 for a
+    /// function body; above the enclosing plan's buffers for a region).
+    pub base: BTreeMap<Class, usize>,
+    /// Plans of the regions of each control-flow op, by op.
+    pub regions: HashMap<OpId, Vec<Plan>>,
+    /// End of the arena this plan and its regions use, per class (base included).
+    pub extent: BTreeMap<Class, usize>,
 }
 
 impl Plan {

@@ -77,6 +77,61 @@ pub fn region(off: usize, len: usize) -> String {
     format!("Region::new({off}, {len})")
 }
 
+/// Reading `len` elements of `class` at `off` of the arena: through the
+/// carved rest when the op writes the same arena, directly otherwise.
+pub fn arena_read(class: Class, off: usize, len: usize, out_class: Option<Class>) -> String {
+    if Some(class) == out_class {
+        format!("r.get({})", region(off, len))
+    } else {
+        format!("&self.a{}[{off}..{}]", class.suffix(), off + len)
+    }
+}
+
+/// A read-only slice expression for `v` in `cx`'s plan, for a statement
+/// that writes the arena of `out_class` (if any).
+pub fn value_expr(e: &mut Emitter<'_>, cx: &FuncCx<'_>, v: Value, out_class: Option<Class>) -> Result<String, String> {
+    // Statements of `Model` reach the constants through `self.c`; those of `Consts` own them.
+    let consts = if cx.hoist { "self" } else { "self.c" };
+    Ok(match cx.plan.storage.get(&v).copied() {
+        Some(Storage::Param(p)) => format!("p{p}"),
+        Some(Storage::Const(op)) => {
+            let Some(ir::Attr::Sym(name)) = cx.f.ops[op].attrs.get("value") else {
+                return Err("constant without a value".into());
+            };
+            let (c, off, len) = e.weights.add(e.m, name)?;
+            format!("&{consts}.w{}[{off}..{}]", c.suffix(), off + len)
+        }
+        Some(Storage::Hoisted(b)) => {
+            let buf = &cx.plan.hoisted[b];
+            let off = cx.const_base.get(&buf.class).copied().unwrap_or(0) + buf.offset;
+            if cx.hoist && Some(buf.class) == out_class {
+                format!("r.get({})", region(off, buf.len))
+            } else {
+                format!("&{consts}.c{}[{off}..{}]", buf.class.suffix(), off + buf.len)
+            }
+        }
+        Some(Storage::Buffer(b)) => {
+            let buf = &cx.plan.buffers[b];
+            let off = cx.plan.base.get(&buf.class).copied().unwrap_or(0) + buf.offset;
+            arena_read(buf.class, off, buf.len, out_class)
+        }
+        Some(Storage::Fixed { class, offset, len }) => arena_read(class, offset, len, out_class),
+        None => return Err(format!("internal: value {v} has no storage")),
+    })
+}
+
+/// The arena region `v` lives in (`None` for inputs, constants, hoisted values).
+pub fn arena_region(cx: &FuncCx<'_>, v: Value) -> Option<(Class, usize, usize)> {
+    match cx.plan.storage.get(&v).copied()? {
+        Storage::Buffer(b) => {
+            let buf = &cx.plan.buffers[b];
+            Some((buf.class, cx.plan.base.get(&buf.class).copied().unwrap_or(0) + buf.offset, buf.len))
+        }
+        Storage::Fixed { class, offset, len } => Some((class, offset, len)),
+        _ => None,
+    }
+}
+
 /// A comment naming an op's provenance.
 pub fn describe(op: &OpData, f: &Function) -> String {
     let loc = match &op.loc {
@@ -111,8 +166,12 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    fn op(&mut self, cx: &FuncCx<'a>, id: OpId) -> Result<String, String> {
+    /// The code of one op (a block), or of a control-flow op with its regions.
+    pub fn op(&mut self, cx: &FuncCx<'a>, id: OpId) -> Result<String, String> {
         let op = &cx.f.ops[id];
+        if !op.regions.is_empty() {
+            return super::control::lower(self, cx, id);
+        }
         if op.opcode == ir::Opcode::CoreConst {
             if let Some(ir::Attr::Sym(name)) = op.attrs.get("value") {
                 self.weights.add(self.m, name)?;
@@ -200,7 +259,7 @@ impl<'e, 'a> OpCx<'e, 'a> {
         let out = match self.cx.plan.storage.get(&v) {
             Some(Storage::Buffer(b)) => {
                 let buf = &self.cx.plan.buffers[*b];
-                Some((buf.class, self.cx.base.get(&buf.class).copied().unwrap_or(0) + buf.offset, buf.len))
+                Some((buf.class, self.cx.plan.base.get(&buf.class).copied().unwrap_or(0) + buf.offset, buf.len))
             }
             Some(Storage::Hoisted(b)) => {
                 let buf = &self.cx.plan.hoisted[*b];
@@ -228,34 +287,7 @@ impl<'e, 'a> OpCx<'e, 'a> {
 
     fn source(&mut self, v: Value) -> Result<String, String> {
         let out_class = self.cur.as_ref().and_then(|b| b.out.map(|o| o.0));
-        // Statements of `Model` reach the constants through `self.c`; those of `Consts` own them.
-        let consts = if self.cx.hoist { "self" } else { "self.c" };
-        Ok(match self.cx.plan.storage.get(&v).copied() {
-            Some(Storage::Param(p)) => format!("p{p}"),
-            Some(Storage::Const(_)) => {
-                let (c, off, len) = self.weight_of(v)?;
-                format!("&{consts}.w{}[{off}..{}]", c.suffix(), off + len)
-            }
-            Some(Storage::Hoisted(b)) => {
-                let buf = &self.cx.plan.hoisted[b];
-                let off = self.cx.const_base.get(&buf.class).copied().unwrap_or(0) + buf.offset;
-                if self.cx.hoist && Some(buf.class) == out_class {
-                    format!("r.get({})", region(off, buf.len))
-                } else {
-                    format!("&{consts}.c{}[{off}..{}]", buf.class.suffix(), off + buf.len)
-                }
-            }
-            Some(Storage::Buffer(b)) => {
-                let buf = &self.cx.plan.buffers[b];
-                let off = self.cx.base.get(&buf.class).copied().unwrap_or(0) + buf.offset;
-                if Some(buf.class) == out_class {
-                    format!("r.get({})", region(off, buf.len))
-                } else {
-                    format!("&self.a{}[{off}..{}]", buf.class.suffix(), off + buf.len)
-                }
-            }
-            None => return Err(format!("internal: value {v} has no storage")),
-        })
+        value_expr(self.e, self.cx, v, out_class)
     }
 
     /// The weights section place of constant value `v`.

@@ -13,6 +13,7 @@
 //! Output is deterministic: the same module gives byte-identical files.
 
 mod cli;
+mod control;
 mod func;
 mod model;
 pub mod ops;

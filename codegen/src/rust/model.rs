@@ -87,7 +87,7 @@ type ClassRegion = (Class, usize, usize);
 pub fn arena_sizes(entry: &Entry<'_>, main: &Function) -> (BTreeMap<Class, usize>, Vec<ClassRegion>) {
     let mut size: BTreeMap<Class, usize> = BTreeMap::new();
     for (_, p) in &entry.funcs {
-        for (&c, &n) in &p.arena {
+        for (&c, &n) in &p.extent {
             let e = size.entry(c).or_default();
             *e = (*e).max(n);
         }
