@@ -193,14 +193,71 @@ fn pool2d(p: &Pool2d, r: Reduce, x: &[f32], y: &mut [f32]) {
     if os == 0 {
         return;
     }
-    for (plane, out) in x.chunks_exact(is.max(1)).zip(y.chunks_exact_mut(os)).take(p.n * p.c) {
-        for (oy, orow) in out.chunks_exact_mut(p.out_w).enumerate() {
-            for (ox, yv) in orow.iter_mut().enumerate() {
-                *yv = reduce(r, plane, p.kh * p.kw, |t| match (ay.tap(oy, t / p.kw), ax.tap(ox, t % p.kw)) {
-                    (Ok(iy), Ok(ix)) => Ok(iy * p.w + ix),
-                    (Ok(_), Err(c)) | (Err(c), Ok(_)) => Err(c),
-                    (Err(a), Err(b)) => Err(a && b),
-                });
+    pool2d_planes(p, r, ay, ax, x, y);
+}
+
+impl Axis {
+    /// For output `o`: the taps inside the input (`lo..hi`, contiguous since
+    /// positions grow with the tap) and how many taps count for an average
+    /// with `count_include_pad` (inside the input or the explicit padding).
+    #[inline]
+    fn window(&self, o: usize) -> (usize, usize, usize) {
+        let start = (o * self.s) as isize - self.begin as isize;
+        let (d, n) = (self.d as isize, self.input as isize);
+        // First tap with start + k·d >= lim, clamped to 0..=k.
+        let first_at = |lim: isize| -> usize {
+            if start >= lim {
+                0
+            } else {
+                ((lim - start + d - 1) / d).min(self.k as isize) as usize
+            }
+        };
+        let (lo, hi) = (first_at(0), first_at(n));
+        let counted = first_at(n + self.end as isize) - first_at(-(self.begin as isize));
+        (lo, hi.max(lo), counted)
+    }
+}
+
+crate::multiversion! {
+    /// The planes of a 2-D pool, each window walked over its inside taps only
+    /// (found per output row and column, no per-tap bounds tests).
+    fn pool2d_planes(p: &Pool2d, r: Reduce, ay: Axis, ax: Axis, x: &[f32], y: &mut [f32]) {
+        let (is, os) = (p.h * p.w, p.out_h * p.out_w);
+        for (plane, out) in x.chunks_exact(is.max(1)).zip(y.chunks_exact_mut(os)).take(p.n * p.c) {
+            for (oy, orow) in out.chunks_exact_mut(p.out_w).enumerate() {
+                let (ylo, yhi, yc) = ay.window(oy);
+                let y0 = (oy * ay.s) as isize - ay.begin as isize;
+                for (ox, yv) in orow.iter_mut().enumerate() {
+                    let (xlo, xhi, xc) = ax.window(ox);
+                    let x0 = (ox * ax.s) as isize - ax.begin as isize;
+                    let at = |ky: usize, kx: usize| {
+                        ((y0 + (ky * ay.d) as isize) as usize) * p.w + (x0 + (kx * ax.d) as isize) as usize
+                    };
+                    *yv = match r {
+                        Reduce::Max => {
+                            let mut best: Option<f32> = None;
+                            for ky in ylo..yhi {
+                                for kx in xlo..xhi {
+                                    let v = plane[at(ky, kx)];
+                                    if best.is_none_or(|b| v > b) {
+                                        best = Some(v);
+                                    }
+                                }
+                            }
+                            best.unwrap_or(0.0)
+                        }
+                        Reduce::Avg { include_pad } => {
+                            let mut sum = 0.0f32;
+                            for ky in ylo..yhi {
+                                for kx in xlo..xhi {
+                                    sum += plane[at(ky, kx)];
+                                }
+                            }
+                            let count = if include_pad { yc * xc } else { (yhi - ylo) * (xhi - xlo) };
+                            sum / count as f32
+                        }
+                    };
+                }
             }
         }
     }

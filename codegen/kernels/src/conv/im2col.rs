@@ -55,13 +55,37 @@ impl Im2col<'_> {
                 seg.fill(0.0);
             } else {
                 let src = &plane[iy as usize * p.w..(iy as usize + 1) * p.w];
-                for (i, v) in seg.iter_mut().enumerate() {
-                    let ix = ((ox + i) * p.stride_w) as isize + dx;
-                    *v = if ix >= 0 && (ix as usize) < p.w { src[ix as usize] } else { 0.0 };
-                }
+                copy_taps(src, ox, p.stride_w, dx, seg);
             }
             rest = tail;
             (oy, ox) = (oy + 1, 0);
+        }
+    }
+}
+
+/// `seg[i] = src[(ox + i)·s + dx]`, 0 where that index is outside `src`: the
+/// valid `i` form one range (found analytically), filled by a copy (stride
+/// 1) or a strided gather, with the padding zeroed around it.
+#[inline]
+fn copy_taps(src: &[f32], ox: usize, s: usize, dx: isize, seg: &mut [f32]) {
+    let w = src.len() as isize;
+    let first = (ox * s) as isize + dx; // index read by i = 0
+    let st = s as isize;
+    // i >= lo: first + i·s >= 0;  i < hi: first + i·s < w.
+    let lo = if first >= 0 { 0 } else { (-first + st - 1) / st };
+    let hi = if first >= w { 0 } else { (w - first + st - 1) / st };
+    let (lo, hi) = ((lo as usize).min(seg.len()), (hi.max(0) as usize).min(seg.len()));
+    let hi = hi.max(lo);
+    seg[..lo].fill(0.0);
+    seg[hi..].fill(0.0);
+    if hi > lo {
+        let start = (first + lo as isize * st) as usize;
+        if s == 1 {
+            seg[lo..hi].copy_from_slice(&src[start..start + (hi - lo)]);
+        } else {
+            for (v, x) in seg[lo..hi].iter_mut().zip(src[start..].iter().step_by(s)) {
+                *v = *x;
+            }
         }
     }
 }

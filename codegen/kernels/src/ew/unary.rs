@@ -221,9 +221,9 @@ unary_table! {
     Unary::Asinh => f32::asinh,
     Unary::Acosh => f32::acosh,
     Unary::Atanh => f32::atanh,
-    Unary::Tanh => |x| Act::Tanh.apply(x),
+    Unary::Tanh => f32::tanh,
     Unary::Sigmoid => sigmoid,
-    Unary::Relu => |x| Act::Relu.apply(x),
+    Unary::Relu => |x: f32| if x < 0.0 { 0.0 } else { x },
     Unary::Erf => |x: f32| if x.is_nan() { x } else { erf(x) },
     Unary::Sign => sign,
     Unary::Softplus => softplus,
@@ -231,9 +231,9 @@ unary_table! {
     Unary::Elu { alpha } => move |x: f32| if x > 0.0 { x } else { alpha * x.exp_m1() },
     Unary::Selu { alpha, gamma } => move |x: f32| gamma * if x > 0.0 { x } else { alpha * x.exp_m1() },
     Unary::Celu { alpha } => move |x: f32| if x > 0.0 { x } else { alpha * (x / alpha).exp_m1() },
-    Unary::LeakyRelu { alpha } => move |x| Act::LeakyRelu { alpha }.apply(x),
-    Unary::HardSigmoid { alpha, beta } => move |x| Act::HardSigmoid { alpha, beta }.apply(x),
-    Unary::HardSwish => |x| Act::HardSwish.apply(x),
+    Unary::LeakyRelu { alpha } => move |x: f32| if x < 0.0 { alpha * x } else { x },
+    Unary::HardSigmoid { alpha, beta } => move |x: f32| (alpha * x + beta).clamp(0.0, 1.0),
+    Unary::HardSwish => |x: f32| x * (x / 6.0 + 0.5).clamp(0.0, 1.0),
     Unary::Gelu => gelu,
     Unary::GeluTanh => gelu_tanh,
     Unary::Mish => |x: f32| x * softplus(x).tanh(),
@@ -252,15 +252,19 @@ unary_table! {
     },
 }
 
-/// `y[i] = op(x[i])`.
-pub fn unary(op: Unary, x: &[f32], y: &mut [f32]) {
-    assert_eq!(x.len(), y.len(), "unary: x has {} elements, y {}", x.len(), y.len());
-    dispatch(op, To(x, y));
+crate::multiversion! {
+    /// `y[i] = op(x[i])`.
+    pub fn unary(op: Unary, x: &[f32], y: &mut [f32]) {
+        assert_eq!(x.len(), y.len(), "unary: x has {} elements, y {}", x.len(), y.len());
+        dispatch(op, To(x, y));
+    }
 }
 
-/// `x[i] = op(x[i])`.
-pub fn unary_inplace(op: Unary, x: &mut [f32]) {
-    dispatch(op, InPlace(x));
+crate::multiversion! {
+    /// `x[i] = op(x[i])`.
+    pub fn unary_inplace(op: Unary, x: &mut [f32]) {
+        dispatch(op, InPlace(x));
+    }
 }
 
 #[cfg(test)]
