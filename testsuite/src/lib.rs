@@ -3,3 +3,4 @@
 pub mod conformance;
 pub mod filetest;
 pub mod rulecheck;
+pub mod rustbatch;

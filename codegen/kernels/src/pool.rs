@@ -219,47 +219,175 @@ impl Axis {
 }
 
 crate::multiversion! {
-    /// The planes of a 2-D pool, each window walked over its inside taps only
-    /// (found per output row and column, no per-tap bounds tests).
+    /// The planes of a 2-D pool. Interior columns (every column tap inside)
+    /// are reduced a whole row segment at a time, tap by tap, in the
+    /// interpreter's tap order (so maxima and sums are the same); the border
+    /// windows are walked over their inside taps one output at a time.
     fn pool2d_planes(p: &Pool2d, r: Reduce, ay: Axis, ax: Axis, x: &[f32], y: &mut [f32]) {
         let (is, os) = (p.h * p.w, p.out_h * p.out_w);
+        let (clo, chi) = interior_cols(ax);
+        let mut phases = [0f32; ROW_MAX];
         for (plane, out) in x.chunks_exact(is.max(1)).zip(y.chunks_exact_mut(os)).take(p.n * p.c) {
             for (oy, orow) in out.chunks_exact_mut(p.out_w).enumerate() {
-                let (ylo, yhi, yc) = ay.window(oy);
-                let y0 = (oy * ay.s) as isize - ay.begin as isize;
-                for (ox, yv) in orow.iter_mut().enumerate() {
-                    let (xlo, xhi, xc) = ax.window(ox);
-                    let x0 = (ox * ax.s) as isize - ax.begin as isize;
-                    let at = |ky: usize, kx: usize| {
-                        ((y0 + (ky * ay.d) as isize) as usize) * p.w + (x0 + (kx * ax.d) as isize) as usize
-                    };
-                    *yv = match r {
-                        Reduce::Max => {
-                            let mut best: Option<f32> = None;
-                            for ky in ylo..yhi {
-                                for kx in xlo..xhi {
-                                    let v = plane[at(ky, kx)];
-                                    if best.is_none_or(|b| v > b) {
-                                        best = Some(v);
-                                    }
-                                }
-                            }
-                            best.unwrap_or(0.0)
-                        }
-                        Reduce::Avg { include_pad } => {
-                            let mut sum = 0.0f32;
-                            for ky in ylo..yhi {
-                                for kx in xlo..xhi {
-                                    sum += plane[at(ky, kx)];
-                                }
-                            }
-                            let count = if include_pad { yc * xc } else { (yhi - ylo) * (xhi - xlo) };
-                            sum / count as f32
-                        }
-                    };
+                let win = ay.window(oy);
+                for ox in (0..clo).chain(chi..p.out_w) {
+                    orow[ox] = border(p, r, ay, ax, plane, (oy, ox), win);
+                }
+                if chi > clo {
+                    interior_row(p, r, (ay, ax), plane, oy, win, &mut orow[clo..chi], &mut phases);
                 }
             }
         }
+    }
+}
+
+/// Output columns whose every tap lands inside the input.
+fn interior_cols(ax: Axis) -> (usize, usize) {
+    let lo = ax.begin.div_ceil(ax.s).min(ax.out);
+    let lim = (ax.input + ax.begin).saturating_sub((ax.k - 1) * ax.d);
+    let hi = if lim == 0 { 0 } else { ((lim - 1) / ax.s + 1).min(ax.out) };
+    (lo, hi.max(lo))
+}
+
+/// One border output: its inside taps one by one.
+#[inline(always)]
+fn border(
+    p: &Pool2d,
+    r: Reduce,
+    ay: Axis,
+    ax: Axis,
+    plane: &[f32],
+    (oy, ox): (usize, usize),
+    (ylo, yhi, yc): (usize, usize, usize),
+) -> f32 {
+    let (xlo, xhi, xc) = ax.window(ox);
+    let (y0, x0) = ((oy * ay.s) as isize - ay.begin as isize, (ox * ax.s) as isize - ax.begin as isize);
+    let at = |ky: usize, kx: usize| ((y0 + (ky * ay.d) as isize) as usize) * p.w + (x0 + (kx * ax.d) as isize) as usize;
+    match r {
+        Reduce::Max => {
+            let mut best: Option<f32> = None;
+            for ky in ylo..yhi {
+                for kx in xlo..xhi {
+                    let v = plane[at(ky, kx)];
+                    if best.is_none_or(|b| v > b) {
+                        best = Some(v);
+                    }
+                }
+            }
+            best.unwrap_or(0.0)
+        }
+        Reduce::Avg { include_pad } => {
+            let mut sum = 0.0f32;
+            for ky in ylo..yhi {
+                for kx in xlo..xhi {
+                    sum += plane[at(ky, kx)];
+                }
+            }
+            let count = if include_pad { yc * xc } else { (yhi - ylo) * (xhi - xlo) };
+            sum / count as f32
+        }
+    }
+}
+
+/// Fold one tap into an output: the first tap sets it, later ones take the
+/// maximum (`v > o`, as the interpreter compares) or add.
+#[inline(always)]
+fn fold_one(r: Reduce, first: bool, o: f32, v: f32) -> f32 {
+    match (r, first) {
+        (_, true) => v,
+        (Reduce::Max, false) => {
+            if v > o {
+                v
+            } else {
+                o
+            }
+        }
+        (Reduce::Avg { .. }, false) => o + v,
+    }
+}
+
+/// [`fold_one`] over contiguous taps (a loop the compiler vectorizes).
+#[inline(always)]
+fn fold_taps(r: Reduce, first: bool, out: &mut [f32], src: &[f32]) {
+    match (r, first) {
+        (_, true) => out.copy_from_slice(src),
+        (Reduce::Max, false) => out.iter_mut().zip(src).for_each(|(o, &v)| *o = if v > *o { v } else { *o }),
+        (Reduce::Avg { .. }, false) => out.iter_mut().zip(src).for_each(|(o, &v)| *o += v),
+    }
+}
+
+/// Split `row` into its `s` column phases (phase `q`: columns `q, q + s, ...`),
+/// stored one after another in `out`; stride 2 as a pairwise de-interleave.
+#[inline(always)]
+fn split_phases(row: &[f32], s: usize, out: &mut [f32]) {
+    if s == 2 {
+        let (even, odd) = out[..row.len()].split_at_mut(row.len().div_ceil(2));
+        for ((pair, e), o) in row.chunks_exact(2).zip(even.iter_mut()).zip(odd.iter_mut()) {
+            (*e, *o) = (pair[0], pair[1]);
+        }
+        if row.len() % 2 == 1 {
+            even[row.len() / 2] = row[row.len() - 1];
+        }
+        return;
+    }
+    let mut at = 0;
+    for q in 0..s {
+        for &v in row.iter().skip(q).step_by(s) {
+            out[at] = v;
+            at += 1;
+        }
+    }
+}
+
+/// Most input columns a row may have to be split into stride phases on the stack.
+const ROW_MAX: usize = 4096;
+
+/// The interior outputs `out` (columns `clo..`) of output row `oy`.
+#[inline(always)]
+fn interior_row(
+    p: &Pool2d,
+    r: Reduce,
+    (ay, ax): (Axis, Axis),
+    plane: &[f32],
+    oy: usize,
+    (ylo, yhi, yc): (usize, usize, usize),
+    out: &mut [f32],
+    phases: &mut [f32; ROW_MAX],
+) {
+    let clo = interior_cols(ax).0;
+    let n = out.len();
+    let mut first = true;
+    for ky in ylo..yhi {
+        let iy = oy * ay.s + ky * ay.d - ay.begin;
+        let row = &plane[iy * p.w..(iy + 1) * p.w];
+        let split = ax.s > 1 && p.w <= ROW_MAX;
+        if split {
+            split_phases(row, ax.s, phases);
+        }
+        for kx in 0..ax.k {
+            // Input column of output column c: c·s + kx·d - begin.
+            let first_col = clo * ax.s + kx * ax.d - ax.begin;
+            if split {
+                let (q, base) = (first_col % ax.s, first_col / ax.s);
+                let start: usize = (0..q).map(|t| (p.w - t).div_ceil(ax.s)).sum();
+                fold_taps(r, first, out, &phases[start + base..start + base + n]);
+            } else if ax.s == 1 {
+                fold_taps(r, first, out, &row[first_col..first_col + n]);
+            } else {
+                for (o, &v) in out.iter_mut().zip(row[first_col..].iter().step_by(ax.s)) {
+                    *o = fold_one(r, first, *o, v);
+                }
+            }
+            first = false;
+        }
+    }
+    if let Reduce::Avg { include_pad } = r {
+        let count = if include_pad { yc * ax.k } else { (yhi - ylo) * ax.k };
+        out.iter_mut().for_each(|o| *o /= count as f32);
+    }
+    if first {
+        // No row of the window is inside the input (possible with ceil_mode).
+        out.fill(if matches!(r, Reduce::Max) { 0.0 } else { f32::NAN });
     }
 }
 

@@ -206,33 +206,118 @@ fn deinterleave(src: &[f32], n: usize, lanes: usize, dst: &mut [f32]) {
     }
 }
 
+/// Output pixels computed together in the interior (independent
+/// accumulators, so the multiply-adds of different pixels overlap).
+const PIXELS: usize = 4;
+
+/// The interior of one axis: outputs `lo..hi` whose every tap lands inside
+/// the input (`n` long, stride `s`, dilation `d`, `k` taps, `pad` before).
+fn interior(out: usize, n: usize, s: usize, d: usize, k: usize, pad: usize) -> (usize, usize) {
+    let lo = pad.div_ceil(s).min(out);
+    // o·s + (k - 1)·d - pad < n  ⇔  o·s < n + pad - (k - 1)·d.
+    let lim = (n + pad).saturating_sub((k - 1) * d);
+    let hi = if lim == 0 { 0 } else { ((lim - 1) / s + 1).min(out) };
+    (lo, hi.max(lo))
+}
+
 /// Every output pixel of one lane block: `bias + Σ taps w · x` over the
-/// taps that land inside the input.
+/// taps that land inside the input. Interior pixels (all column taps
+/// inside) take `PIXELS` at a time without bounds tests.
 #[inline(always)]
 fn taps_block(p: &Conv2d, xb: &[f32], wb: &[[f32; LANES]], bias: &[f32; LANES], yb: &mut [f32]) {
     let (oh, ow) = (p.out_h(), p.out_w());
+    let (xlo, xhi) = interior(ow, p.w, p.stride_w, p.dil_w, p.kw, p.pad_left);
     for oy in 0..oh {
-        for ox in 0..ow {
-            let mut acc = *bias;
-            for ky in 0..p.kh {
-                let iy = (oy * p.stride_h + ky * p.dil_h) as isize - p.pad_top as isize;
-                if iy < 0 || iy >= p.h as isize {
-                    continue;
-                }
-                for kx in 0..p.kw {
-                    let ix = (ox * p.stride_w + kx * p.dil_w) as isize - p.pad_left as isize;
-                    if ix < 0 || ix >= p.w as isize {
-                        continue;
-                    }
-                    let at = (iy as usize * p.w + ix as usize) * LANES;
-                    let xv: &[f32; LANES] = xb[at..at + LANES].try_into().expect("lane block");
-                    let wv = &wb[ky * p.kw + kx];
-                    for l in 0..LANES {
-                        acc[l] += wv[l] * xv[l];
-                    }
-                }
+        let (klo, khi) = row_taps(p, oy);
+        let mut ox = 0;
+        while ox < ow {
+            if ox >= xlo && ox + PIXELS <= xhi {
+                pixels::<PIXELS>(p, xb, wb, bias, (oy, ox), (klo, khi), yb);
+                ox += PIXELS;
+            } else if ox >= xlo && ox < xhi {
+                pixels::<1>(p, xb, wb, bias, (oy, ox), (klo, khi), yb);
+                ox += 1;
+            } else {
+                border_pixel(p, xb, wb, bias, (oy, ox), yb);
+                ox += 1;
             }
-            yb[(oy * ow + ox) * LANES..][..LANES].copy_from_slice(&acc);
         }
     }
+}
+
+/// The kernel rows `klo..khi` of output row `oy` that land inside the input.
+#[inline(always)]
+fn row_taps(p: &Conv2d, oy: usize) -> (usize, usize) {
+    let (mut lo, mut hi) = (p.kh, 0);
+    for ky in 0..p.kh {
+        let iy = (oy * p.stride_h + ky * p.dil_h) as isize - p.pad_top as isize;
+        if iy >= 0 && iy < p.h as isize {
+            lo = lo.min(ky);
+            hi = ky + 1;
+        }
+    }
+    (lo.min(hi), hi)
+}
+
+/// `N` interior pixels `ox..ox + N` of row `oy` (every column tap inside).
+#[inline(always)]
+fn pixels<const N: usize>(
+    p: &Conv2d,
+    xb: &[f32],
+    wb: &[[f32; LANES]],
+    bias: &[f32; LANES],
+    (oy, ox): (usize, usize),
+    (klo, khi): (usize, usize),
+    yb: &mut [f32],
+) {
+    let mut acc = [*bias; N];
+    for ky in klo..khi {
+        let iy = (oy * p.stride_h + ky * p.dil_h) - p.pad_top;
+        for kx in 0..p.kw {
+            let wv = &wb[ky * p.kw + kx];
+            for (j, a) in acc.iter_mut().enumerate() {
+                let ix = (ox + j) * p.stride_w + kx * p.dil_w - p.pad_left;
+                let at = (iy * p.w + ix) * LANES;
+                let xv: &[f32; LANES] = xb[at..at + LANES].try_into().expect("lane block");
+                for l in 0..LANES {
+                    a[l] += wv[l] * xv[l];
+                }
+            }
+        }
+    }
+    for (j, a) in acc.iter().enumerate() {
+        yb[(oy * p.out_w() + ox + j) * LANES..][..LANES].copy_from_slice(a);
+    }
+}
+
+/// One output pixel with bounds tests on every tap (the borders).
+#[inline(always)]
+fn border_pixel(
+    p: &Conv2d,
+    xb: &[f32],
+    wb: &[[f32; LANES]],
+    bias: &[f32; LANES],
+    (oy, ox): (usize, usize),
+    yb: &mut [f32],
+) {
+    let mut acc = *bias;
+    for ky in 0..p.kh {
+        let iy = (oy * p.stride_h + ky * p.dil_h) as isize - p.pad_top as isize;
+        if iy < 0 || iy >= p.h as isize {
+            continue;
+        }
+        for kx in 0..p.kw {
+            let ix = (ox * p.stride_w + kx * p.dil_w) as isize - p.pad_left as isize;
+            if ix < 0 || ix >= p.w as isize {
+                continue;
+            }
+            let at = (iy as usize * p.w + ix as usize) * LANES;
+            let xv: &[f32; LANES] = xb[at..at + LANES].try_into().expect("lane block");
+            let wv = &wb[ky * p.kw + kx];
+            for l in 0..LANES {
+                acc[l] += wv[l] * xv[l];
+            }
+        }
+    }
+    yb[(oy * p.out_w() + ox) * LANES..][..LANES].copy_from_slice(&acc);
 }

@@ -72,23 +72,70 @@ impl<'a> Epilogue<'a> {
         (i0, rows): (usize, usize),
         (j0, cols): (usize, usize),
     ) {
-        if self.is_identity() {
-            return;
+        if !self.is_identity() {
+            apply_block(self, c, ldc, n, (i0, rows), (j0, cols));
         }
-        let bias = if self.beta == 0.0 { Bias::None } else { self.bias };
-        let (alpha, beta, act) = (self.alpha, self.beta, self.act);
-        for i in i0..i0 + rows {
-            let row = &mut c[i * ldc + j0..i * ldc + j0 + cols];
-            match bias {
-                Bias::None => row.iter_mut().for_each(|x| *x *= alpha),
-                Bias::Scalar(b) => row.iter_mut().for_each(|x| *x = alpha * *x + beta * b),
-                Bias::PerRow(b) => row.iter_mut().for_each(|x| *x = alpha * *x + beta * b[i]),
-                Bias::PerCol(b) => row.iter_mut().zip(&b[j0..j0 + cols]).for_each(|(x, &b)| *x = alpha * *x + beta * b),
-                Bias::Full(b) => {
-                    row.iter_mut().zip(&b[i * n + j0..i * n + j0 + cols]).for_each(|(x, &b)| *x = alpha * *x + beta * b)
+    }
+}
+
+crate::multiversion! {
+    /// The epilogue over one block of C in a single pass per row: the
+    /// activation is chosen once, outside the loops, and fused with the bias.
+    fn apply_block(ep: &Epilogue<'_>, c: &mut [f32], ldc: usize, n: usize, rows: (usize, usize), cols: (usize, usize)) {
+        use crate::math::sigmoid;
+        let b = Blk { ep, ldc, n, rows, cols };
+        match ep.act {
+            Act::None => b.run(c, |x| x),
+            Act::Relu => b.run(c, |x| if x < 0.0 { 0.0 } else { x }),
+            Act::Clip { min, max } => b.run(c, |x| x.max(min).min(max)),
+            Act::Sigmoid => b.run(c, sigmoid),
+            Act::HardSigmoid { alpha, beta } => b.run(c, |x| (alpha * x + beta).clamp(0.0, 1.0)),
+            Act::HardSwish => b.run(c, |x| x * (x / 6.0 + 0.5).clamp(0.0, 1.0)),
+            Act::LeakyRelu { alpha } => b.run(c, |x| if x < 0.0 { alpha * x } else { x }),
+            Act::Silu => b.run(c, |x| x * sigmoid(x)),
+            other => {
+                b.run(c, |x| x);
+                for i in rows.0..rows.0 + rows.1 {
+                    other.apply_slice(&mut c[i * ldc + cols.0..i * ldc + cols.0 + cols.1]);
                 }
             }
-            act.apply_slice(row);
+        }
+    }
+}
+
+/// One block of C and the epilogue's scale and bias.
+struct Blk<'e, 'a> {
+    ep: &'e Epilogue<'a>,
+    ldc: usize,
+    n: usize,
+    rows: (usize, usize),
+    cols: (usize, usize),
+}
+
+impl Blk<'_, '_> {
+    /// `x = act(alpha · x + beta · bias)` over the block.
+    #[inline(always)]
+    fn run(&self, c: &mut [f32], act: impl Fn(f32) -> f32) {
+        let (alpha, beta) = (self.ep.alpha, self.ep.beta);
+        let bias = if beta == 0.0 { Bias::None } else { self.ep.bias };
+        let ((i0, rows), (j0, cols)) = (self.rows, self.cols);
+        for i in i0..i0 + rows {
+            let row = &mut c[i * self.ldc + j0..i * self.ldc + j0 + cols];
+            match bias {
+                Bias::None => row.iter_mut().for_each(|x| *x = act(alpha * *x)),
+                Bias::Scalar(b) => row.iter_mut().for_each(|x| *x = act(alpha * *x + beta * b)),
+                Bias::PerRow(b) => {
+                    let bi = beta * b[i];
+                    row.iter_mut().for_each(|x| *x = act(alpha * *x + bi))
+                }
+                Bias::PerCol(b) => {
+                    row.iter_mut().zip(&b[j0..j0 + cols]).for_each(|(x, &b)| *x = act(alpha * *x + beta * b))
+                }
+                Bias::Full(b) => row
+                    .iter_mut()
+                    .zip(&b[i * self.n + j0..i * self.n + j0 + cols])
+                    .for_each(|(x, &b)| *x = act(alpha * *x + beta * b)),
+            }
         }
     }
 }

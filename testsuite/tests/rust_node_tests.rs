@@ -1,0 +1,164 @@
+//! The ONNX node tests the interpreter passes, through the Rust backend:
+//! each is optimized for cpu and emitted as a module of one batch crate
+//! (`testsuite::rustbatch`), built once and run on every data set; outputs
+//! are compared with the expected data at the node-test tolerances. Writes
+//! `testsuite/conformance/rust-node-report.md` (pass count, every test that
+//! does not pass and why) and fails if the pass count drops below the
+//! figure recorded in `testsuite/conformance/rust-node-floor.txt`.
+
+use compiler::check::{compare, data_sets, read_data_set};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use testsuite::conformance::NODE_TOLERANCE;
+use testsuite::rustbatch::{build_batch, write_batch, Member};
+
+fn root() -> PathBuf {
+    std::env::var_os("EDGEC_ONNX_TESTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/onnx-tests"))
+}
+
+fn conformance_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance")
+}
+
+/// The node tests the interpreter passes.
+fn passing_node_tests() -> Vec<String> {
+    let list = std::fs::read_to_string(conformance_dir().join("node-pass-list.txt")).unwrap_or_default();
+    list.lines().filter(|l| l.starts_with("node/")).map(str::to_string).collect()
+}
+
+fn compile(dir: &Path, module: &str) -> Result<Member, String> {
+    let m = compiler::frontend::onnx::import_file(&dir.join("model.onnx")).map_err(|e| e.to_string())?;
+    let opts = testsuite::rulecheck::options(Some("cpu"))?;
+    let passes = passes::parse_pipeline_with(passes::DEFAULT_PIPELINE, &opts).map_err(|e| e.to_string())?;
+    let mut out = m;
+    passes::PassManager::new(passes, passes::PassOptions::default())
+        .run(&mut out, &mut std::io::sink())
+        .map_err(|e| e.to_string())?;
+    let name = format!("n_{module}");
+    let opts = codegen::rust::EmitOptions { name: name.clone(), source: dir.display().to_string() };
+    let g = codegen::rust::emit(&out, &opts).map_err(|e| e.to_string())?;
+    Ok(Member { module: module.to_string(), crate_files: g, name })
+}
+
+/// Build, dropping members whose generated code does not compile.
+fn build(dir: &Path, members: &mut Vec<Member>, why: &mut BTreeMap<String, String>) -> Option<PathBuf> {
+    for _ in 0..8 {
+        write_batch(dir, members).expect("batch written");
+        match build_batch(dir) {
+            Ok(exe) => return Some(exe),
+            Err(e) => {
+                let bad: Vec<String> = members
+                    .iter()
+                    .filter(|m| {
+                        e.contains(&format!("src/{}.rs", m.module)) || e.contains(&format!("src/{}_cli.rs", m.module))
+                    })
+                    .map(|m| m.module.clone())
+                    .collect();
+                if bad.is_empty() {
+                    eprintln!("batch build failed:\n{e}");
+                    return None;
+                }
+                let first = e.lines().find(|l| l.starts_with("error")).unwrap_or("").to_string();
+                for b in &bad {
+                    why.insert(b.clone(), format!("generated code does not compile: {first}"));
+                }
+                members.retain(|m| !bad.contains(&m.module));
+            }
+        }
+    }
+    None
+}
+
+fn run_one(exe: &Path, dir: &Path, module: &str, tmp: &Path) -> Result<(), String> {
+    let meta_inputs = input_names(dir)?;
+    for set in data_sets(dir) {
+        let (inputs, expected) = read_data_set(&set)?;
+        let mut cmd = std::process::Command::new(exe);
+        cmd.arg(module);
+        for (i, (name, t)) in meta_inputs.iter().zip(&inputs).enumerate() {
+            let p = tmp.join(format!("{module}_in{i}.npy"));
+            std::fs::write(&p, compiler::npy::write_npy(t)).map_err(|e| e.to_string())?;
+            cmd.arg("--input").arg(format!("{name}={}", p.display()));
+        }
+        let out_dir = tmp.join(format!("{module}_out"));
+        let out = cmd.arg("-o").arg(&out_dir).output().map_err(|e| e.to_string())?;
+        if !out.status.success() {
+            return Err(String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("failed").to_string());
+        }
+        let names = output_names(dir)?;
+        for (i, (n, want)) in names.iter().zip(&expected).enumerate() {
+            let f: String = n.chars().map(|c| if c.is_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
+            let bytes = std::fs::read(out_dir.join(format!("{f}.npy"))).map_err(|e| e.to_string())?;
+            let got = compiler::npy::read_npy(&bytes)?;
+            if let Some(fail) = compare(i, &got, want, NODE_TOLERANCE).failure {
+                return Err(format!("output #{i}: {fail}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn io(dir: &Path) -> Result<(Vec<String>, Vec<String>), String> {
+    let m = compiler::frontend::onnx::import_file(&dir.join("model.onnx")).map_err(|e| e.to_string())?;
+    Ok(compiler::run::io_names(&m))
+}
+
+fn input_names(dir: &Path) -> Result<Vec<String>, String> {
+    io(dir).map(|x| x.0)
+}
+
+fn output_names(dir: &Path) -> Result<Vec<String>, String> {
+    io(dir).map(|x| x.1)
+}
+
+#[test]
+fn node_tests_through_the_rust_backend() {
+    let tests = passing_node_tests();
+    if !root().join("node").exists() || tests.is_empty() {
+        eprintln!("NOTE: ONNX node tests missing; run testsuite/conformance/fetch.sh. Skipping.");
+        return;
+    }
+    let mut why: BTreeMap<String, String> = BTreeMap::new();
+    let mut members = Vec::new();
+    let mut module_of: BTreeMap<String, String> = BTreeMap::new();
+    for (i, t) in tests.iter().enumerate() {
+        let module = format!("t{i}");
+        module_of.insert(module.clone(), t.clone());
+        match compile(&root().join(t), &module) {
+            Ok(m) => members.push(m),
+            Err(e) => {
+                why.insert(module, e.replace('\n', " | ").chars().take(240).collect());
+            }
+        }
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/edgec-node-batch");
+    let exe = build(&dir, &mut members, &mut why).expect("the batch builds");
+    let tmp = dir.join("io");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut passed = 0;
+    for m in &members {
+        match run_one(&exe, &root().join(&module_of[&m.module]), &m.module, &tmp) {
+            Ok(()) => passed += 1,
+            Err(e) => {
+                why.insert(m.module.clone(), e.chars().take(240).collect());
+            }
+        }
+    }
+    let total = tests.len();
+    let mut report = format!(
+        "# ONNX node tests through the Rust backend\n\nGenerated by `cargo test -p testsuite --test rust_node_tests`.\n\n**{passed} of {total}** node tests that the reference interpreter passes also pass as generated Rust code ({:.1}%).\n\n| test | why it does not pass |\n|---|---|\n",
+        100.0 * passed as f64 / total as f64
+    );
+    for (module, reason) in &why {
+        report += &format!("| {} | {} |\n", module_of[module].trim_start_matches("node/"), reason.replace('|', "\\|"));
+    }
+    std::fs::write(conformance_dir().join("rust-node-report.md"), report).unwrap();
+    eprintln!("rust backend: {passed} of {total} node tests pass");
+    let floor: usize = std::fs::read_to_string(conformance_dir().join("rust-node-floor.txt"))
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(0);
+    assert!(passed >= floor, "{passed} node tests pass, fewer than the recorded floor {floor}");
+}
