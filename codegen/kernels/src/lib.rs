@@ -21,7 +21,8 @@
 //! Families: [`gemm`] (packed, cache-blocked SGEMM with AVX-512/AVX2/NEON
 //! micro-kernels, batched matmul, bias/activation epilogues), [`conv`]
 //! (2-D fast paths, N-D and transposed forms), [`pool`], [`attention`] (full
-//! and blocked). The AVX-512 intrinsics need Rust ≥ 1.89.
+//! and blocked), [`rnn`] (LSTM, GRU, RNN). The AVX-512 intrinsics need
+//! Rust ≥ 1.89.
 
 pub mod act;
 pub mod arena;
@@ -36,6 +37,7 @@ pub mod npy;
 pub mod pool;
 pub mod reduce;
 pub mod resize;
+pub mod rnn;
 pub mod rt;
 pub mod simd;
 mod strided;
