@@ -49,7 +49,7 @@ pub fn write_batch(dir: &Path, members: &[Member]) -> Result<(), String> {
         let cli =
             format!("#![allow(clippy::all, dead_code)]\nuse edgec_kernels::npy;\nuse std::time::Instant;\n\n{body}");
         std::fs::write(dir.join("src").join(format!("{}_cli.rs", m.module)), cli).map_err(io)?;
-        let _ = writeln!(main, "mod {0};\nmod {0}_cli;", m.module);
+        let _ = writeln!(main, "#[allow(unused_imports)]\nmod {0};\nmod {0}_cli;", m.module);
     }
     main += "\nfn main() {\n    let mut args = std::env::args().skip(1);\n    let which = args.next().unwrap_or_default();\n    let rest: Vec<String> = args.collect();\n    let r = match which.as_str() {\n";
     for m in members {
@@ -69,7 +69,7 @@ pub fn build_batch(dir: &Path) -> Result<PathBuf, String> {
         .output()
         .map_err(|e| e.to_string())?;
     if !out.status.success() {
-        return Err(String::from_utf8_lossy(&out.stderr).chars().take(4000).collect());
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
     }
     Ok(dir.join("target/release/node_batch"))
 }

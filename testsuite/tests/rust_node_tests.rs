@@ -44,7 +44,7 @@ fn compile(dir: &Path, module: &str) -> Result<Member, String> {
 
 /// Build, dropping members whose generated code does not compile.
 fn build(dir: &Path, members: &mut Vec<Member>, why: &mut BTreeMap<String, String>) -> Option<PathBuf> {
-    for _ in 0..8 {
+    for _ in 0..24 {
         write_batch(dir, members).expect("batch written");
         match build_batch(dir) {
             Ok(exe) => return Some(exe),
@@ -57,7 +57,7 @@ fn build(dir: &Path, members: &mut Vec<Member>, why: &mut BTreeMap<String, Strin
                     .map(|m| m.module.clone())
                     .collect();
                 if bad.is_empty() {
-                    eprintln!("batch build failed:\n{e}");
+                    eprintln!("batch build failed:\n{}", e.chars().take(4000).collect::<String>());
                     return None;
                 }
                 let first = e.lines().find(|l| l.starts_with("error")).unwrap_or("").to_string();

@@ -88,8 +88,8 @@ fn plan_region(f: &Function, r: &ir::Region, opts: &PlanOptions<'_>, outer: Opti
     let last = last_uses(f, &order, &r.results);
     p.schedule = order.clone();
     for (i, &v) in r.params.iter().enumerate() {
+        let (class, len) = sized(f, v, || format!("parameter #{i} of @{}", f.name))?;
         if opts.params_in_arena {
-            let (class, len) = sized(f, v, || format!("parameter #{i} of @{}", f.name))?;
             let b = new_buffer(&mut p, class, len, 0, last.get(&v).copied().unwrap_or(0));
             p.storage.insert(v, Storage::Buffer(b));
         } else {

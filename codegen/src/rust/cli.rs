@@ -70,7 +70,10 @@ pub fn main_rs(m: &Module, entry: &Entry<'_>, opts: &EmitOptions) -> String {
             let (shape, data) = if bucketed {
                 (format!("outs.{id}.shape"), format!("outs.{id}.data"))
             } else {
-                (format!("(&{:?}[..])", t.shape.static_dims().unwrap_or_default()), format!("outs.{id}"))
+                (
+                    format!("{{ const S: &[usize] = &{:?}; S }}", t.shape.static_dims().unwrap_or_default()),
+                    format!("outs.{id}"),
+                )
             };
             s += &format!("    println!(\"{n}: {{:?}}\", {shape});\n");
             s += &format!("    if let Some(d) = &out_dir {{\n        std::fs::create_dir_all(d).map_err(|e| format!(\"{{}}: {{e}}\", d.display()))?;\n        let shape: Vec<usize> = {shape}.iter().map(|&x| x as usize).collect();\n        std::fs::write(d.join(\"{file}.npy\"), npy::write(&shape, {data})).map_err(|e| e.to_string())?;\n    }}\n");

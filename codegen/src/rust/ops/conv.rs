@@ -143,6 +143,9 @@ pub fn conv_transpose(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
 pub fn pool(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
     let op = cx.op;
     let (xs, ys) = (cx.in_dims(0), cx.out_dims(0));
+    if matches!(op.opcode, Opcode::GlobalAveragePool | Opcode::GlobalMaxPool | Opcode::MaxPool | Opcode::AveragePool) {
+        super::f32_only(cx)?;
+    }
     match op.opcode {
         Opcode::GlobalAveragePool | Opcode::GlobalMaxPool => {
             let k = if op.opcode == Opcode::GlobalMaxPool { "global_max_pool" } else { "global_avg_pool" };

@@ -31,6 +31,10 @@ pub fn act(op: &OpData) -> Result<String, String> {
 
 /// Lower a product or convolution; `Ok(false)` if `op` is not one.
 pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
+    use Opcode::*;
+    if matches!(cx.op.opcode, MatMul | CoreLinear | Gemm | Conv | CoreConv | ConvTranspose | CoreConvTranspose) {
+        super::f32_only(cx)?;
+    }
     match cx.op.opcode {
         Opcode::MatMul => product(cx, false, None, "k::act::Act::None".into())?,
         Opcode::CoreLinear => {

@@ -92,11 +92,24 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         || conv::pool(cx)?
         || conv::attention(cx)?
         || layout::lower(cx)?
-        || norm::lower(cx)?;
+        || norm::lower(cx)?
+        || rnn::lower(cx)?;
     if !done {
         return Err(format!("{} is not supported by the Rust backend yet", op.opcode.name()));
     }
     cx.finish();
+    Ok(())
+}
+
+/// Fail unless operand 0 and result 0 of the op are f32 (for kernels
+/// that exist only in f32).
+pub fn f32_only(cx: &OpCx<'_, '_>) -> Result<(), String> {
+    use crate::plan::Class;
+    let bad = |c: Option<Class>| c.is_some_and(|c| c != Class::F32);
+    if bad(cx.in_class(0)) || bad(cx.op.results.first().map(|_| cx.out_class(0))) {
+        let ty = cx.op.operand(0).map(|v| cx.func().ty(v).dtype.to_string()).unwrap_or_default();
+        return Err(format!("{} on {ty} is not supported by the Rust backend (f32 only)", cx.op.opcode.name()));
+    }
     Ok(())
 }
 
@@ -129,3 +142,4 @@ mod layout;
 pub mod linalg;
 mod norm;
 mod resize;
+mod rnn;
