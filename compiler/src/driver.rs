@@ -107,14 +107,21 @@ pub fn save_eir(m: &ir::Module, path: Option<&Path>) -> Result<usize, DriverErro
 /// Load a model: `.onnx` files are imported, anything else is read as `.eir`.
 /// The result verifies.
 pub fn load_model(path: &str) -> Result<ir::Module, DriverError> {
+    load_model_bound(path, &[])
+}
+
+/// [`load_model`] with graph inputs bound to constants (`--const`; ONNX models only).
+pub fn load_model_bound(path: &str, binds: &[(String, ir::interp::Tensor)]) -> Result<ir::Module, DriverError> {
     if path.ends_with(".onnx") {
-        let m = crate::frontend::onnx::import_file(Path::new(path))
+        let m = crate::frontend::onnx::import_file_bound(Path::new(path), binds)
             .map_err(|source| DriverError::Import { path: path.into(), source })?;
         if let Err(errors) = verify(&m) {
             let report = errors.to_string();
             return Err(DriverError::Verify { file: path.into(), report: format!("{report}\n"), errors });
         }
         Ok(m)
+    } else if !binds.is_empty() {
+        Err(DriverError::Usage(format!("{path}: --const binds inputs of .onnx models only")))
     } else {
         Ok(load_eir(path)?.module)
     }

@@ -166,6 +166,11 @@ struct PipeArgs {
     /// (|i - j| <= W, sliding window). Recorded in the module; `edgec verify` reports the deviation.
     #[arg(long, value_name = "W")]
     attention_window: Option<u64>,
+    /// Fix a graph input to a value: NAME=FILE (.npy, or .pb TensorProto). The input leaves the
+    /// signature and its value is folded in, so shapes computed from it become static
+    /// (e.g. a Reshape target or Resize sizes given as an input). Repeatable.
+    #[arg(long = "const", value_name = "NAME=FILE")]
+    consts: Vec<String>,
 }
 
 impl PipeArgs {
@@ -181,6 +186,7 @@ impl PipeArgs {
             pad: self.bucketing.pad.clone(),
             buckets_max: self.bucketing.buckets_max,
             attention_window: self.attention_window,
+            consts: self.consts.clone(),
         }
     }
 }

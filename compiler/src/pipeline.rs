@@ -2,7 +2,7 @@
 //! profile, rules, limits, bucketing and opt-in approximations, with the
 //! `--explain` text.
 
-use crate::driver::{load_eir, load_model};
+use crate::driver::{load_eir, load_model_bound};
 use ir::Module;
 use passes::{parse_pipeline_with, PassError, PassManager, PassOptions, PassReport};
 use std::path::PathBuf;
@@ -30,6 +30,36 @@ pub struct Request {
     pub buckets_max: usize,
     /// `--attention-window`.
     pub attention_window: Option<u64>,
+    /// `--const NAME=FILE` arguments (graph inputs fixed to a `.npy` or
+    /// `.pb` TensorProto value before import).
+    pub consts: Vec<String>,
+}
+
+/// Parse `--const NAME=FILE` arguments into tensors (`.npy`, else a
+/// serialized TensorProto); every bad argument is reported.
+pub fn read_consts(args: &[String]) -> Result<Vec<(String, ir::interp::Tensor)>, crate::driver::DriverError> {
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    for a in args {
+        let Some((name, file)) = a.split_once('=') else {
+            errors.push(format!("--const {a}: expected NAME=FILE"));
+            continue;
+        };
+        let t = if file.ends_with(".npy") {
+            std::fs::read(file).map_err(|e| format!("{file}: {e}")).and_then(|b| crate::npy::read_npy(&b))
+        } else {
+            crate::check::read_tensor_pb(std::path::Path::new(file))
+        };
+        match t {
+            Ok(t) => out.push((name.to_string(), t)),
+            Err(e) => errors.push(format!("--const {name}: {e}")),
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(crate::driver::DriverError::Usage(errors.join("\n")))
+    }
 }
 
 /// A failure, split like the CLI's exit codes.
@@ -84,7 +114,12 @@ pub fn run(req: &Request, popts_pass: PassOptions) -> Result<Outcome, Failure> {
     popts.limits.max_enodes = req.max_enodes;
     popts.limits.max_iters = req.max_iters;
     let (spec, autos) = crate::bucket::bucket_spec(&req.bucket, &req.pad, req.buckets_max)?;
-    let mut m = if req.file == "-" { load_eir(&req.file)?.module } else { load_model(&req.file)? };
+    let binds = read_consts(&req.consts)?;
+    let mut m = if req.file == "-" && binds.is_empty() {
+        load_eir(&req.file)?.module
+    } else {
+        load_model_bound(&req.file, &binds)?
+    };
     let mut passes = req.passes.clone();
     if !spec.dims.is_empty() {
         spec.check(&m, "main").map_err(|e| Failure::User(anyhow::anyhow!(e.join("\n"))))?;

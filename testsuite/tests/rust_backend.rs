@@ -45,6 +45,7 @@ fn compile(model: &Path, name: &str, bucket: &[&str]) -> Result<(PathBuf, codege
         pad: vec![],
         buckets_max: 4,
         attention_window: None,
+        consts: vec![],
     };
     let out = compiler::pipeline::run(&req, passes::PassOptions::default()).map_err(|e| format!("{e:?}"))?;
     let dir = crates_dir().join(name);

@@ -45,6 +45,9 @@ fn compile(dir: &Path, module: &str) -> Result<Member, String> {
 /// Build, dropping members whose generated code does not compile.
 fn build(dir: &Path, members: &mut Vec<Member>, why: &mut BTreeMap<String, String>) -> Option<PathBuf> {
     for _ in 0..24 {
+        if members.is_empty() {
+            return None;
+        }
         write_batch(dir, members).expect("batch written");
         match build_batch(dir) {
             Ok(exe) => return Some(exe),
@@ -61,6 +64,9 @@ fn build(dir: &Path, members: &mut Vec<Member>, why: &mut BTreeMap<String, Strin
                     return None;
                 }
                 let first = e.lines().find(|l| l.starts_with("error")).unwrap_or("").to_string();
+                if std::env::var_os("EDGEC_NODE_VERBOSE").is_some() {
+                    eprintln!("{e}");
+                }
                 for b in &bad {
                     why.insert(b.clone(), format!("generated code does not compile: {first}"));
                 }

@@ -99,6 +99,9 @@ fn plan_region(f: &Function, r: &ir::Region, opts: &PlanOptions<'_>, outer: Opti
     for (i, &id) in order.iter().enumerate() {
         place_results(f, id, i, &last, opts, &mut p)?;
     }
+    if !in_region {
+        copy_results(f, r, order.len(), opts.params_in_arena, &mut p)?;
+    }
     super::offsets::assign(&mut p);
     p.extent = p.arena.iter().map(|(&c, &n)| (c, p.base.get(&c).copied().unwrap_or(0) + n)).collect();
     for &id in &order {
@@ -139,6 +142,25 @@ fn inherit(o: &Plan, p: &mut Plan) {
         *base.entry(c).or_default() += n;
     }
     p.base = base;
+}
+
+/// Give every result that is a parameter or a constant (or, for bucket
+/// functions, whose results are all read from the arena, a hoisted value)
+/// its own buffer, written after the last op.
+fn copy_results(f: &Function, r: &ir::Region, end: usize, bucket: bool, p: &mut Plan) -> Result<(), PlanError> {
+    for (i, &v) in r.results.iter().enumerate() {
+        let copy = match p.storage.get(&v) {
+            Some(Storage::Param(_) | Storage::Const(_)) => true,
+            Some(Storage::Hoisted(_)) => bucket,
+            _ => false,
+        };
+        if copy {
+            let (class, len) = sized(f, v, || format!("result #{i} of @{}", f.name))?;
+            let b = new_buffer(p, class, len, end, end);
+            p.result_copies.insert(i, b);
+        }
+    }
+    Ok(())
 }
 
 fn new_buffer(p: &mut Plan, class: Class, len: usize, def: usize, last: usize) -> usize {

@@ -158,6 +158,9 @@ pub struct Plan {
     pub regions: HashMap<OpId, Vec<Plan>>,
     /// End of the arena this plan and its regions use, per class (base included).
     pub extent: BTreeMap<Class, usize>,
+    /// Function results that are a parameter or a constant (or a view of
+    /// one): result index → the buffer the function copies them into last.
+    pub result_copies: BTreeMap<usize, usize>,
 }
 
 impl Plan {

@@ -45,17 +45,18 @@ pub fn main_rs(m: &Module, entry: &Entry<'_>, opts: &EmitOptions) -> String {
     if let Some(f) = main {
         for ((id, n), &p) in ins.iter().zip(&in_names).zip(&f.body.params) {
             let t = Class::of(f.ty(p).dtype).map_or("f32", Class::rust);
-            s += &format!("    let ({id}_shape, {id}) = npy::read::<{t}>(&file({n:?})?).map_err(|e| format!(\"input `{n}`: {{e}}\"))?;\n");
+            // `in_` keeps input names from shadowing the CLI's own locals.
+            s += &format!("    let (in_{id}_shape, in_{id}) = npy::read::<{t}>(&file({n:?})?).map_err(|e| format!(\"input `{n}`: {{e}}\"))?;\n");
             if !bucketed {
                 let dims = f.ty(p).shape.static_dims().unwrap_or_default();
-                s += &format!("    if {id}_shape.iter().map(|&d| d as u64).ne({dims:?}.into_iter()) {{\n        return Err(format!(\"input `{n}` has shape {{:?}}, the model takes {dims:?}\", {id}_shape));\n    }}\n");
+                s += &format!("    if in_{id}_shape.iter().map(|&d| d as u64).ne({dims:?}.into_iter()) {{\n        return Err(format!(\"input `{n}` has shape {{:?}}, the model takes {dims:?}\", in_{id}_shape));\n    }}\n");
             }
         }
     }
     let call_args: Vec<String> = if bucketed {
-        ins.iter().map(|id| format!("{krate}::View {{ shape: &{id}_shape, data: &{id} }}")).collect()
+        ins.iter().map(|id| format!("{krate}::View {{ shape: &in_{id}_shape, data: &in_{id} }}")).collect()
     } else {
-        ins.iter().map(|id| format!("&{id}")).collect()
+        ins.iter().map(|id| format!("&in_{id}")).collect()
     };
     let call = format!("model.run({})", call_args.join(", "));
     s += &format!("    let mut model = {krate}::Model::new().map_err(|e| e.to_string())?;\n");

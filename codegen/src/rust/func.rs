@@ -157,6 +157,9 @@ impl<'a> Emitter<'a> {
                 Err(e) => self.errors.push(format!("{}: {e}", describe(op, cx.f))),
             }
         }
+        if !cx.hoist {
+            body += &self.result_copies(cx);
+        }
         let method =
             format!("    #[allow(unused_variables, clippy::all)]\n    fn {name}(&mut self{args}) {{\n{body}    }}\n");
         if cx.hoist {
@@ -164,6 +167,30 @@ impl<'a> Emitter<'a> {
         } else {
             self.parts.methods.push(method);
         }
+    }
+
+    /// Copies of the results that are parameters or constants into their
+    /// own buffers (the plan's `result_copies`).
+    fn result_copies(&mut self, cx: &FuncCx<'a>) -> String {
+        let mut s = String::new();
+        for (&i, &b) in &cx.plan.result_copies {
+            let v = cx.f.body.results[i];
+            let buf = &cx.plan.buffers[b];
+            let off = cx.plan.base.get(&buf.class).copied().unwrap_or(0) + buf.offset;
+            match value_expr(self, cx, v, None) {
+                Ok(src) => {
+                    s += &format!("        // result #{i} is an input or a constant: copied out
+");
+                    s += &format!(
+                        "        self.a{}[{off}..{}].copy_from_slice({src});\n",
+                        buf.class.suffix(),
+                        off + buf.len
+                    );
+                }
+                Err(e) => self.errors.push(format!("@{}: result #{i}: {e}", cx.f.name)),
+            }
+        }
+        s
     }
 
     /// The code of one op (a block), or of a control-flow op with its regions.

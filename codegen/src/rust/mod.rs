@@ -82,11 +82,12 @@ fn entry(m: &Module) -> Result<Entry<'_>, Vec<String>> {
         match plan_function(f, &PlanOptions { params_in_arena, reuse, hoistable }) {
             Ok(p) => {
                 for (i, r) in f.body.results.iter().enumerate() {
-                    let ok = match p.storage.get(r) {
-                        Some(crate::plan::Storage::Buffer(_)) => true,
-                        Some(crate::plan::Storage::Hoisted(_)) => dispatch.is_none(),
-                        _ => false,
-                    };
+                    let ok = p.result_copies.contains_key(&i)
+                        || match p.storage.get(r) {
+                            Some(crate::plan::Storage::Buffer(_)) => true,
+                            Some(crate::plan::Storage::Hoisted(_)) => dispatch.is_none(),
+                            _ => false,
+                        };
                     if !ok {
                         errs.push(format!(
                             "@{n}: output #{i} is an input or a constant; the Rust backend needs it computed"

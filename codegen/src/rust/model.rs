@@ -298,8 +298,12 @@ fn constructor(
     s + "        })\n    }\n\n"
 }
 
-/// Where `run` reads a result of the (unbucketed) main function.
-fn output_expr(plan: &Plan, v: ir::Value) -> String {
+/// Where `run` reads result `o` (value `v`) of the (unbucketed) main function.
+fn output_expr(plan: &Plan, o: usize, v: ir::Value) -> String {
+    if let Some(&b) = plan.result_copies.get(&o) {
+        let buf = &plan.buffers[b];
+        return format!("&self.a{}[{}..{}]", buf.class.suffix(), buf.offset, buf.offset + buf.len);
+    }
     match plan.storage.get(&v) {
         Some(Storage::Hoisted(b)) => {
             let buf = &plan.hoisted[*b];
@@ -337,8 +341,8 @@ fn run_static(main: &Function, plan: &Plan, ins: &[String], in_names: &[String],
     }
     s += &format!("        self.{}({});\n", method_name(&main.name), ins.join(", "));
     s += "        Ok(Outputs {\n";
-    for (id, &v) in outs.iter().zip(&main.body.results) {
-        s += &format!("            {id}: {},\n", output_expr(plan, v));
+    for (o, (id, &v)) in outs.iter().zip(&main.body.results).enumerate() {
+        s += &format!("            {id}: {},\n", output_expr(plan, o, v));
     }
     s + "        })\n    }\n\n"
 }
@@ -403,7 +407,10 @@ fn run_bucketed(
         }
         s += &format!("                self.{}();\n", method_name(&f.name));
         for (o, &v) in f.body.results.iter().enumerate() {
-            let (c, off, len) = region_of(plan, v).unwrap_or((Class::F32, 0, 0));
+            let (c, off, len) = match plan.result_copies.get(&o) {
+                Some(&b) => (plan.buffers[b].class, plan.buffers[b].offset, plan.buffers[b].len),
+                None => region_of(plan, v).unwrap_or((Class::F32, 0, 0)),
+            };
             let from: Vec<usize> =
                 f.ty(v).shape.static_dims().unwrap_or_default().iter().map(|&x| x as usize).collect();
             let to: Vec<String> = from

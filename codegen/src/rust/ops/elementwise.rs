@@ -210,9 +210,28 @@ fn other(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
             }
             simple(cx, "k::ew::cast")?
         }
+        Dropout => dropout(cx)?,
         _ => return Ok(false),
     }
     Ok(true)
+}
+
+/// `Dropout` at inference (no `training_mode`, or a constant false one, or a
+/// constant zero ratio): the output is the input and the mask is all true.
+fn dropout(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    let scalar = |cx: &OpCx<'_, '_>, i: usize| cx.in_const(i).and_then(|c| c.to_f64s()).and_then(|v| v.first().copied());
+    let training = cx.op.operand(2).is_some() && scalar(cx, 2) != Some(0.0);
+    if training && scalar(cx, 1) != Some(0.0) {
+        return Err("Dropout in training mode (random masks) is not supported; export the model for inference".into());
+    }
+    let out = cx.begin(0);
+    let x = cx.input(0)?;
+    cx.line(format!("{out}.copy_from_slice({x});"));
+    if cx.op.results.len() > 1 {
+        let mask = cx.begin(1);
+        cx.line(format!("{mask}.fill(true);"));
+    }
+    Ok(())
 }
 
 /// `kernel(x, out)`.

@@ -72,7 +72,7 @@ pub(super) struct Importer<'a> {
     node_counter: usize,
 }
 
-fn import_model(model: &ModelProto, base_dir: Option<&Path>, name: &str) -> Result<Module, ImportError> {
+pub(super) fn import_model(model: &ModelProto, base_dir: Option<&Path>, name: &str) -> Result<Module, ImportError> {
     let graph = model.graph.as_ref().ok_or_else(|| ImportError::Decode("model has no graph".into()))?;
     let mut opset = None;
     for o in &model.opset_import {

@@ -7,6 +7,7 @@
 //! as provenance. Problems are collected: one error lists every unsupported
 //! op type (with its count and first node) and every malformed node.
 
+mod bind;
 mod control;
 mod convert;
 mod import;
@@ -14,6 +15,7 @@ pub mod proto;
 pub mod tensor;
 mod upgrade;
 
+pub use bind::{bind_inputs, import_file_bound};
 pub use import::{import_bytes, import_file};
 
 use std::fmt;
