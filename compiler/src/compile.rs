@@ -179,6 +179,7 @@ pub fn verify_crate(
         match crate::check::read_data_set(&d) {
             Err(e) => r.outputs = Err(e),
             Ok((inputs, expected)) => {
+                let inputs = crate::run::model_inputs(&m, inputs);
                 r.notes = crate::run::describe_run(&m, &inputs);
                 r.notes.push(format!("generated crate: {} (release build)", dir.display()));
                 let interp = ir::interp::run(&m, "main", inputs.clone()).map_err(|e| e.to_string());

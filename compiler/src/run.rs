@@ -130,11 +130,25 @@ pub fn compare_all(got: &[Tensor], want: &[Tensor], tol: Tolerance, what: &str) 
     Ok(got.iter().zip(want).enumerate().map(|(i, (g, w))| compare(i, g, w, tol)).collect())
 }
 
+/// The data set's inputs the module takes: those bound by `--const` at
+/// compile time (module attribute [`BOUND_INPUTS`]) are dropped when the
+/// data set holds every original input.
+///
+/// [`BOUND_INPUTS`]: crate::frontend::onnx::BOUND_INPUTS
+pub fn model_inputs(m: &Module, inputs: Vec<Tensor>) -> Vec<Tensor> {
+    let Some(ir::Attr::Ints(bound)) = m.attrs.get(crate::frontend::onnx::BOUND_INPUTS) else { return inputs };
+    let takes = m.func("main").map_or(0, |f| f.body.params.len());
+    if inputs.len() != takes + bound.len() {
+        return inputs;
+    }
+    inputs.into_iter().enumerate().filter(|(i, _)| !bound.contains(&(*i as i64))).map(|(_, t)| t).collect()
+}
+
 fn check_one(m: &Module, dir: PathBuf, tol: Tolerance) -> DataSetReport {
     let mut r =
         DataSetReport { dir, outputs: Err(String::new()), against: Against::Expected, reference: None, notes: vec![] };
     let (inputs, expected) = match read_data_set(&r.dir) {
-        Ok(d) => d,
+        Ok((i, e)) => (model_inputs(m, i), e),
         Err(e) => {
             r.outputs = Err(e);
             return r;

@@ -179,8 +179,10 @@ impl<'a> Emitter<'a> {
             let off = cx.plan.base.get(&buf.class).copied().unwrap_or(0) + buf.offset;
             match value_expr(self, cx, v, None) {
                 Ok(src) => {
-                    s += &format!("        // result #{i} is an input or a constant: copied out
-");
+                    s += &format!(
+                        "        // result #{i} is an input or a constant: copied out
+"
+                    );
                     s += &format!(
                         "        self.a{}[{off}..{}].copy_from_slice({src});\n",
                         buf.class.suffix(),

@@ -219,7 +219,8 @@ fn other(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
 /// `Dropout` at inference (no `training_mode`, or a constant false one, or a
 /// constant zero ratio): the output is the input and the mask is all true.
 fn dropout(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
-    let scalar = |cx: &OpCx<'_, '_>, i: usize| cx.in_const(i).and_then(|c| c.to_f64s()).and_then(|v| v.first().copied());
+    let scalar =
+        |cx: &OpCx<'_, '_>, i: usize| cx.in_const(i).and_then(|c| c.to_f64s()).and_then(|v| v.first().copied());
     let training = cx.op.operand(2).is_some() && scalar(cx, 2) != Some(0.0);
     if training && scalar(cx, 1) != Some(0.0) {
         return Err("Dropout in training mode (random masks) is not supported; export the model for inference".into());

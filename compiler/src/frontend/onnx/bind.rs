@@ -21,8 +21,30 @@ pub fn import_file_bound(path: &Path, binds: &[(String, Tensor)]) -> Result<ir::
         .map_err(|e| ImportError::Io { path: path.display().to_string(), message: e.to_string() })?;
     let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into());
     let mut model = ModelProto::decode(bytes.as_slice()).map_err(|e| ImportError::Decode(e.to_string()))?;
+    let positions = bound_positions(&model, binds);
     bind_inputs(&mut model, binds)?;
-    import_model(&model, path.parent(), &name)
+    let mut m = import_model(&model, path.parent(), &name)?;
+    if !positions.is_empty() {
+        m.attrs.set(BOUND_INPUTS, ir::Attr::Ints(positions));
+    }
+    Ok(m)
+}
+
+/// Module attribute: positions, among the model's original inputs, of the
+/// inputs bound by `--const` (data sets still hold a value for each).
+pub const BOUND_INPUTS: &str = "onnx.bound_inputs";
+
+/// Positions of the bound inputs among the graph inputs that are not initializers.
+fn bound_positions(model: &ModelProto, binds: &[(String, Tensor)]) -> Vec<i64> {
+    let Some(g) = &model.graph else { return vec![] };
+    let inits: std::collections::HashSet<&str> = g.initializer.iter().map(|t| t.name.as_str()).collect();
+    g.input
+        .iter()
+        .filter(|vi| !inits.contains(vi.name.as_str()))
+        .enumerate()
+        .filter(|(_, vi)| binds.iter().any(|(n, _)| n == &vi.name))
+        .map(|(i, _)| i as i64)
+        .collect()
 }
 
 /// Turn each bound graph input of `model` into an initializer holding its tensor.

@@ -15,7 +15,7 @@ pub mod proto;
 pub mod tensor;
 mod upgrade;
 
-pub use bind::{bind_inputs, import_file_bound};
+pub use bind::{bind_inputs, import_file_bound, BOUND_INPUTS};
 pub use import::{import_bytes, import_file};
 
 use std::fmt;
