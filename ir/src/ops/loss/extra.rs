@@ -60,7 +60,8 @@ pub fn deform_conv(ctx: &InferCtx<'_>) -> InferResult {
     let (group, og) = (positive(ctx, "group")?, positive(ctx, "offset_group")?);
     let (w, off) = (ctx.input(1)?, ctx.input(2)?);
     let (xd, wd, od) = (dims_or_unknown(x, n + 2), dims_or_unknown(w, n + 2), dims_or_unknown(off, n + 2));
-    check_eq(xd[1], wd[1].as_static().map_or(Dim::Unknown, |c| Dim::Static(c * group)), || {
+    let per_group = wd[1].as_static().and_then(|c| c.checked_mul(group));
+    check_eq(xd[1], per_group.map_or(Dim::Unknown, Dim::Static), || {
         format!("X {} has {} channels but W {} expects {} per group × group {group}", x.shape, xd[1], w.shape, wd[1])
     })?;
     if wd[0].as_static().is_some_and(|m| m % group != 0) {
