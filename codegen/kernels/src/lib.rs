@@ -35,6 +35,7 @@ pub mod math;
 pub mod norm;
 pub mod npy;
 pub mod pool;
+pub mod quant;
 pub mod reduce;
 pub mod resize;
 pub mod rnn;

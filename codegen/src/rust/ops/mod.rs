@@ -93,7 +93,8 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         || conv::attention(cx)?
         || layout::lower(cx)?
         || norm::lower(cx)?
-        || rnn::lower(cx)?;
+        || rnn::lower(cx)?
+        || quant::lower(cx)?;
     if !done {
         return Err(format!("{} is not supported by the Rust backend yet", op.opcode.name()));
     }
@@ -141,5 +142,6 @@ mod elementwise;
 mod layout;
 pub mod linalg;
 mod norm;
+mod quant;
 mod resize;
 mod rnn;

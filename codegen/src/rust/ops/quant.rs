@@ -1,0 +1,220 @@
+//! Linear quantization: QuantizeLinear / DequantizeLinear (per tensor, per
+//! axis, blocked; u8/i8 with f32 scales, i32 too for dequantization),
+//! DynamicQuantizeLinear, MatMulInteger and QLinearMatMul (scalar or
+//! per-row/per-column parameters).
+
+use super::dims;
+use super::layout::axis;
+use crate::plan::Class;
+use crate::rust::func::OpCx;
+use ir::Opcode;
+
+/// Lower a quantization op; `Ok(false)` if `op` is not one.
+pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
+    match cx.op.opcode {
+        Opcode::QuantizeLinear => quantize(cx)?,
+        Opcode::DequantizeLinear => dequantize(cx)?,
+        Opcode::DynamicQuantizeLinear => dynamic(cx)?,
+        Opcode::MatMulInteger | Opcode::QLinearMatMul => matmul(cx)?,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+fn q8(c: Option<Class>) -> bool {
+    matches!(c, Some(Class::U8 | Class::I8))
+}
+
+/// The kernel's `QLayout` for a tensor of shape `x` and a scale (operand 1)
+/// of shape `s` (the interpreter's `param_index` rules).
+fn layout(cx: &OpCx<'_, '_>) -> Result<String, String> {
+    let (x, s) = (cx.in_dims(0), cx.in_dims(1));
+    if s.iter().product::<usize>() == 1 {
+        return Ok("k::quant::QLayout::Tensor".into());
+    }
+    let ax = axis(cx.op.attrs.int("axis").unwrap_or(1), x.len())?;
+    let inner: usize = x[ax + 1..].iter().product();
+    let block = cx.op.attrs.int("block_size").unwrap_or(0);
+    if block < 0 {
+        return Err(format!("block_size must be positive, got {block}"));
+    }
+    if block == 0 {
+        if s != [x[ax]] {
+            return Err(format!("per-axis scale of shape {s:?} must be [{}] (axis {ax} of {x:?})", x[ax]));
+        }
+        return Ok(format!("k::quant::QLayout::Axis {{ dim: {}, inner: {inner} }}", x[ax]));
+    }
+    let b = block as usize;
+    let fits =
+        s.len() == x.len() && (0..x.len()).all(|d| if d == ax { x[d].div_ceil(b) == s[d] } else { x[d] == s[d] });
+    if !fits {
+        return Err(format!("blocked scale {s:?} does not match input {x:?} (axis {ax}, block_size {b})"));
+    }
+    Ok(format!("k::quant::QLayout::Block {{ dim: {}, inner: {inner}, block: {b} }}", x[ax]))
+}
+
+/// `Some(slice)` of optional operand `i`, or `None`.
+fn opt_input(cx: &mut OpCx<'_, '_>, i: usize) -> Result<String, String> {
+    match cx.op.operand(i) {
+        Some(_) => Ok(format!("Some({})", cx.input(i)?)),
+        None => Ok("None".into()),
+    }
+}
+
+fn f32_scale(cx: &OpCx<'_, '_>, i: usize) -> Result<(), String> {
+    if cx.in_class(i) != Some(Class::F32) {
+        let t = cx.op.operand(i).map(|v| cx.func().ty(v).dtype.to_string()).unwrap_or_default();
+        return Err(format!("{} with a {t} scale is not supported (f32 scales only)", cx.op.opcode.name()));
+    }
+    Ok(())
+}
+
+fn quantize(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    f32_scale(cx, 1)?;
+    if cx.in_class(0) != Some(Class::F32) || !q8(Some(cx.out_class(0))) {
+        return Err("QuantizeLinear is supported from f32 to u8/i8 only".into());
+    }
+    let l = layout(cx)?;
+    let out = cx.begin(0);
+    let (x, s) = (cx.input(0)?, cx.input(1)?);
+    let z = opt_input(cx, 2)?;
+    cx.line(format!("k::quant::quantize({l}, {x}, {s}, {z}, {out});"));
+    Ok(())
+}
+
+fn dequantize(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    f32_scale(cx, 1)?;
+    let ok_in = q8(cx.in_class(0)) || cx.in_class(0) == Some(Class::I32);
+    if !ok_in || cx.out_class(0) != Class::F32 {
+        return Err("DequantizeLinear is supported from u8/i8/i32 to f32 only".into());
+    }
+    let l = layout(cx)?;
+    let out = cx.begin(0);
+    let (x, s) = (cx.input(0)?, cx.input(1)?);
+    let z = opt_input(cx, 2)?;
+    cx.line(format!("k::quant::dequantize({l}, {x}, {s}, {z}, {out});"));
+    Ok(())
+}
+
+/// Three blocks (y, scale, zero point), each recomputing the range of `x`
+/// (one pass over it), so no block needs another's output.
+fn dynamic(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    if cx.in_class(0) != Some(Class::F32) {
+        return Err("DynamicQuantizeLinear takes f32 only".into());
+    }
+    let out = cx.begin(0);
+    let x = cx.input(0)?;
+    cx.line(format!("let (s, z) = k::quant::dynamic_params({x});"));
+    cx.line(format!("k::quant::quantize(k::quant::QLayout::Tensor, {x}, &[s], Some(&[z]), {out});"));
+    for j in 1..cx.op.results.len() {
+        let out = cx.begin(j);
+        let x = cx.input(0)?;
+        cx.line(format!("{out}[0] = k::quant::dynamic_params({x}).{};", j - 1));
+    }
+    Ok(())
+}
+
+type MatPlan = ((usize, usize, usize), Vec<usize>, Vec<usize>);
+
+/// `(m, k, n)` and the per-batch offsets of A and B (numpy batching; 1-D
+/// operands are promoted as in MatMul).
+fn matmul_plan(a: &[usize], b: &[usize]) -> Result<MatPlan, String> {
+    if a.len() < 2 || b.len() < 2 {
+        return Err(format!("integer matmul of 1-D operands ({a:?}, {b:?}) is not supported"));
+    }
+    let (m, k, n) = (a[a.len() - 2], a[a.len() - 1], b[b.len() - 1]);
+    let (ab, bb) = (&a[..a.len() - 2], &b[..b.len() - 2]);
+    let rank = ab.len().max(bb.len());
+    let pad = |s: &[usize]| -> Vec<usize> { std::iter::repeat_n(1, rank - s.len()).chain(s.iter().copied()).collect() };
+    let (pa, pb) = (pad(ab), pad(bb));
+    let batch: Vec<usize> = pa.iter().zip(&pb).map(|(&x, &y)| x.max(y)).collect();
+    let total: usize = batch.iter().product();
+    let offset = |p: &[usize], mat: usize| -> Vec<usize> {
+        (0..total)
+            .map(|t| {
+                let (mut rem, mut off, mut stride) = (t, 0, 1);
+                for d in (0..rank).rev() {
+                    let c = rem % batch[d];
+                    rem /= batch[d];
+                    off += if p[d] == 1 { 0 } else { c * stride };
+                    stride *= p[d];
+                }
+                off * mat
+            })
+            .collect()
+    };
+    Ok(((m, k, n), offset(&pa, m * k), offset(&pb, k * n)))
+}
+
+/// A parameter of one value or a 1-D one of `want` values (per row/column).
+fn param(cx: &OpCx<'_, '_>, i: usize, want: usize, what: &str) -> Result<(), String> {
+    let d = cx.in_dims(i);
+    let n: usize = d.iter().product();
+    if n == 1 || (d.len() == 1 && n == want) {
+        Ok(())
+    } else {
+        Err(format!("{what} of shape {d:?} is not supported (one value, or [{want}])"))
+    }
+}
+
+fn matmul(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    let q = cx.op.opcode == Opcode::QLinearMatMul;
+    let (ia, ib) = if q { (0, 3) } else { (0, 1) };
+    if !q8(cx.in_class(ia)) || !q8(cx.in_class(ib)) {
+        return Err(format!("{} takes u8/i8 operands only", cx.op.opcode.name()));
+    }
+    if q && (cx.in_class(0) != cx.in_class(3) || cx.in_class(0) != Some(cx.out_class(0))) {
+        return Err("QLinearMatMul with operands of different element types is not supported".into());
+    }
+    let ((m, k, n), ao, bo) = matmul_plan(&cx.in_dims(ia), &cx.in_dims(ib))?;
+    let params: &[(usize, usize, &str)] = if q {
+        &[
+            (1, m, "a_scale"),
+            (2, m, "a_zero_point"),
+            (4, n, "b_scale"),
+            (5, n, "b_zero_point"),
+            (6, n, "y_scale"),
+            (7, n, "y_zero_point"),
+        ]
+    } else {
+        &[(2, m, "a_zero_point"), (3, n, "b_zero_point")]
+    };
+    for &(i, want, what) in params.iter().filter(|p| cx.op.operand(p.0).is_some()) {
+        param(cx, i, want, what)?;
+    }
+    if q {
+        for i in [1, 4, 6] {
+            f32_scale(cx, i)?;
+        }
+    }
+    let out = cx.begin(0);
+    let arg = |cx: &mut OpCx<'_, '_>, i: Option<usize>| -> Result<String, String> {
+        match i.filter(|&i| cx.op.operand(i).is_some()) {
+            Some(i) => cx.input(i),
+            None => Ok("&[]".into()),
+        }
+    };
+    let (za, zb) = if q { (Some(2), Some(5)) } else { (Some(2), Some(3)) };
+    let (sa, sb) = if q { (Some(1), Some(4)) } else { (None, None) };
+    let a = format!(
+        "k::quant::QMat {{ data: {}, offsets: {}, zero: {}, scale: {} }}",
+        cx.input(ia)?,
+        dims(&ao),
+        arg(cx, za)?,
+        arg(cx, sa)?
+    );
+    let b = format!(
+        "k::quant::QMat {{ data: {}, offsets: {}, zero: {}, scale: {} }}",
+        cx.input(ib)?,
+        dims(&bo),
+        arg(cx, zb)?,
+        arg(cx, sb)?
+    );
+    if q {
+        let (ys, yz) = (cx.input(6)?, cx.input(7)?);
+        cx.line(format!("k::quant::qlinear_matmul(({m}, {k}, {n}), {a}, {b}, ({ys}, {yz}), {out});"));
+    } else {
+        cx.line(format!("k::quant::matmul_integer(({m}, {k}, {n}), {a}, {b}, {out});"));
+    }
+    Ok(())
+}
