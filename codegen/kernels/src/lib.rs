@@ -40,5 +40,6 @@ pub mod reduce;
 pub mod resize;
 pub mod rnn;
 pub mod rt;
+pub mod seqmix;
 pub mod simd;
 mod strided;

@@ -94,7 +94,8 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         || layout::lower(cx)?
         || norm::lower(cx)?
         || rnn::lower(cx)?
-        || quant::lower(cx)?;
+        || quant::lower(cx)?
+        || seqmix::lower(cx)?;
     if !done {
         return Err(format!("{} is not supported by the Rust backend yet", op.opcode.name()));
     }
@@ -145,3 +146,4 @@ mod norm;
 mod quant;
 mod resize;
 mod rnn;
+mod seqmix;
