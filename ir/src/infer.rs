@@ -72,14 +72,29 @@ pub fn meet_type(declared: &TensorType, inferred: &TensorType) -> Result<TensorT
     Ok(TensorType::new(declared.dtype, shape))
 }
 
-/// Refine every live op's result types with inference, in program order.
-/// Returns the number of values whose type became more precise, or the first
-/// op whose inference failed or contradicted its declared types.
+/// Refine every live op's result types with inference, in program order
+/// (an op with regions after the ops of its regions, whose parameters are
+/// first refined from its operands). Returns the number of values whose type
+/// became more precise, or the first op whose inference failed or
+/// contradicted its declared types.
 pub fn refine_function(m: &Module, f: &mut Function) -> Result<usize, (OpId, String)> {
     let mut changed = 0;
-    for id in f.live_ops() {
+    let body = f.body.ops.clone();
+    refine_ops(m, f, &body, &mut changed)?;
+    Ok(changed)
+}
+
+fn refine_ops(m: &Module, f: &mut Function, ops: &[OpId], changed: &mut usize) -> Result<(), (OpId, String)> {
+    for &id in ops {
         if f.ops[id].opcode == Opcode::CoreConst && f.ops[id].results.is_empty() {
             continue;
+        }
+        if !f.ops[id].regions.is_empty() {
+            *changed += refine_region_params(f, id);
+            for k in 0..f.ops[id].regions.len() {
+                let inner = f.ops[id].regions[k].ops.clone();
+                refine_ops(m, f, &inner, changed)?;
+            }
         }
         let inferred = infer_op(m, f, &f.ops[id]).map_err(|e| (id, e))?;
         let results = f.ops[id].results.clone();
@@ -90,9 +105,51 @@ pub fn refine_function(m: &Module, f: &mut Function) -> Result<usize, (OpId, Str
             let merged = meet_type(f.ty(*v), t).map_err(|e| (id, e))?;
             if &merged != f.ty(*v) {
                 f.values[*v].ty = merged;
+                *changed += 1;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Scan's body parameters from its operands: each state has its initial
+/// value's type, each scan slice its input's type without the scan axis.
+/// (A declared type that contradicts is left for the verifier.)
+fn refine_region_params(f: &mut Function, id: OpId) -> usize {
+    let op = &f.ops[id];
+    if op.opcode != Opcode::Scan || op.regions.len() != 1 {
+        return 0;
+    }
+    let m = op.attrs.int("num_scan_inputs").unwrap_or(0).max(0) as usize;
+    let n = op.operands.len().saturating_sub(m);
+    let axes = op.attrs.ints("scan_input_axes").unwrap_or(&[]).to_vec();
+    let mut want = Vec::new();
+    for (i, (&p, v)) in op.regions[0].params.iter().zip(&op.operands).enumerate() {
+        let Some(v) = *v else { continue };
+        let t = f.ty(v).clone();
+        let t = if i < n { Some(t) } else { sliced(&t, axes.get(i - n).copied().unwrap_or(0)) };
+        if let Some(t) = t {
+            want.push((p, t));
+        }
+    }
+    let mut changed = 0;
+    for (p, t) in want {
+        if let Ok(merged) = meet_type(f.ty(p), &t) {
+            if &merged != f.ty(p) {
+                f.values[p].ty = merged;
                 changed += 1;
             }
         }
     }
-    Ok(changed)
+    changed
+}
+
+/// `t` without axis `axis` (negative counts from the end).
+fn sliced(t: &TensorType, axis: i64) -> Option<TensorType> {
+    let d = t.dims()?;
+    let a = if axis < 0 { axis + d.len() as i64 } else { axis };
+    let a = usize::try_from(a).ok().filter(|&a| a < d.len())?;
+    let mut dims = d.to_vec();
+    dims.remove(a);
+    Some(TensorType::new(t.dtype, Shape::from_dims(dims)))
 }

@@ -106,7 +106,7 @@ pub static REGISTRY: &[PassInfo] = &[
 ];
 
 /// The pipeline `edgec opt` runs when `--passes` is not given.
-pub const DEFAULT_PIPELINE: &str = "shape-infer,canonicalize,optimize,dce";
+pub const DEFAULT_PIPELINE: &str = "shape-infer,canonicalize,optimize,dce,shape-infer";
 
 /// Build the passes named in a comma-separated pipeline string.
 /// All unknown names are reported at once, with the list of valid names.

@@ -69,17 +69,17 @@ pub fn loop_(ctx: &InferCtx<'_>, regions: &[RegionTypes]) -> InferResult {
         out.push(join_types(init, &body.results[i + 1]).map_err(|e| format!("loop-carried #{i}: {e}"))?);
     }
     for t in &body.results[n + 1..] {
-        out.push(stacked(t, 0));
+        out.push(stacked(t, 0, Dim::Unknown));
     }
     check_count(ctx, out)
 }
 
 /// `t` with a new axis of unknown length inserted at `axis`.
-fn stacked(t: &TensorType, axis: usize) -> TensorType {
+fn stacked(t: &TensorType, axis: usize, len: Dim) -> TensorType {
     match t.dims() {
         Some(d) if axis <= d.len() => {
             let mut dims = d.to_vec();
-            dims.insert(axis, Dim::Unknown);
+            dims.insert(axis, len);
             TensorType::new(t.dtype, Shape::from_dims(dims))
         }
         _ => TensorType::unranked(t.dtype),
@@ -114,6 +114,13 @@ pub fn scan(ctx: &InferCtx<'_>, regions: &[RegionTypes]) -> InferResult {
     for i in 0..n {
         out.push(join_types(ctx.input(i)?, &body.results[i]).map_err(|e| format!("state #{i}: {e}"))?);
     }
+    // Every scan input has the same length along its scan axis: the trip count.
+    let in_axis = ctx.attrs.ints("scan_input_axes").and_then(|a| a.first().copied()).unwrap_or(0);
+    let first = ctx.input(n)?;
+    let len = first.dims().map_or(Dim::Unknown, |d| {
+        let a = if in_axis < 0 { in_axis + d.len() as i64 } else { in_axis };
+        usize::try_from(a).ok().and_then(|a| d.get(a).copied()).unwrap_or(Dim::Unknown)
+    });
     let axes = ctx.attrs.ints("scan_output_axes").unwrap_or(&[]);
     for (k, t) in body.results[n..].iter().enumerate() {
         let rank = t.rank().unwrap_or(0) as i64 + 1;
@@ -122,7 +129,7 @@ pub fn scan(ctx: &InferCtx<'_>, regions: &[RegionTypes]) -> InferResult {
         if !(0..rank).contains(&ax) {
             return Err(format!("scan_output_axes[{k}] = {ax} is out of range for rank {rank}"));
         }
-        out.push(stacked(t, ax as usize));
+        out.push(stacked(t, ax as usize, len));
     }
     check_count(ctx, out)
 }
