@@ -32,6 +32,7 @@ pub mod ew;
 pub mod gemm;
 pub mod layout;
 pub mod math;
+pub mod misc;
 pub mod norm;
 pub mod npy;
 pub mod pool;

@@ -93,7 +93,8 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         || conv::attention(cx)?
         || layout::lower(cx)?
         || norm::lower(cx)?
-        || rnn::lower(cx)?;
+        || rnn::lower(cx)?
+        || misc::lower(cx)?;
     if !done {
         return Err(format!("{} is not supported by the Rust backend yet", op.opcode.name()));
     }
@@ -140,6 +141,7 @@ mod conv;
 mod elementwise;
 mod layout;
 pub mod linalg;
+mod misc;
 mod norm;
 mod resize;
 mod rnn;
