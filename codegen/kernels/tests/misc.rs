@@ -37,7 +37,7 @@ fn ti(shape: &[usize], v: Vec<i64>) -> Option<Tensor> {
 }
 
 /// `n` deterministic integers in `lo..hi` from `seed`.
-fn ints(n: usize, seed: u64, lo: i64, hi: i64) -> Vec<i64> {
+fn rand_ints(n: usize, seed: u64, lo: i64, hi: i64) -> Vec<i64> {
     let mut s = seed.wrapping_mul(0x2545_F491_4F6C_DD1D) | 1;
     (0..n)
         .map(|_| {
@@ -91,7 +91,7 @@ impl LossCase {
     fn targets(&self) -> Vec<i64> {
         let c = self.shape[1] as i64;
         let tlen = numel(&self.shape) / self.shape[1];
-        let mut t = ints(tlen, self.seed ^ 7, 0, c);
+        let mut t = rand_ints(tlen, self.seed ^ 7, 0, c);
         if let Some(ig) = self.ignore {
             t.iter_mut().step_by(3).for_each(|v| *v = ig);
         }
@@ -187,7 +187,7 @@ proptest! {
         let ax = ax % s.len();
         let is: Vec<usize> = s.iter().enumerate().map(|(d, &n)| if d == ax { 1 + shrink[d] } else { (n - shrink[d].min(n - 1)).max(1) }).collect();
         let n = s[ax] as i64;
-        let idx = ints(numel(&is), seed, -n, n);
+        let idx = rand_ints(numel(&is), seed, -n, n);
         let (x, u) = (values(numel(&s), seed ^ 1), values(numel(&is), seed ^ 2));
         let a = attrs(&[("axis", Attr::Int(ax as i64)), ("reduction", Attr::Str(r.into()))]);
         let want = run(Opcode::ScatterElements, &[t_(&s, &x), ti(&is, idx.clone()), t_(&is, &u)], a, 1);
@@ -204,7 +204,7 @@ proptest! {
         let mut idx = Vec::new();
         for row in 0..numel(&is) / k {
             for (j, &d) in s[..k].iter().enumerate() {
-                idx.push(ints(1, seed ^ (row * 8 + j) as u64, -(d as i64), d as i64)[0]);
+                idx.push(rand_ints(1, seed ^ (row * 8 + j) as u64, -(d as i64), d as i64)[0]);
             }
         }
         let (x, u) = (values(numel(&s), seed ^ 1), values(numel(&us), seed ^ 2));
@@ -222,7 +222,7 @@ proptest! {
         let is = [s[..b].to_vec(), vec![rows, k]].concat();
         let idx: Vec<i64> = (0..numel(&is)).map(|f| {
             let d = s[b + f % k] as i64;
-            ints(1, seed ^ f as u64, -d, d)[0]
+            rand_ints(1, seed ^ f as u64, -d, d)[0]
         }).collect();
         let x: Vec<i64> = (0..numel(&s) as i64).collect();
         let a = attrs(&[("batch_dims", Attr::Int(b as i64))]);
@@ -274,7 +274,7 @@ proptest! {
     fn one_hot_matches(s in prop::collection::vec(1usize..4, 0..3), ax in 0usize..4, depth in 1usize..5, seed in any::<u64>()) {
         let ax = ax % (s.len() + 1);
         let d = depth as i64;
-        let idx = ints(numel(&s), seed, -d - 1, d + 2);
+        let idx = rand_ints(numel(&s), seed, -d - 1, d + 2);
         let vals = [-1.5f32, 2.5];
         let a = attrs(&[("axis", Attr::Int(ax as i64))]);
         let want = run(Opcode::OneHot, &[ti(&s, idx.clone()), ti(&[], vec![d]), t_(&[2], &vals)], a, 1);
@@ -286,8 +286,8 @@ proptest! {
     #[test]
     fn bitwise_matches(s in shape(), bcast in any::<bool>(), op in 0usize..3, seed in any::<u64>()) {
         let bs = if bcast { s[s.len() - 1..].to_vec() } else { s.clone() };
-        let a = ints(numel(&s), seed, -1000, 1000);
-        let b = ints(numel(&bs), seed ^ 5, -1000, 1000);
+        let a = rand_ints(numel(&s), seed, -1000, 1000);
+        let b = rand_ints(numel(&bs), seed ^ 5, -1000, 1000);
         let (code, kop) = [(Opcode::BitwiseAnd, bits::Bitwise::And), (Opcode::BitwiseOr, bits::Bitwise::Or), (Opcode::BitwiseXor, bits::Bitwise::Xor)][op];
         let want = run(code, &[ti(&s, a.clone()), ti(&bs, b.clone())], Attrs::new(), 1);
         let mut y = vec![0i64; a.len()];
@@ -300,8 +300,8 @@ proptest! {
 
     #[test]
     fn bit_shift_matches(n in 1usize..9, left in any::<bool>(), seed in any::<u64>()) {
-        let x: Vec<u8> = ints(n, seed, 0, 256).iter().map(|&v| v as u8).collect();
-        let sh: Vec<u8> = ints(n, seed ^ 9, 0, 10).iter().map(|&v| v as u8).collect();
+        let x: Vec<u8> = rand_ints(n, seed, 0, 256).iter().map(|&v| v as u8).collect();
+        let sh: Vec<u8> = rand_ints(n, seed ^ 9, 0, 10).iter().map(|&v| v as u8).collect();
         let dir = if left { "LEFT" } else { "RIGHT" };
         let u8t = |v: &[u8]| Some(Tensor::new(vec![n], Data::U8(v.to_vec())));
         let want = run(Opcode::BitShift, &[u8t(&x), u8t(&sh)], attrs(&[("direction", Attr::Str(dir.into()))]), 1);
@@ -331,4 +331,120 @@ fn gather_nd_rejects_out_of_range_indices() {
 fn scatter_nd_rejects_out_of_range_indices() {
     let mut y = [0i64; 4];
     scatter::scatter_nd(&[2, 2], &[0; 4], &[1, 2], &[0i32, 2], &[5], scatter::overwrite, &mut y);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn reverse_sequence_matches(s in prop::collection::vec(1usize..5, 2..4), swap in any::<bool>(), seed in any::<u64>()) {
+        let (b, t) = if swap { (0, 1) } else { (1, 0) };
+        let lens = rand_ints(s[b], seed, 0, s[t] as i64 + 1);
+        let x = values(numel(&s), seed ^ 1);
+        let a = attrs(&[("batch_axis", Attr::Int(b as i64)), ("time_axis", Attr::Int(t as i64))]);
+        let want = run(Opcode::ReverseSequence, &[t_(&s, &x), ti(&[s[b]], lens.clone())], a, 1);
+        let mut y = vec![0f32; x.len()];
+        edgec_kernels::misc::seq::reverse_sequence(&s, b, t, &lens, &x, &mut y);
+        assert_close(&y, &f32s(&want[0]), "reverse_sequence");
+    }
+
+    #[test]
+    fn col2im_matches(
+        n in 1usize..3, c in 1usize..3, rank in 1usize..3,
+        geo in prop::collection::vec((2usize..7, 1usize..4, 1usize..3, 1usize..3, 0usize..2, 0usize..2), 2),
+        seed in any::<u64>(),
+    ) {
+        let geo = &geo[..rank];
+        // Keep cases whose padded image holds at least one block.
+        let ok = geo.iter().all(|&(i, k, _, d, p0, p1)| i + p0 + p1 > d * (k - 1));
+        prop_assume!(ok);
+        let image: Vec<usize> = geo.iter().map(|g| g.0).collect();
+        let block: Vec<usize> = geo.iter().map(|g| g.1).collect();
+        let strides: Vec<usize> = geo.iter().map(|g| g.2).collect();
+        let dilations: Vec<usize> = geo.iter().map(|g| g.3).collect();
+        let pads: Vec<usize> = geo.iter().map(|g| g.4).chain(geo.iter().map(|g| g.5)).collect();
+        let blocks: Vec<usize> = geo.iter().map(|&(i, k, s, d, p0, p1)| (i + p0 + p1 - (d * (k - 1) + 1)) / s + 1).collect();
+        let xs = [n, c * numel(&block), numel(&blocks)];
+        let x = values(numel(&xs), seed);
+        let a = attrs(&[("strides", ints(&strides)), ("dilations", ints(&dilations)), ("pads", ints(&pads))]);
+        let iv = |v: &[usize]| ti(&[v.len()], v.iter().map(|&d| d as i64).collect());
+        let want = run(Opcode::Col2Im, &[t_(&xs, &x), iv(&image), iv(&block)], a, 1);
+        let g = edgec_kernels::misc::seq::Col2Im {
+            batch: n, channels: c, image: &image, block: &block, blocks: &blocks,
+            strides: &strides, dilations: &dilations, pads: &pads[..rank],
+        };
+        let mut y = vec![7f32; n * c * numel(&image)];
+        edgec_kernels::misc::seq::col2im(&g, &x, &mut y);
+        assert_close(&y, &f32s(&want[0]), "col2im");
+    }
+}
+
+#[test]
+#[should_panic(expected = "ReverseSequence: sequence length 4 is out of range")]
+fn reverse_sequence_rejects_long_sequences() {
+    let mut y = [0f32; 6];
+    edgec_kernels::misc::seq::reverse_sequence(&[3, 2], 1, 0, &[1i64, 4], &[0.0; 6], &mut y);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn max_pool_indices_match(
+        nc in (1usize..3, 1usize..3), rank in 1usize..3, col_major in any::<bool>(),
+        geo in prop::collection::vec((2usize..7, 1usize..4, 1usize..3, 1usize..3, 0usize..2), 2),
+        seed in any::<u64>(),
+    ) {
+        let geo = &geo[..rank];
+        // The pads are smaller than the window extent, so every window holds an input tap.
+        prop_assume!(geo.iter().all(|&(i, k, _, d, p)| i + 2 * p > d * (k - 1) && p <= d * (k - 1)));
+        let input: Vec<usize> = geo.iter().map(|g| g.0).collect();
+        let kernel: Vec<usize> = geo.iter().map(|g| g.1).collect();
+        let stride: Vec<usize> = geo.iter().map(|g| g.2).collect();
+        let dilation: Vec<usize> = geo.iter().map(|g| g.3).collect();
+        let pads: Vec<usize> = geo.iter().map(|g| g.4).collect();
+        let out: Vec<usize> = geo.iter().map(|&(i, k, s, d, p)| (i + 2 * p - (d * (k - 1) + 1)) / s + 1).collect();
+        let xs = [vec![nc.0, nc.1], input.clone()].concat();
+        // Coarse values: ties, where the first maximum must win.
+        let x: Vec<f32> = values(numel(&xs), seed).iter().map(|v| v.round()).collect();
+        let a = attrs(&[
+            ("kernel_shape", ints(&kernel)), ("strides", ints(&stride)), ("dilations", ints(&dilation)),
+            ("pads", ints(&[pads.clone(), pads.clone()].concat())), ("storage_order", Attr::Int(col_major as i64)),
+        ]);
+        let want = run(Opcode::MaxPool, &[t_(&xs, &x)], a, 2);
+        let p = edgec_kernels::misc::argmax::PoolIndices {
+            planes: nc.0 * nc.1, input: &input, out: &out, kernel: &kernel, stride: &stride,
+            dilation: &dilation, pads: &pads, col_major,
+        };
+        let mut y = vec![0i64; nc.0 * nc.1 * numel(&out)];
+        edgec_kernels::misc::argmax::max_pool_indices(&p, &x, &mut y);
+        prop_assert_eq!(y, i64s(&want[1]));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn grid_sample_matches(
+        n in 1usize..3, c in 1usize..3, dims in prop::collection::vec(1usize..5, 1..4), outs in prop::collection::vec(1usize..4, 1..3),
+        mode in 0usize..3, padding in 0usize..3, align in any::<bool>(), seed in any::<u64>(),
+    ) {
+        use edgec_kernels::misc::grid::{self, GridMode, GridPadding};
+        let r = dims.len();
+        let out: Vec<usize> = (0..r).map(|i| outs[i % outs.len()]).collect();
+        let xs = [vec![n, c], dims.clone()].concat();
+        let gs = [vec![n], out.clone(), vec![r]].concat();
+        let x = values(numel(&xs), seed);
+        // Normalized coordinates in about [-1.6, 1.6], some outside the image.
+        let g: Vec<f32> = values(numel(&gs), seed ^ 3).iter().map(|v| v * 0.8 + 0.05).collect();
+        let (m, mn) = [(GridMode::Nearest, "nearest"), (GridMode::Linear, "linear"), (GridMode::Cubic, "cubic")][mode];
+        let (pd, pn) = [(GridPadding::Zeros, "zeros"), (GridPadding::Border, "border"), (GridPadding::Reflection, "reflection")][padding];
+        let a = attrs(&[("mode", Attr::Str(mn.into())), ("padding_mode", Attr::Str(pn.into())), ("align_corners", Attr::Int(align as i64))]);
+        let want = run(Opcode::GridSample, &[t_(&xs, &x), t_(&gs, &g)], a, 1);
+        let p = grid::GridSample { n, c, dims: &dims, outs: numel(&out), mode: m, padding: pd, align_corners: align };
+        let mut y = vec![0f32; n * c * numel(&out)];
+        grid::grid_sample(&p, &x, &g, &mut y);
+        assert_close(&y, &f32s(&want[0]), "grid_sample");
+    }
 }

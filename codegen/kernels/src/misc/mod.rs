@@ -6,10 +6,13 @@
 //! error: the kernel panics with a message naming the op and the index (the
 //! generated model's convention for bad data-dependent input, as `Gather`).
 
+pub mod argmax;
 pub mod bits;
+pub mod grid;
 pub mod loss;
 pub mod scatter;
 pub mod select;
+pub mod seq;
 
 /// Index `i` into a dim of `n` (negative counting from the end); panics
 /// with a message naming `op` when it is out of range.

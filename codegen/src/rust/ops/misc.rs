@@ -25,6 +25,11 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
         EyeLike => eye_like(cx)?,
         OneHot => one_hot(cx)?,
         BitwiseAnd | BitwiseOr | BitwiseXor | BitwiseNot | BitShift => bits(cx)?,
+        CenterCropPad => center_crop_pad(cx)?,
+        Compress => compress(cx)?,
+        ReverseSequence => reverse_sequence(cx)?,
+        Col2Im => col2im(cx)?,
+        GridSample => grid_sample(cx)?,
         _ => return Ok(false),
     }
     Ok(true)
@@ -255,5 +260,136 @@ fn bits(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         }
     };
     cx.line(format!("{call}{sa}, {a}, {sb}, {b}, {}, {out});", dims(&ys)));
+    Ok(())
+}
+
+/// CenterCropPad as a Pad with negative (cropping) or positive pads.
+fn center_crop_pad(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    let (xs, ys) = (cx.in_dims(0), cx.out_dims(0));
+    if xs.len() != ys.len() {
+        return Err(format!("CenterCropPad: output {ys:?} for input {xs:?}"));
+    }
+    let (mut begin, mut end) = (vec![0isize; xs.len()], vec![0isize; xs.len()]);
+    for (a, (&n, &s)) in xs.iter().zip(&ys).enumerate() {
+        let (n, s) = (n as isize, s as isize);
+        begin[a] = if s < n { -((n - s) / 2) } else { (s - n) / 2 };
+        end[a] = s - n - begin[a];
+    }
+    let zero = lit(cx.out_class(0), 0.0);
+    let out = cx.begin(0);
+    let x = cx.input(0)?;
+    cx.line(format!(
+        "k::layout::pad({}, &{begin:?}, &{end:?}, k::layout::PadMode::Constant({zero}), {x}, {out});",
+        dims(&xs)
+    ));
+    Ok(())
+}
+
+/// Compress with a constant condition: a Gather of the kept positions.
+fn compress(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    let xs = cx.in_dims(0);
+    let cond = cx
+        .in_const(1)
+        .and_then(|c| c.to_i64s())
+        .ok_or("Compress with a condition that is not a constant is not supported")?;
+    let (shape, a) = match cx.op.attrs.int("axis") {
+        Some(a) => (xs.clone(), axis(a, xs.len())?),
+        None => (vec![xs.iter().product()], 0),
+    };
+    let keep: Vec<i64> = (0..cond.len() as i64).filter(|&i| cond[i as usize] != 0).collect();
+    if keep.last().is_some_and(|&i| i as usize >= shape[a]) {
+        return Err(format!("Compress: the condition selects beyond the axis of size {}", shape[a]));
+    }
+    let out = cx.begin(0);
+    let x = cx.input(0)?;
+    cx.line(format!("let keep: &[i64] = &{keep:?};"));
+    cx.line(format!("k::layout::gather({}, {a}, {x}, keep, {out});", dims(&shape)));
+    Ok(())
+}
+
+fn reverse_sequence(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    index_operand(cx, 1, "sequence_lens")?;
+    let xs = cx.in_dims(0);
+    if xs.len() < 2 {
+        return Err(format!("ReverseSequence: the input {xs:?} needs rank >= 2"));
+    }
+    let b = axis(cx.op.attrs.int("batch_axis").unwrap_or(1), xs.len())?;
+    let t = axis(cx.op.attrs.int("time_axis").unwrap_or(0), xs.len())?;
+    if b == t {
+        return Err("ReverseSequence: batch_axis and time_axis must differ".into());
+    }
+    let out = cx.begin(0);
+    let (x, l) = (cx.input(0)?, cx.input(1)?);
+    cx.line(format!("k::misc::seq::reverse_sequence({}, {b}, {t}, {l}, {x}, {out});", dims(&xs)));
+    Ok(())
+}
+
+fn col2im(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    f32_only(cx)?;
+    let (xs, ys) = (cx.in_dims(0), cx.out_dims(0));
+    let image: Vec<usize> = const_ints(cx, 1)?.iter().map(|&d| d.max(0) as usize).collect();
+    let block: Vec<usize> = const_ints(cx, 2)?.iter().map(|&d| d.max(0) as usize).collect();
+    let n = image.len();
+    if block.len() != n || n > edgec_kernels::misc::seq::COL2IM_MAX_RANK || xs.len() != 3 || ys.len() != n + 2 {
+        return Err(format!("Col2Im: input {xs:?} with image {image:?} and block {block:?} is not supported"));
+    }
+    let list = |k: &str, len: usize, d: i64| -> Vec<usize> {
+        cx.op.attrs.ints(k).map_or(vec![d; len], <[i64]>::to_vec).iter().map(|&v| v.max(0) as usize).collect()
+    };
+    let (strides, dilations, pads) = (list("strides", n, 1), list("dilations", n, 1), list("pads", 2 * n, 0));
+    let mut blocks = Vec::with_capacity(n);
+    for a in 0..n {
+        let extent = dilations[a] * (block[a].max(1) - 1) + 1;
+        let padded = image[a] + pads[a] + pads[a + n];
+        if padded < extent || strides[a] == 0 {
+            return Err(format!("Col2Im: axis {a}: block extent {extent} exceeds the padded image {padded}"));
+        }
+        blocks.push((padded - extent) / strides[a] + 1);
+    }
+    let g = format!(
+        "k::misc::seq::Col2Im {{ batch: {}, channels: {}, image: &{image:?}, block: &{block:?}, blocks: &{blocks:?}, strides: &{strides:?}, dilations: &{dilations:?}, pads: &{:?} }}",
+        ys[0],
+        ys[1],
+        &pads[..n]
+    );
+    let out = cx.begin(0);
+    let x = cx.input(0)?;
+    cx.line(format!("k::misc::seq::col2im(&{g}, {x}, {out});"));
+    Ok(())
+}
+
+fn grid_sample(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    f32_only(cx)?;
+    if cx.in_class(1) != Some(Class::F32) {
+        return Err("GridSample: the grid must be f32".into());
+    }
+    let (xs, gs) = (cx.in_dims(0), cx.in_dims(1));
+    let r = xs.len().saturating_sub(2);
+    if r == 0 || r > edgec_kernels::misc::grid::MAX_RANK || gs.len() != r + 2 || gs[r + 1] != r || gs[0] != xs[0] {
+        return Err(format!("GridSample: grid {gs:?} for X {xs:?} is not supported (1 to 4 spatial axes)"));
+    }
+    let mode = match cx.op.attrs.str("mode").unwrap_or("linear") {
+        "nearest" => "Nearest",
+        "linear" | "bilinear" => "Linear",
+        "cubic" | "bicubic" => "Cubic",
+        m => return Err(format!("GridSample: mode `{m}` is not supported")),
+    };
+    let padding = match cx.op.attrs.str("padding_mode").unwrap_or("zeros") {
+        "zeros" => "Zeros",
+        "border" => "Border",
+        "reflection" => "Reflection",
+        m => return Err(format!("GridSample: padding_mode `{m}` is not supported")),
+    };
+    let align = cx.op.attrs.int("align_corners").unwrap_or(0) != 0;
+    let outs: usize = gs[1..=r].iter().product();
+    let g = format!(
+        "k::misc::grid::GridSample {{ n: {}, c: {}, dims: &{:?}, outs: {outs}, mode: k::misc::grid::GridMode::{mode}, padding: k::misc::grid::GridPadding::{padding}, align_corners: {align} }}",
+        xs[0],
+        xs[1],
+        &xs[2..]
+    );
+    let out = cx.begin(0);
+    let (x, grid) = (cx.input(0)?, cx.input(1)?);
+    cx.line(format!("k::misc::grid::grid_sample(&{g}, {x}, {grid}, {out});"));
     Ok(())
 }
