@@ -21,7 +21,8 @@
 //! Families: [`gemm`] (packed, cache-blocked SGEMM with AVX-512/AVX2/NEON
 //! micro-kernels, batched matmul, bias/activation epilogues), [`conv`]
 //! (2-D fast paths, N-D and transposed forms), [`pool`], [`attention`] (full
-//! and blocked), [`rnn`] (LSTM, GRU, RNN). The AVX-512 intrinsics need
+//! and blocked), [`rnn`] (LSTM, GRU, RNN), [`misc`] (losses, scatter/gather
+//! by index, TopK, GridSample, Col2Im, DFT, bitwise ops). The AVX-512 intrinsics need
 //! Rust ≥ 1.89.
 
 pub mod act;

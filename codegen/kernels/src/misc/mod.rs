@@ -1,5 +1,7 @@
-//! Losses, scatter/gather by index tuples, selection (TopK, Trilu, EyeLike,
-//! OneHot) and bitwise integer ops.
+//! Losses ([`loss`]), scatter/gather by index ([`scatter`]), selection and
+//! generation (TopK, Trilu, EyeLike, OneHot: [`select`]), ReverseSequence
+//! and Col2Im ([`seq`]), GridSample ([`grid`]), DFT ([`dft`]), MaxPool's
+//! indices ([`argmax`]) and bitwise integer ops ([`bits`]).
 //!
 //! Index operands are `i64` or `i32` (`I: Into<i64>`); a negative index
 //! counts from the end of its dim. An index outside `[-n, n)` is a run-time
@@ -8,6 +10,7 @@
 
 pub mod argmax;
 pub mod bits;
+pub mod dft;
 pub mod grid;
 pub mod loss;
 pub mod scatter;

@@ -1,7 +1,9 @@
 //! Losses (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss), scatter and
 //! gather by index (ScatterElements, ScatterND, GatherND), selection and
-//! generation (TopK, Trilu, EyeLike, OneHot) and the bitwise integer ops,
-//! lowered to the `k::misc` kernels.
+//! generation (TopK, Trilu, EyeLike, OneHot), the bitwise integer ops,
+//! CenterCropPad, Compress (constant condition), ReverseSequence, Col2Im,
+//! GridSample and DFT, lowered to the `k::misc` kernels (CenterCropPad and
+//! Compress to the layout kernels).
 //!
 //! Shapes are static; attributes are resolved here. Data-dependent indices
 //! stay run-time values: the kernels check their range.
@@ -30,6 +32,7 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
         ReverseSequence => reverse_sequence(cx)?,
         Col2Im => col2im(cx)?,
         GridSample => grid_sample(cx)?,
+        DFT => dft(cx)?,
         _ => return Ok(false),
     }
     Ok(true)
@@ -391,5 +394,42 @@ fn grid_sample(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let out = cx.begin(0);
     let (x, grid) = (cx.input(0)?, cx.input(1)?);
     cx.line(format!("k::misc::grid::grid_sample(&{g}, {x}, {grid}, {out});"));
+    Ok(())
+}
+
+/// DFT with a constant (or absent) `dft_length` and `axis`.
+fn dft(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    use ir::ops::signal::{dft_axis, dft_check_last, dft_length, dft_out_len, flag};
+    f32_only(cx)?;
+    let op = cx.op;
+    let xs = cx.in_dims(0);
+    let r = xs.len();
+    let inverse = flag(op.attrs.int("inverse").unwrap_or(0), "inverse")?;
+    let onesided = flag(op.attrs.int("onesided").unwrap_or(0), "onesided")?;
+    if r < 2 {
+        return Err(format!("DFT: the input {xs:?} needs rank >= 2"));
+    }
+    dft_check_last(xs[r - 1] as u64, inverse, onesided)?;
+    let given = |i: usize, what: &str| -> Result<Option<i64>, String> {
+        match op.operand(i) {
+            None => Ok(None),
+            Some(_) => match const_ints(cx, i)?.as_slice() {
+                [v] => Ok(Some(*v)),
+                _ => Err(format!("DFT: `{what}` must be a scalar constant")),
+            },
+        }
+    };
+    let a = dft_axis(given(2, "axis")?.or(op.attrs.int("axis")).unwrap_or(-2), r)?;
+    let n = dft_length(given(1, "dft_length")?, xs[a] as u64, inverse, onesided)? as usize;
+    let out_len = dft_out_len(n as u64, inverse, onesided) as usize;
+    let p = format!(
+        "k::misc::dft::Dft {{ dims: &{:?}, parts: {}, axis: {a}, n: {n}, out_len: {out_len}, inverse: {inverse}, irfft: {} }}",
+        &xs[..r - 1],
+        xs[r - 1],
+        inverse && onesided
+    );
+    let out = cx.begin(0);
+    let x = cx.input(0)?;
+    cx.line(format!("k::misc::dft::dft(&{p}, {x}, {out});"));
     Ok(())
 }
