@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
-use testsuite::conformance::{run_test_dir, Status, NODE_TOLERANCE};
+use testsuite::conformance::{run_test_dir, Status};
 
 fn root() -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -24,18 +24,8 @@ fn test_dirs(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
-/// Tests whose expected data carries float32 rounding noise larger than the
-/// default `atol` where the exact answer is 0 (ONNX generated them with
-/// numpy's single-precision FFT). edgec's exact result is checked with this
-/// absolute tolerance instead; everything else uses the runner's defaults.
-const TOLERANCE_OVERRIDES: &[(&str, f64)] = &[("test_dft_inverse", 1e-6), ("test_dft_inverse_opset19", 1e-6)];
-
 fn tolerance_for(name: &str) -> compiler::check::Tolerance {
-    let mut tol = NODE_TOLERANCE;
-    if let Some((_, atol)) = TOLERANCE_OVERRIDES.iter().find(|(n, _)| *n == name) {
-        tol.atol = *atol;
-    }
-    tol
+    testsuite::conformance::node_tolerance(name)
 }
 
 /// Run tests on two threads; a panic is a failure of that test, not of the suite.

@@ -10,7 +10,7 @@ use compiler::check::{compare, data_sets, read_data_set};
 use ir::interp::Tensor;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use testsuite::conformance::NODE_TOLERANCE;
+use testsuite::conformance::node_tolerance;
 use testsuite::rustbatch::{build_batch, write_batch, Member};
 
 fn root() -> PathBuf {
@@ -121,6 +121,7 @@ fn build(dir: &Path, members: &mut Vec<Member>, why: &mut BTreeMap<String, Strin
 
 fn run_one(exe: &Path, dir: &Path, module: &str, bound: &[String], tmp: &Path) -> Result<(), String> {
     let meta_inputs = input_names(dir)?;
+    let tol = node_tolerance(&dir.file_name().unwrap_or_default().to_string_lossy());
     for set in data_sets(dir) {
         let (inputs, expected) = read_data_set(&set)?;
         let mut cmd = std::process::Command::new(exe);
@@ -143,7 +144,7 @@ fn run_one(exe: &Path, dir: &Path, module: &str, bound: &[String], tmp: &Path) -
             let f: String = n.chars().map(|c| if c.is_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
             let bytes = std::fs::read(out_dir.join(format!("{f}.npy"))).map_err(|e| e.to_string())?;
             let got = compiler::npy::read_npy(&bytes)?;
-            if let Some(fail) = compare(i, &got, want, NODE_TOLERANCE).failure {
+            if let Some(fail) = compare(i, &got, want, tol).failure {
                 return Err(format!("output #{i}: {fail}"));
             }
         }

@@ -21,7 +21,8 @@
 //! Families: [`gemm`] (packed, cache-blocked SGEMM with AVX-512/AVX2/NEON
 //! micro-kernels, batched matmul, bias/activation epilogues), [`conv`]
 //! (2-D fast paths, N-D and transposed forms), [`pool`], [`attention`] (full
-//! and blocked), [`rnn`] (LSTM, GRU, RNN). The AVX-512 intrinsics need
+//! and blocked), [`rnn`] (LSTM, GRU, RNN), [`misc`] (losses, scatter/gather
+//! by index, TopK, GridSample, Col2Im, DFT, bitwise ops). The AVX-512 intrinsics need
 //! Rust ≥ 1.89.
 
 pub mod act;
@@ -32,6 +33,7 @@ pub mod ew;
 pub mod gemm;
 pub mod layout;
 pub mod math;
+pub mod misc;
 pub mod norm;
 pub mod npy;
 pub mod pool;

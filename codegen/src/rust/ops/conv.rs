@@ -157,14 +157,14 @@ pub fn pool(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
         Opcode::MaxPool | Opcode::AveragePool => {}
         _ => return Ok(false),
     }
-    if op.results.len() > 1 {
-        return Err("MaxPool's Indices output is not supported".into());
-    }
     let r = xs.len().checked_sub(2).ok_or("pool input must have rank >= 3")?;
     let kernel = ints(op, "kernel_shape", r, 1);
     let (stride, dil) = (ints(op, "strides", r, 1), ints(op, "dilations", r, 1));
     let p = pads(op, &xs[2..], &ys[2..], &kernel, &stride, &dil);
     let max = op.opcode == Opcode::MaxPool;
+    if max && op.results.len() > 1 {
+        max_pool_indices(cx, &xs, &ys, [&kernel, &stride, &dil, &p[..r]])?;
+    }
     let cip = op.attrs.int("count_include_pad").unwrap_or(0) != 0;
     let out = cx.begin(0);
     let x = cx.input(0)?;
@@ -187,6 +187,29 @@ pub fn pool(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
         cx.line(format!("k::pool::{k}(&self.{f}, {extra}{x}, {out});"));
     }
     Ok(true)
+}
+
+/// MaxPool's `Indices` result (result 1), if it is used.
+fn max_pool_indices(cx: &mut OpCx<'_, '_>, xs: &[usize], ys: &[usize], geo: [&[usize]; 4]) -> Result<(), String> {
+    let [kernel, stride, dil, begin] = geo;
+    if xs.len() - 2 > edgec_kernels::misc::argmax::MAX_RANK {
+        return Err("MaxPool's Indices output over more than 6 spatial axes is not supported".into());
+    }
+    let r = cx.op.results[1];
+    if cx.func().use_counts()[r.as_u32() as usize] == 0 {
+        return Ok(());
+    }
+    let col_major = cx.op.attrs.int("storage_order").unwrap_or(0) != 0;
+    let g = format!(
+        "k::misc::argmax::PoolIndices {{ planes: {}, input: &{:?}, out: &{:?}, kernel: &{kernel:?}, stride: &{stride:?}, dilation: &{dil:?}, pads: &{begin:?}, col_major: {col_major} }}",
+        xs[0] * xs[1],
+        &xs[2..],
+        &ys[2..]
+    );
+    let out = cx.begin(1);
+    let x = cx.input(0)?;
+    cx.line(format!("k::misc::argmax::max_pool_indices(&{g}, {x}, {out});"));
+    Ok(())
 }
 
 /// `core.attention` / `core.attention_blocked`.

@@ -95,7 +95,8 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         || norm::lower(cx)?
         || rnn::lower(cx)?
         || quant::lower(cx)?
-        || seqmix::lower(cx)?;
+        || seqmix::lower(cx)?
+        || misc::lower(cx)?;
     if !done {
         return Err(format!("{} is not supported by the Rust backend yet", op.opcode.name()));
     }
@@ -142,6 +143,7 @@ mod conv;
 mod elementwise;
 mod layout;
 pub mod linalg;
+mod misc;
 mod norm;
 mod quant;
 mod resize;

@@ -1,0 +1,27 @@
+//! Losses ([`loss`]), scatter/gather by index ([`scatter`]), selection and
+//! generation (TopK, Trilu, EyeLike, OneHot: [`select`]), ReverseSequence
+//! and Col2Im ([`seq`]), GridSample ([`grid`]), DFT ([`dft`]), MaxPool's
+//! indices ([`argmax`]) and bitwise integer ops ([`bits`]).
+//!
+//! Index operands are `i64` or `i32` (`I: Into<i64>`); a negative index
+//! counts from the end of its dim. An index outside `[-n, n)` is a run-time
+//! error: the kernel panics with a message naming the op and the index (the
+//! generated model's convention for bad data-dependent input, as `Gather`).
+
+pub mod argmax;
+pub mod bits;
+pub mod dft;
+pub mod grid;
+pub mod loss;
+pub mod scatter;
+pub mod select;
+pub mod seq;
+
+/// Index `i` into a dim of `n` (negative counting from the end); panics
+/// with a message naming `op` when it is out of range.
+#[inline]
+pub(crate) fn index(op: &str, i: i64, n: usize) -> usize {
+    let j = if i < 0 { i + n as i64 } else { i };
+    assert!(j >= 0 && (j as usize) < n, "{op}: index {i} is out of range for a dim of size {n}");
+    j as usize
+}
