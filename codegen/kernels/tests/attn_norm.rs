@@ -39,32 +39,35 @@ fn case() -> impl Strategy<Value = Case> {
         (1usize..=2, 1usize..=3, 1usize..=3, 1usize..=4, 0usize..=4, 0usize..=3, 1usize..=6, 1usize..=6),
         (any::<bool>(), any::<bool>(), prop_oneof![Just(0.0f32), Just(1.5)], prop::option::of(Just(0.3f32))),
         (0u8..3, 1usize..=4, any::<u8>(), any::<u8>(), 0i64..=3, any::<bool>()),
-        (prop::option::of(prop::collection::vec(0i64..=7, 2)), any::<u64>()),
+        (prop::option::of(prop::collection::vec(0i64..=7, 2)), 1usize..=5, any::<u64>()),
     )
-        .prop_map(|((b, hkv, g, sq, skv, past, d, dv), (three_d, causal, softcap, scale), m, (np, seed))| {
-            let (kind, rank, ones, last, mode, want_qk) = m;
-            let with_past = past > 0 || seed % 3 == 0;
-            let t = past + skv;
-            let p = OnnxAttention {
-                batch: b,
-                q_heads: hkv * g,
-                kv_heads: hkv,
-                q_seq: sq,
-                kv_seq: skv,
-                past: if with_past { past } else { 0 },
-                head: d,
-                v_head: dv,
-                three_d,
-                scale: scale.unwrap_or(1.0 / (d as f32).sqrt()),
-                softcap,
-                causal,
-                qk_mode: want_qk.then_some(mode as u8),
-            };
-            let t = if with_past { t } else { skv };
-            let mask_last = if t == 0 { 0 } else { last as usize % t + 1 };
-            let nonpad = np.map(|v| v[..b].to_vec());
-            Case { p, mask: (kind, rank, ones, mask_last), scale, qk_mode: mode, with_past, nonpad, seed }
-        })
+        .prop_map(
+            |((b, hkv, g, sq, skv, past, d, dv), (three_d, causal, softcap, scale), m, (np, block_q, seed))| {
+                let (kind, rank, ones, last, mode, want_qk) = m;
+                let with_past = past > 0 || seed % 3 == 0;
+                let t = past + skv;
+                let p = OnnxAttention {
+                    batch: b,
+                    q_heads: hkv * g,
+                    kv_heads: hkv,
+                    q_seq: sq,
+                    kv_seq: skv,
+                    past: if with_past { past } else { 0 },
+                    head: d,
+                    v_head: dv,
+                    three_d,
+                    scale: scale.unwrap_or(1.0 / (d as f32).sqrt()),
+                    softcap,
+                    causal,
+                    qk_mode: want_qk.then_some(mode as u8),
+                    block_q,
+                };
+                let t = if with_past { t } else { skv };
+                let mask_last = if t == 0 { 0 } else { last as usize % t + 1 };
+                let nonpad = np.map(|v| v[..b].to_vec());
+                Case { p, mask: (kind, rank, ones, mask_last), scale, qk_mode: mode, with_past, nonpad, seed }
+            },
+        )
 }
 
 /// The mask of the case as a tensor and its shape: `[B, Hq, Sq, last]`'s

@@ -11,8 +11,8 @@
 //! `s = scale · q·k` (mode 0), `c = softcap · tanh(s / softcap)` when
 //! `softcap > 0` (mode 1), `c + bias` (mode 2; the bias is the mask value,
 //! 0 or −∞ for a bool mask, plus −∞ for causal/padding), softmax along the
-//! keys (mode 3; an all −∞ row is NaN). One query head at a time: the whole
-//! `Sq × T` score matrix of the head lives in the scratch.
+//! keys (mode 3; an all −∞ row is NaN). One query head and `block_q`
+//! queries at a time: their `block_q × T` scores live in the scratch.
 //!
 //! Scratch layout (see [`onnx_attention_scratch_len`]): `present_key`
 //! `[B, Hkv, T, D]`, `present_value` `[B, Hkv, T, Dv]`, the requested
@@ -53,6 +53,9 @@ pub struct OnnxAttention {
     pub causal: bool,
     /// The `qk_matmul_output_mode` to write to the scratch, if requested.
     pub qk_mode: Option<u8>,
+    /// Queries whose scores are computed together (≥ 1): the scratch holds
+    /// `block_q × T` scores.
+    pub block_q: usize,
 }
 
 /// The operands of one call (`mask` shape of rank 1 to 4).
@@ -86,7 +89,12 @@ impl OnnxAttention {
         let qk = if self.qk_mode.is_some() { b * self.q_heads * self.q_seq * t } else { 0 };
         [b * self.kv_heads * t * self.head, b * self.kv_heads * t * self.v_head, qk]
     }
+    /// Query rows per block (clamped to `Sq`).
+    fn rows(&self) -> usize {
+        self.block_q.min(self.q_seq).max(1)
+    }
     fn check(&self) {
+        assert!(self.block_q >= 1, "attention block_q must be at least 1");
         assert!(self.kv_heads >= 1 && self.q_heads.is_multiple_of(self.kv_heads), "attention heads {self:?}");
         assert!(self.qk_mode.is_none_or(|m| m <= 3), "qk_matmul_output_mode {:?}", self.qk_mode);
     }
@@ -94,8 +102,8 @@ impl OnnxAttention {
 
 /// Scratch elements [`onnx_attention`] needs.
 pub fn onnx_attention_scratch_len(p: &OnnxAttention) -> usize {
-    let t = p.total();
-    p.head_lens().iter().sum::<usize>() + (p.q_seq + 1) * t + gemm_scratch(p.q_seq, t, p.head, p.v_head)
+    let (t, rows) = (p.total(), p.rows());
+    p.head_lens().iter().sum::<usize>() + (rows + 1) * t + gemm_scratch(rows, t, p.head, p.v_head)
 }
 
 /// Copy the past cache and the current K or V (`d` features per head) into
@@ -185,14 +193,18 @@ pub fn onnx_attention(p: &OnnxAttention, ins: OnnxAttentionInputs<'_>, y: &mut [
     let (pk, rest) = scratch.split_at_mut(lk);
     let (pv, rest) = rest.split_at_mut(lv);
     let (qk, rest) = rest.split_at_mut(lq);
-    let (s, rest) = rest.split_at_mut(p.q_seq * p.total());
+    let (s, rest) = rest.split_at_mut(p.rows() * p.total());
     let (brow, gs) = rest.split_at_mut(p.total());
     gather(p, ins.past_key, ins.k, p.head, pk);
     gather(p, ins.past_value, ins.v, p.v_head, pv);
     let kv = [&*pk, &*pv];
     for b in 0..p.batch {
         for h in 0..p.q_heads {
-            head(p, (b, h), ins, &mask, kv, [&mut *s, &mut *brow, &mut *gs], qk, y);
+            for i0 in (0..p.q_seq).step_by(p.rows()) {
+                let rows = p.rows().min(p.q_seq - i0);
+                let s = &mut s[..rows * p.total()];
+                query_block(p, (b, h, i0, rows), ins, &mask, kv, [s, &mut *brow, &mut *gs], qk, y);
+            }
         }
     }
 }
@@ -207,11 +219,12 @@ fn head_at(p: &OnnxAttention, (b, h): (usize, usize), heads: usize, seq: usize, 
     }
 }
 
-/// One query head: scores, softcap, bias, softmax and `· V` (see the module docs).
+/// The queries `i0..i0 + rows` of query head `(b, h)` (`s` holds
+/// `rows × T` scores): scores, softcap, bias, softmax and `· V` (see the module docs).
 #[allow(clippy::too_many_arguments)]
-fn head(
+fn query_block(
     p: &OnnxAttention,
-    (b, h): (usize, usize),
+    (b, h, i0, rows): (usize, usize, usize, usize),
     ins: OnnxAttentionInputs<'_>,
     mask: &Mask4<'_>,
     [pk, pv]: [&[f32]; 2],
@@ -222,16 +235,17 @@ fn head(
     let (sq, t, d, dv) = (p.q_seq, p.total(), p.head, p.v_head);
     let kvh = h / (p.q_heads / p.kv_heads);
     let (qo, qld) = head_at(p, (b, h), p.q_heads, sq, d);
+    let qo = qo + i0 * qld;
     let kmat = &pk[(b * p.kv_heads + kvh) * t * d..][..t * d];
     let vmat = &pv[(b * p.kv_heads + kvh) * t * dv..][..t * dv];
     let a = Raw { data: &ins.q[qo..], ld: qld, trans: false };
     let kb = Raw { data: kmat, ld: d, trans: true };
     let ep = Epilogue { alpha: p.scale, ..Epilogue::default() };
-    gemm::run_isa(gemm::current(), Dims { m: sq, n: t, k: d, ldc: t }, &a, &kb, s, &ep, gs);
-    let qk_head = (b * p.q_heads + h) * sq * t;
+    gemm::run_isa(gemm::current(), Dims { m: rows, n: t, k: d, ldc: t }, &a, &kb, s, &ep, gs);
+    let qk_at = ((b * p.q_heads + h) * sq + i0) * t;
     let mut save = |mode: u8, s: &[f32]| {
         if p.qk_mode == Some(mode) {
-            qk[qk_head..qk_head + sq * t].copy_from_slice(s);
+            qk[qk_at..qk_at + rows * t].copy_from_slice(s);
         }
     };
     save(0, s);
@@ -241,7 +255,7 @@ fn head(
     save(1, s);
     if t > 0 {
         for (i, row) in s.chunks_exact_mut(t).enumerate() {
-            add_bias(p, (b, h, i), ins.nonpad, mask, row, brow);
+            add_bias(p, (b, h, i0 + i), ins.nonpad, mask, row, brow);
         }
     }
     save(2, s);
@@ -250,10 +264,11 @@ fn head(
     }
     save(3, s);
     let (yo, yld) = head_at(p, (b, h), p.q_heads, sq, dv);
+    let yo = yo + i0 * yld;
     let pa = Raw { data: s, ld: t, trans: false };
     let vb = Raw { data: vmat, ld: dv, trans: false };
     let ep = Epilogue::default();
-    gemm::run_isa(gemm::current(), Dims { m: sq, n: dv, k: t, ldc: yld }, &pa, &vb, &mut y[yo..], &ep, gs);
+    gemm::run_isa(gemm::current(), Dims { m: rows, n: dv, k: t, ldc: yld }, &pa, &vb, &mut y[yo..], &ep, gs);
 }
 
 /// `row += bias` for query `i` of head `(b, h)`: the mask part, then −∞ added

@@ -10,6 +10,9 @@ use super::all_f32;
 use crate::plan::Class;
 use crate::rust::func::OpCx;
 
+/// Queries whose scores one Attention kernel step computes together.
+const BLOCK_Q: usize = 64;
+
 /// `[B, H, S, D]` of a 3-D (`[B, S, H·D]`, `heads` from attribute `attr`)
 /// or 4-D attention operand `i`.
 fn heads4(cx: &OpCx<'_, '_>, i: usize, attr: &str, what: &str) -> Result<[usize; 4], String> {
@@ -109,7 +112,7 @@ fn params(cx: &OpCx<'_, '_>, g: &Geo) -> Result<String, String> {
     let causal = op.attrs.int("is_causal").unwrap_or(0) != 0;
     Ok(format!(
         "k::attention::OnnxAttention {{ batch: {b}, q_heads: {hq}, kv_heads: {}, q_seq: {sq}, kv_seq: {}, past: {}, \
-         head: {d}, v_head: {}, three_d: {}, scale: {}, softcap: {}, causal: {causal}, qk_mode: {qk_mode} }}",
+         head: {d}, v_head: {}, three_d: {}, scale: {}, softcap: {}, causal: {causal}, qk_mode: {qk_mode}, block_q: {BLOCK_Q} }}",
         g.kv_heads,
         g.kv_seq,
         g.past,
