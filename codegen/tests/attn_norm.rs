@@ -26,6 +26,8 @@ const QKV4: &str = "%q: f32[2, 3, 4, 8], %k: f32[2, 3, 6, 8], %v: f32[2, 3, 6, 5
 #[test]
 fn attention_4d_and_rotary_and_norms_compile() {
     emit_op(QKV4, "onnx.Attention %q, %k, %v {is_causal = 1, softcap = 2.0}", "f32[2, 3, 4, 5]").unwrap();
+    let p = "%q: f32[2, 4, 4, 8], %k: f32[2, 2, 6, 8], %v: f32[2, 2, 6, 5]";
+    emit_op(p, "onnx.FlexAttention %q, %k, %v {scale = 0.5}", "f32[2, 4, 4, 5]").unwrap();
     let p = "%x: f32[2, 3, 4, 8], %c: f32[2, 4, 4], %s: f32[2, 4, 4]";
     emit_op(p, "onnx.RotaryEmbedding %x, %c, %s", "f32[2, 3, 4, 8]").unwrap();
     let p = "%x: f32[2, 4, 5], %s: f32[5]";

@@ -1,4 +1,5 @@
-//! `onnx.Attention`, `onnx.RotaryEmbedding` and LayerNormalization's
+//! `onnx.Attention` (and `onnx.FlexAttention` through it),
+//! `onnx.RotaryEmbedding` and LayerNormalization's
 //! `Mean`/`InvStdDev` kernels against the reference interpreter.
 
 mod common;
@@ -176,6 +177,37 @@ proptest! {
                 }
                 assert_close(&got[j], &want[j], &format!("{name} of {c:?} [{isa:?}]"));
             }
+        }
+    }
+
+    #[test]
+    fn flex_attention_matches_interpreter(
+        (b, hkv, g, l, s, e, ev) in (1usize..=2, 1usize..=3, 1usize..=3, 1usize..=5, 1usize..=5, 1usize..=6, 1usize..=6),
+        scale in prop::option::of(Just(0.3f32)),
+        block_q in 1usize..=4,
+        seed in any::<u64>(),
+    ) {
+        let hq = hkv * g;
+        let p = OnnxAttention {
+            batch: b, q_heads: hq, kv_heads: hkv, q_seq: l, kv_seq: s, past: 0, head: e, v_head: ev, three_d: false,
+            scale: scale.unwrap_or(1.0 / (e as f32).sqrt()), softcap: 0.0, causal: false, qk_mode: None, block_q,
+        };
+        let sh = [vec![b, hq, l, e], vec![b, hkv, s, e], vec![b, hkv, s, ev]];
+        let data: [Vec<f32>; 3] = std::array::from_fn(|i| values(sh[i].iter().product(), seed + i as u64));
+        let attrs = scale.map_or_else(Attrs::new, |s| Attrs::new().with("scale", Attr::Float(s)));
+        let ins: Vec<_> = (0..3).map(|i| t(&sh[i], data[i].clone())).collect();
+        let (_, want) = oracle(Opcode::FlexAttention, &ins, attrs);
+        for isa in isas() {
+            let got = gemm::with_isa(isa, || {
+                let ins = OnnxAttentionInputs {
+                    q: &data[0], k: &data[1], v: &data[2], mask: Mask::None, past_key: None, past_value: None, nonpad: None,
+                };
+                let mut y = vec![f32::NAN; want.len()];
+                let mut scratch = vec![f32::NAN; onnx_attention_scratch_len(&p)];
+                onnx_attention(&p, ins, &mut y, &mut scratch);
+                y
+            });
+            assert_close(&got, &want, &format!("{p:?} [{isa:?}]"));
         }
     }
 

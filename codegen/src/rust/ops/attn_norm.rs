@@ -1,7 +1,8 @@
 //! Attention-era ops and the normalizations around them: LayerNormalization
 //! (with its `Mean`/`InvStdDev` results), RMSNormalization,
 //! GroupNormalization, MeanVarianceNormalization, LpNormalization, LpPool,
-//! and (in [`attention`]) `onnx.Attention` and `onnx.RotaryEmbedding`.
+//! and (in [`attention`]) `onnx.Attention`, `onnx.FlexAttention` and
+//! `onnx.RotaryEmbedding`.
 //! All f32 only; shapes are checked here so a bad model is a compile error.
 
 mod attention;
@@ -22,6 +23,7 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
         LpNormalization => lp_norm(cx)?,
         LpPool => lp_pool(cx)?,
         Attention => attention::attention(cx)?,
+        FlexAttention => attention::flex(cx)?,
         RotaryEmbedding => attention::rotary(cx)?,
         _ => return Ok(false),
     }

@@ -1,5 +1,5 @@
-//! `onnx.Attention` and `onnx.RotaryEmbedding` lowered to the
-//! `k::attention` kernels. Attention's sizes and settings are one constant
+//! `onnx.Attention`, `onnx.FlexAttention` and `onnx.RotaryEmbedding`
+//! lowered to the `k::attention` kernels. Attention's sizes and settings are one constant
 //! [`edgec_kernels::attention::OnnxAttention`] item; the kernel writes Y into
 //! its buffer and `present_key`, `present_value` and `qk_matmul_output`
 //! into the scratch head, copied to their buffers by the blocks after it
@@ -167,6 +167,15 @@ pub fn attention(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         lo += len;
     }
     Ok(())
+}
+
+/// `onnx.FlexAttention` (no `score_mod`/`prob_mod`): a 4-D `onnx.Attention`
+/// without mask, cache or softcap.
+pub fn flex(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    if (0..3).any(|i| cx.in_dims(i).len() != 4) {
+        return Err("FlexAttention Q, K and V must be 4-D [B, H, S, D]".into());
+    }
+    attention(cx)
 }
 
 /// `onnx.RotaryEmbedding`.
