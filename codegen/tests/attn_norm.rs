@@ -47,6 +47,15 @@ fn attention_errors_name_the_problem() {
 }
 
 #[test]
+fn linear_attention_checks_its_update_rule() {
+    let p = "%q: f32[2, 4, 32], %k: f32[2, 4, 32], %v: f32[2, 4, 32]";
+    let a = "q_num_heads = 4, kv_num_heads = 4";
+    emit_op(p, &format!("onnx.LinearAttention %q, %k, %v {{{a}, update_rule = \"linear\"}}"), "f32[2, 4, 32]").unwrap();
+    let op = format!("onnx.LinearAttention %q, %k, %v {{{a}, update_rule = \"gated\"}}");
+    expect_err(p, &op, "f32[2, 4, 32]", &["LinearAttention", "decay"]);
+}
+
+#[test]
 fn unsupported_normalization_parameters_are_compile_errors() {
     // A scale that broadcasts across the normalized rows, not along them.
     let p = "%x: f32[2, 4, 5], %s: f32[4, 1]";

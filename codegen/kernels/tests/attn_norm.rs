@@ -6,7 +6,10 @@ mod common;
 
 use common::*;
 use edgec_kernels::attention::rotary::{rotary_embedding, Rotary};
-use edgec_kernels::attention::{onnx_attention, onnx_attention_scratch_len, Mask, OnnxAttention, OnnxAttentionInputs};
+use edgec_kernels::attention::{
+    linear_attention, linear_attention_scratch_len, onnx_attention, onnx_attention_scratch_len, LinearAttention,
+    LinearAttentionExtras, Mask, OnnxAttention, OnnxAttentionInputs,
+};
 use edgec_kernels::gemm;
 use edgec_kernels::norm::{layer_norm_stat, Stat};
 use ir::interp::{eval_op, Data, Tensor};
@@ -209,6 +212,48 @@ proptest! {
             });
             assert_close(&got, &want, &format!("{p:?} [{isa:?}]"));
         }
+    }
+
+    #[test]
+    fn linear_attention_matches_interpreter(
+        (b, tt, hkv, g, dk, dv) in (1usize..=2, 1usize..=4, 1usize..=3, 1usize..=2, 1usize..=4, 1usize..=4),
+        (rule, per_dim, beta_one, with_past, scale) in (0usize..4, any::<bool>(), any::<bool>(), any::<bool>(), prop::option::of(Just(0.5f32))),
+        seed in any::<u64>(),
+    ) {
+        let hq = hkv * g;
+        let (gating, delta) = (rule & 1 == 1, rule & 2 == 2);
+        let beta_last = if beta_one { 1 } else { hkv };
+        let p = LinearAttention {
+            batch: b, seq: tt, q_heads: hq, kv_heads: hkv, dk, dv,
+            scale: scale.unwrap_or(1.0 / (dk as f32).sqrt()), decay_per_dim: per_dim, beta_last,
+        };
+        let sh = [
+            vec![b, tt, hq * dk], vec![b, tt, hkv * dk], vec![b, tt, hkv * dv], vec![b, hkv, dk, dv],
+            vec![b, tt, if per_dim { hkv * dk } else { hkv }], vec![b, tt, beta_last],
+        ];
+        // Small values keep the recurrence well conditioned; decays are ≤ 0.
+        let data: Vec<Vec<f32>> = (0..6).map(|i| {
+            values(sh[i].iter().product(), seed + i as u64).iter().map(|&x| if i == 4 { -x.abs() / 4.0 } else { x / 4.0 }).collect()
+        }).collect();
+        let names = ["linear", "gated", "delta", "gated_delta"];
+        let mut attrs = Attrs::new().with("q_num_heads", Attr::Int(hq as i64)).with("kv_num_heads", Attr::Int(hkv as i64))
+            .with("update_rule", Attr::Str(names[rule].into()));
+        if let Some(s) = scale {
+            attrs.set("scale", Attr::Float(s));
+        }
+        let used = [true, true, true, with_past, gating, delta];
+        let ins: Vec<_> = (0..6).map(|i| if used[i] { t(&sh[i], data[i].clone()) } else { None }).collect();
+        let want = eval_op(Opcode::LinearAttention, &ins, attrs, 2).expect("interpreter runs LinearAttention");
+        let ex = LinearAttentionExtras {
+            past: with_past.then_some(&data[3][..]),
+            decay: gating.then_some(&data[4][..]),
+            beta: delta.then_some(&data[5][..]),
+        };
+        let mut y = vec![f32::NAN; b * tt * hq * dv];
+        let mut scratch = vec![f32::NAN; linear_attention_scratch_len(&p)];
+        linear_attention(&p, (&data[0], &data[1], &data[2]), ex, &mut y, &mut scratch);
+        assert_close(&y, &f32s(&want[0]), &format!("Y of {p:?} rule {rule}"));
+        assert_close(&scratch[..b * hkv * dk * dv], &f32s(&want[1]), &format!("state of {p:?} rule {rule}"));
     }
 
     #[test]

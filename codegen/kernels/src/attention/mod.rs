@@ -12,10 +12,12 @@
 //! masked is NaN; with no keys (`Sk = 0`) the result is 0.
 
 mod blocked;
+mod linear;
 mod onnx;
 pub mod rotary;
 
 pub use blocked::{attention_blocked, attention_blocked_scratch_len};
+pub use linear::{linear_attention, linear_attention_scratch_len, LinearAttention, LinearAttentionExtras};
 pub use onnx::{onnx_attention, onnx_attention_scratch_len, OnnxAttention, OnnxAttentionInputs};
 
 use crate::gemm::{self, matmul, Dims, Epilogue, Raw};

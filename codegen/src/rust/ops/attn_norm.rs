@@ -1,8 +1,8 @@
 //! Attention-era ops and the normalizations around them: LayerNormalization
 //! (with its `Mean`/`InvStdDev` results), RMSNormalization,
 //! GroupNormalization, MeanVarianceNormalization, LpNormalization, LpPool,
-//! and (in [`attention`]) `onnx.Attention`, `onnx.FlexAttention` and
-//! `onnx.RotaryEmbedding`.
+//! and (in [`attention`]) `onnx.Attention`, `onnx.FlexAttention`,
+//! `onnx.LinearAttention` and `onnx.RotaryEmbedding`.
 //! All f32 only; shapes are checked here so a bad model is a compile error.
 
 mod attention;
@@ -24,6 +24,7 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
         LpPool => lp_pool(cx)?,
         Attention => attention::attention(cx)?,
         FlexAttention => attention::flex(cx)?,
+        LinearAttention => attention::linear(cx)?,
         RotaryEmbedding => attention::rotary(cx)?,
         _ => return Ok(false),
     }

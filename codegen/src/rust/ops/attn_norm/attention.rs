@@ -178,6 +178,78 @@ pub fn flex(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     attention(cx)
 }
 
+/// The `LinearAttention` parameter literal (checked as the interpreter does).
+fn linear_params(cx: &OpCx<'_, '_>) -> Result<String, String> {
+    let op = cx.op;
+    let heads = |a: &str| op.attrs.int(a).filter(|&h| h > 0).map(|h| h as usize);
+    let (Some(hq), Some(hkv)) = (heads("q_num_heads"), heads("kv_num_heads")) else {
+        return Err("LinearAttention needs positive q_num_heads and kv_num_heads".into());
+    };
+    let rule = op.attrs.str("update_rule").unwrap_or("gated_delta");
+    let (gating, delta) = match rule {
+        "linear" => (false, false),
+        "gated" => (true, false),
+        "delta" => (false, true),
+        "gated_delta" => (true, true),
+        r => return Err(format!("LinearAttention update_rule {r:?} is not supported")),
+    };
+    let (qs, ks, vs) = (cx.in_dims(0), cx.in_dims(1), cx.in_dims(2));
+    let bad = || format!("LinearAttention query {qs:?}, key {ks:?}, value {vs:?} do not fit {hq}/{hkv} heads");
+    let ([b, t, ql], [_, _, vl]) = (qs[..].try_into().map_err(|_| bad())?, vs[..].try_into().map_err(|_| bad())?);
+    if ql % hq != 0 || vl % hkv != 0 || vl == 0 || hq % hkv != 0 || ks != [b, t, hkv * (ql / hq)] || vs[..2] != [b, t] {
+        return Err(bad());
+    }
+    let (dk, dv) = (ql / hq, vl / hkv);
+    if op.operand(4).is_some() != gating || op.operand(5).is_some() != delta {
+        return Err(format!("LinearAttention update_rule {rule:?} does not match the decay/beta operands given"));
+    }
+    let last = |i: usize, ok: &[usize]| match cx.in_dims(i)[..] {
+        [db, dt, l] if db == b && dt == t && ok.contains(&l) => Ok(l),
+        ref s => Err(format!("LinearAttention operand #{i} {s:?} must be [{b}, {t}, one of {ok:?}]")),
+    };
+    let per_dim = if gating { last(4, &[hkv, hkv * dk])? != hkv } else { false };
+    let beta_last = if delta { last(5, &[hkv, 1])? } else { 1 };
+    if op.operand(3).is_some() && cx.in_dims(3) != [b, hkv, dk, dv] {
+        return Err(format!("LinearAttention past_state {:?} must be [{b}, {hkv}, {dk}, {dv}]", cx.in_dims(3)));
+    }
+    let scale = match op.attrs.float("scale").unwrap_or(0.0) {
+        0.0 => 1.0 / (dk as f32).sqrt(),
+        s => s,
+    };
+    Ok(format!(
+        "k::attention::LinearAttention {{ batch: {b}, seq: {t}, q_heads: {hq}, kv_heads: {hkv}, dk: {dk}, dv: {dv}, \
+         scale: {}, decay_per_dim: {per_dim}, beta_last: {beta_last} }}",
+        f32_lit(scale)
+    ))
+}
+
+/// `onnx.LinearAttention`: Y into its buffer, the final state through the
+/// scratch head into `present_state`.
+pub fn linear(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    all_f32(cx, &[0, 1, 2, 3, 4, 5])?;
+    let p = cx.item("k::attention::LinearAttention", linear_params(cx)?);
+    cx.scratch(format!("k::attention::linear_attention_scratch_len(&{p})"));
+    let out = cx.begin(0);
+    let (q, k, v) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
+    let mut ex = Vec::new();
+    for (i, name) in [(3, "past"), (4, "decay"), (5, "beta")] {
+        if cx.op.operand(i).is_some() {
+            ex.push(format!("{name}: Some({})", cx.input(i)?));
+        }
+    }
+    ex.push("..Default::default()".into());
+    cx.line(format!(
+        "k::attention::linear_attention(&{p}, ({q}, {k}, {v}), k::attention::LinearAttentionExtras {{ {} }}, {out}, &mut self.scratch);",
+        ex.join(", ")
+    ));
+    if cx.op.results.len() > 1 {
+        let len: usize = cx.out_dims(1).iter().product();
+        let out = cx.begin(1);
+        cx.line(format!("{out}.copy_from_slice(&self.scratch[..{len}]);"));
+    }
+    Ok(())
+}
+
 /// `onnx.RotaryEmbedding`.
 pub fn rotary(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     all_f32(cx, &[0, 1, 2])?;
