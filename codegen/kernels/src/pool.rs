@@ -1,5 +1,6 @@
 //! Pooling over NCHW (and N-D `[N, C, spatial..]`) tensors: max, average
-//! (with or without counting the padding), and their global forms.
+//! (with or without counting the padding), Lp, and the global forms of max
+//! and average.
 //!
 //! The caller passes the output sizes, so `ceil_mode` and `auto_pad` are
 //! resolved at compile time. Semantics follow the ONNX ops (and edgec's
@@ -108,33 +109,52 @@ enum Reduce {
     Avg { include_pad: bool },
 }
 
-/// Reduce over the taps of window `o` (flat output index) of one plane;
-/// `at(i)` gives the input tap `i` of the window or `Err(counted)`.
-fn reduce(r: Reduce, plane: &[f32], taps: usize, at: impl Fn(usize) -> Result<usize, bool>) -> f32 {
-    match r {
-        Reduce::Max => {
-            let mut best: Option<f32> = None;
-            for i in 0..taps {
-                if let Ok(off) = at(i) {
-                    let v = plane[off];
-                    if best.is_none_or(|b| v > b) {
-                        best = Some(v);
+/// A reduction over the taps of one window.
+trait WindowReduce: Copy {
+    /// Reduce the taps of one window of `plane`; `at(i)` gives the input tap
+    /// `i` of the window or `Err(counted)`.
+    fn reduce(self, plane: &[f32], taps: usize, at: impl Fn(usize) -> Result<usize, bool>) -> f32;
+}
+
+impl WindowReduce for Reduce {
+    fn reduce(self, plane: &[f32], taps: usize, at: impl Fn(usize) -> Result<usize, bool>) -> f32 {
+        match self {
+            Reduce::Max => {
+                let mut best: Option<f32> = None;
+                for i in 0..taps {
+                    if let Ok(off) = at(i) {
+                        let v = plane[off];
+                        if best.is_none_or(|b| v > b) {
+                            best = Some(v);
+                        }
                     }
                 }
+                best.unwrap_or(0.0)
             }
-            best.unwrap_or(0.0)
-        }
-        Reduce::Avg { include_pad } => {
-            let (mut sum, mut count) = (0.0f32, 0usize);
-            for i in 0..taps {
-                match at(i) {
-                    Ok(off) => (sum, count) = (sum + plane[off], count + 1),
-                    Err(true) if include_pad => count += 1,
-                    Err(_) => {}
+            Reduce::Avg { include_pad } => {
+                let (mut sum, mut count) = (0.0f32, 0usize);
+                for i in 0..taps {
+                    match at(i) {
+                        Ok(off) => (sum, count) = (sum + plane[off], count + 1),
+                        Err(true) if include_pad => count += 1,
+                        Err(_) => {}
+                    }
                 }
+                sum / count as f32
             }
-            sum / count as f32
         }
+    }
+}
+
+/// LpPool's `(Σ |x|^p)^(1/p)` over the taps inside the input (padding
+/// contributes 0), in f32 in tap order as the interpreter.
+#[derive(Copy, Clone, Debug)]
+struct Lp(f32);
+
+impl WindowReduce for Lp {
+    fn reduce(self, plane: &[f32], taps: usize, at: impl Fn(usize) -> Result<usize, bool>) -> f32 {
+        let sum: f32 = (0..taps).filter_map(|i| at(i).ok()).map(|off| plane[off].abs().powf(self.0)).sum();
+        sum.powf(1.0 / self.0)
     }
 }
 
@@ -143,7 +163,7 @@ fn check_axes(axes: &[Axis]) {
 }
 
 /// Pool every plane of `x` (`nc` planes) into `y` over N-D `axes`.
-fn pool(axes: &[Axis], r: Reduce, nc: usize, x: &[f32], y: &mut [f32]) {
+fn pool<R: WindowReduce>(axes: &[Axis], r: R, nc: usize, x: &[f32], y: &mut [f32]) {
     check_axes(axes);
     let is: usize = axes.iter().map(|a| a.input).product();
     let os: usize = axes.iter().map(|a| a.out).product();
@@ -152,7 +172,7 @@ fn pool(axes: &[Axis], r: Reduce, nc: usize, x: &[f32], y: &mut [f32]) {
     assert_eq!(y.len(), nc * os, "pool output length");
     for (plane, out) in x.chunks_exact(is.max(1)).zip(y.chunks_exact_mut(os.max(1))).take(nc) {
         for (o, yv) in out.iter_mut().enumerate() {
-            *yv = reduce(r, plane, taps, |t| {
+            *yv = r.reduce(plane, taps, |t| {
                 let (mut o, mut t, mut off, mut stride, mut counted) = (o, t, 0, 1, true);
                 let mut inside = true;
                 for a in axes.iter().rev() {
@@ -427,7 +447,7 @@ impl PoolNd {
             out: self.out[i],
         }
     }
-    fn run(&self, r: Reduce, x: &[f32], y: &mut [f32]) {
+    fn run<R: WindowReduce>(&self, r: R, x: &[f32], y: &mut [f32]) {
         let rank = self.spatial.len();
         let lens = [self.kernel.len(), self.stride.len(), self.dilation.len(), self.out.len()];
         assert!(lens.iter().all(|&l| l == rank) && self.pads.len() == 2 * rank, "bad {self:?}");
@@ -449,6 +469,13 @@ pub fn max_pool_nd(p: &PoolNd, x: &[f32], y: &mut [f32]) {
 /// N-D average pooling: `x` `[n, c, spatial..]` → `y` `[n, c, out..]`.
 pub fn avg_pool_nd(p: &PoolNd, count_include_pad: bool, x: &[f32], y: &mut [f32]) {
     p.run(Reduce::Avg { include_pad: count_include_pad }, x, y);
+}
+
+/// N-D Lp pooling (`p ≥ 1`): `x` `[n, c, spatial..]` → `y` `[n, c, out..]`,
+/// `(Σ |x|^p)^(1/p)` over the taps of each window inside the input.
+pub fn lp_pool_nd(p: &PoolNd, exponent: u32, x: &[f32], y: &mut [f32]) {
+    assert!(exponent >= 1, "lp_pool: p = {exponent} must be at least 1");
+    p.run(Lp(exponent as f32), x, y);
 }
 
 /// Planes and plane size of a rank ≥ 3 `[n, c, spatial..]` shape.

@@ -16,14 +16,15 @@ fn axis() -> impl Strategy<Value = AxisSpec> {
         .prop_map(|(i, k, s, d, b, e)| (i + 2, k, s, d, b.min(k - 1), e.min(k - 1)))
 }
 
-/// Run MaxPool or AveragePool in the interpreter; `None` if it rejects the geometry.
+/// Run MaxPool, AveragePool or LpPool in the interpreter (`extra` is
+/// `count_include_pad` or `p`); `None` if it rejects the geometry.
 fn pool_oracle(
     op: Opcode,
     n: usize,
     c: usize,
     axes: &[AxisSpec],
     ceil: bool,
-    include_pad: bool,
+    extra: i64,
     seed: u64,
 ) -> Option<(Vec<f32>, Vec<usize>, Vec<f32>)> {
     let shape: Vec<usize> = [n, c].into_iter().chain(axes.iter().map(|a| a.0)).collect();
@@ -35,8 +36,10 @@ fn pool_oracle(
         .with("dilations", ints(&axes.iter().map(|a| a.3).collect::<Vec<_>>()))
         .with("pads", ints(&pads))
         .with("ceil_mode", Attr::Int(ceil as i64));
-    if op == Opcode::AveragePool {
-        attrs.set("count_include_pad", Attr::Int(include_pad as i64));
+    match op {
+        Opcode::AveragePool => attrs.set("count_include_pad", Attr::Int(extra)),
+        Opcode::LpPool => attrs.set("p", Attr::Int(extra)),
+        _ => {}
     }
     let out = ir::interp::eval_op(op, &[t(&shape, x.clone())], attrs, 1).ok()?;
     let y = out.into_iter().next()?;
@@ -86,7 +89,7 @@ proptest! {
         n in 1usize..=2, c in 1usize..=3, axes in prop::collection::vec(axis(), 1..=3),
         ceil in any::<bool>(), seed in any::<u64>(),
     ) {
-        let r = pool_oracle(Opcode::MaxPool, n, c, &axes, ceil, false, seed);
+        let r = pool_oracle(Opcode::MaxPool, n, c, &axes, ceil, 0, seed);
         prop_assume!(r.is_some(), "geometry the interpreter rejects");
         let (x, shape, want) = r.unwrap();
         let mut y = vec![f32::NAN; want.len()];
@@ -104,7 +107,7 @@ proptest! {
         n in 1usize..=2, c in 1usize..=3, axes in prop::collection::vec(axis(), 1..=3),
         ceil in any::<bool>(), include_pad in any::<bool>(), seed in any::<u64>(),
     ) {
-        let r = pool_oracle(Opcode::AveragePool, n, c, &axes, ceil, include_pad, seed);
+        let r = pool_oracle(Opcode::AveragePool, n, c, &axes, ceil, include_pad as i64, seed);
         prop_assume!(r.is_some(), "geometry the interpreter rejects");
         let (x, shape, want) = r.unwrap();
         let mut y = vec![f32::NAN; want.len()];
@@ -115,6 +118,19 @@ proptest! {
             pool::avg_pool2d(&two_d(n, c, &axes, &shape[2..]), include_pad, &x, &mut y);
             assert_close(&y, &want, &format!("avg_pool2d {axes:?} ceil {ceil} pad {include_pad}"));
         }
+    }
+
+    #[test]
+    fn lp_pool_matches(
+        n in 1usize..=2, c in 1usize..=3, axes in prop::collection::vec(axis(), 1..=3),
+        ceil in any::<bool>(), p in 1i64..=3, seed in any::<u64>(),
+    ) {
+        let r = pool_oracle(Opcode::LpPool, n, c, &axes, ceil, p, seed);
+        prop_assume!(r.is_some(), "geometry the interpreter rejects");
+        let (x, shape, want) = r.unwrap();
+        let mut y = vec![f32::NAN; want.len()];
+        pool::lp_pool_nd(&nd(n, c, &axes, &shape[2..]), p as u32, &x, &mut y);
+        assert_close(&y, &want, &format!("lp_pool_nd {axes:?} ceil {ceil} p {p}"));
     }
 
     #[test]

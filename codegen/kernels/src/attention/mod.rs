@@ -12,8 +12,13 @@
 //! masked is NaN; with no keys (`Sk = 0`) the result is 0.
 
 mod blocked;
+mod linear;
+mod onnx;
+pub mod rotary;
 
 pub use blocked::{attention_blocked, attention_blocked_scratch_len};
+pub use linear::{linear_attention, linear_attention_scratch_len, LinearAttention, LinearAttentionExtras};
+pub use onnx::{onnx_attention, onnx_attention_scratch_len, OnnxAttention, OnnxAttentionInputs};
 
 use crate::gemm::{self, matmul, Dims, Epilogue, Raw};
 
@@ -205,7 +210,7 @@ pub fn attention_scratch_len(q_shape: &[usize], k_shape: &[usize], v_shape: &[us
 
 /// In-place row softmax (`exp(x − max) / Σ`; an all −∞ row becomes NaN,
 /// a NaN propagates to its row).
-fn softmax_rows(s: &mut [f32], cols: usize) {
+pub(crate) fn softmax_rows(s: &mut [f32], cols: usize) {
     for row in s.chunks_exact_mut(cols) {
         let max =
             row.iter().fold(f32::NEG_INFINITY, |m, &x| if m.is_nan() || x.is_nan() { f32::NAN } else { m.max(x) });

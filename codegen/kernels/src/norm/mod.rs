@@ -62,6 +62,35 @@ pub fn layer_norm(
     }
 }
 
+/// Which per-row statistic [`layer_norm_stat`] writes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Stat {
+    /// The row mean (LayerNormalization's `Mean`).
+    Mean,
+    /// `1 / sqrt(var + eps)` (LayerNormalization's `InvStdDev`).
+    InvStdDev,
+}
+
+/// One statistic of every LayerNormalization row (axes `[axis, rank)` of
+/// `shape`), computed as [`layer_norm`] does: `out` holds one value per row.
+pub fn layer_norm_stat(shape: &[usize], axis: usize, x: &[f32], eps: f32, stat: Stat, out: &mut [f32]) {
+    assert_eq!(x.len(), numel(shape), "x holds {} elements, shape {shape:?} needs more or fewer", x.len());
+    assert!(axis <= shape.len(), "layer_norm_stat: axis {axis} out of range for {shape:?}");
+    let (rows, cols) = (numel(&shape[..axis]), numel(&shape[axis..]));
+    assert_eq!(out.len(), rows, "layer_norm_stat: out holds {} values for {rows} rows", out.len());
+    if cols == 0 {
+        out.fill(f32::NAN);
+        return;
+    }
+    for (xr, o) in x.chunks_exact(cols).zip(out.iter_mut()) {
+        let (mean, var) = mean_var(xr);
+        *o = match stat {
+            Stat::Mean => mean as f32,
+            Stat::InvStdDev => (1.0 / (var + eps as f64).sqrt()) as f32,
+        };
+    }
+}
+
 /// RMSNormalization: `x / sqrt(mean(x²) + eps) * scale` over rows of axes
 /// `[axis, rank)`; `scale` repeats along the row like [`layer_norm`]'s.
 pub fn rms_norm(shape: &[usize], axis: usize, x: &[f32], scale: &[f32], eps: f32, y: &mut [f32]) {

@@ -7,12 +7,12 @@ use super::linalg::act;
 use crate::rust::func::OpCx;
 use ir::{OpData, Opcode};
 
-fn ints(op: &OpData, k: &str, n: usize, d: usize) -> Vec<usize> {
+pub(super) fn ints(op: &OpData, k: &str, n: usize, d: usize) -> Vec<usize> {
     op.attrs.ints(k).map_or(vec![d; n], |v| v.iter().map(|&x| x.max(0) as usize).collect())
 }
 
 /// Begin and end pads of a conv/pool over `spatial` with output `out`.
-fn pads(
+pub(super) fn pads(
     op: &OpData,
     spatial: &[usize],
     out: &[usize],

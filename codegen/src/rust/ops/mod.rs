@@ -96,7 +96,8 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         || rnn::lower(cx)?
         || quant::lower(cx)?
         || seqmix::lower(cx)?
-        || misc::lower(cx)?;
+        || misc::lower(cx)?
+        || attn_norm::lower(cx)?;
     if !done {
         return Err(format!("{} is not supported by the Rust backend yet", op.opcode.name()));
     }
@@ -139,6 +140,7 @@ pub fn f32_attr(op: &OpData, k: &str, d: f32) -> String {
     f32_lit(op.attrs.float(k).unwrap_or(d))
 }
 
+mod attn_norm;
 mod conv;
 mod elementwise;
 mod layout;

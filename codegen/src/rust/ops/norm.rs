@@ -1,4 +1,5 @@
-//! Normalizations, softmax, reductions and Resize.
+//! Normalizations, softmax, reductions and Resize (LayerNormalization and
+//! the newer normalizations are in `attn_norm`).
 
 use super::layout::{axis, const_ints};
 use super::{dims, f32_lit};
@@ -20,17 +21,6 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
                 _ => "hardmax",
             };
             unary(cx, &format!("k::norm::{k}({}, {a}, ", dims(&xs)))?;
-        }
-        LayerNormalization => {
-            only_first_result(cx)?;
-            let a = axis(op.attrs.int("axis").unwrap_or(-1), xs.len())?;
-            let out = cx.begin(0);
-            let (x, s) = (cx.input(0)?, cx.input(1)?);
-            let b = match op.operand(2) {
-                Some(_) => format!("Some({})", cx.input(2)?),
-                None => "None".into(),
-            };
-            cx.line(format!("k::norm::layer_norm({}, {a}, {x}, {s}, {b}, {}, {out});", dims(&xs), eps(1e-5)));
         }
         BatchNormalization => {
             only_first_result(cx)?;
