@@ -8,6 +8,7 @@
 //! generic machinery in [`mod@broadcast`] serves any element type.
 
 pub mod binary;
+pub mod bits;
 pub mod broadcast;
 pub mod cast;
 pub mod logic;
@@ -16,6 +17,7 @@ pub mod real;
 pub mod unary;
 
 pub use binary::{binary, binary_inplace, binary_inplace_rev, variadic, Binary, Num, Variadic};
+pub use bits::{bitwise, bitwise_not, Bits, Bitwise};
 pub use broadcast::{broadcast_shape, map1, zip2, zip2_inplace, zip3};
 pub use cast::{cast, CastFrom};
 pub use logic::{compare, is_inf, is_nan, logic, not, where_, Compare, Logic};

@@ -449,3 +449,96 @@ where
     one::<S, u16>(src, &x)?;
     one::<S, u8>(src, &x)
 }
+
+fn reduce_code(k: edgec_kernels::reduce::Reduce) -> Opcode {
+    use edgec_kernels::reduce::Reduce::*;
+    match k {
+        Sum => Opcode::ReduceSum,
+        Mean => Opcode::ReduceMean,
+        Max => Opcode::ReduceMax,
+        Min => Opcode::ReduceMin,
+        Prod => Opcode::ReduceProd,
+        L1 => Opcode::ReduceL1,
+        L2 => Opcode::ReduceL2,
+        SumSquare => Opcode::ReduceSumSquare,
+        LogSum => Opcode::ReduceLogSum,
+        LogSumExp => Opcode::ReduceLogSumExp,
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// f64 and F16 reductions accumulate in f64 like the interpreter (the
+    /// summation order differs, hence the tolerance of a few f64 ulps, and
+    /// of one F16 ulp where that lands on a rounding boundary).
+    #[test]
+    fn reduce_f64_and_f16(
+        k in prop::sample::select(edgec_kernels::reduce::Reduce::ALL.to_vec()),
+        (s, pick) in shape(1..=4, 5).prop_flat_map(|s| { let r = s.len(); (Just(s), prop::collection::vec(any::<bool>(), r)) }),
+        seed in prop::collection::vec(finite(), 625),
+    ) {
+        use edgec_kernels::reduce::reduce;
+        let axes: Vec<usize> = (0..s.len()).filter(|&i| pick[i]).collect();
+        let n = numel(&s);
+        let ax: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
+        let at = attrs(vec![("keepdims", Attr::Int(0)), ("noop_with_empty_axes", Attr::Int(1))]);
+        let d: Vec<f64> = seed[..n].iter().map(|&x| x as f64 * 1.000_000_1).collect();
+        let want = interp(reduce_code(k), vec![Some(tensor_of(&s, &d)), Some(ints(&ax))], at.clone(), 1).remove(0);
+        let mut y = vec![0f64; want.len()];
+        reduce(k, &s, &axes, &d, &mut y);
+        let w: Vec<f64> = elems_of(&want);
+        for (g, w) in y.iter().zip(&w) {
+            prop_assert!((g.is_nan() && w.is_nan()) || (g - w).abs() <= 1e-12 * w.abs() + 1e-300 || g == w, "{} vs {}", g, w);
+        }
+        let h: Vec<F16> = seed[..n].iter().map(|&x| F16::from_f32(x)).collect();
+        let want = interp(reduce_code(k), vec![Some(tensor_of(&s, &h)), Some(ints(&ax))], at, 1).remove(0);
+        let mut y = vec![F16::ZERO; want.len()];
+        reduce(k, &s, &axes, &h, &mut y);
+        let w: Vec<F16> = elems_of(&want);
+        let (g, w): (Vec<f32>, Vec<f32>) = (y.iter().map(|x| x.to_f32()).collect(), w.iter().map(|x| x.to_f32()).collect());
+        check_close(&g, &w, 1e-3, 0.0)?;
+    }
+}
+
+fn bits_interp<T: El>(op: Bitwise, (sa, a): (&[usize], &[T]), (sb, b): (&[usize], &[T])) -> Tensor {
+    let (code, at) = match op {
+        Bitwise::And => (Opcode::BitwiseAnd, vec![]),
+        Bitwise::Or => (Opcode::BitwiseOr, vec![]),
+        Bitwise::Xor => (Opcode::BitwiseXor, vec![]),
+        Bitwise::ShiftLeft => (Opcode::BitShift, vec![("direction", Attr::Str("LEFT".into()))]),
+        Bitwise::ShiftRight => (Opcode::BitShift, vec![("direction", Attr::Str("RIGHT".into()))]),
+    };
+    interp(code, vec![Some(tensor_of(sa, a)), Some(tensor_of(sb, b))], attrs(at), 1).remove(0)
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn bitwise_ops((sa, a, sb, b) in case(any::<u64>()), k in 0usize..5) {
+        let op = [Bitwise::And, Bitwise::Or, Bitwise::Xor, Bitwise::ShiftLeft, Bitwise::ShiftRight][k];
+        // Shift amounts around the widths.
+        let b: Vec<u64> = if k >= 3 { b.iter().map(|x| x % 70).collect() } else { b };
+        let want = bits_interp(op, (&sa, &a), (&sb, &b));
+        let mut out = vec![0u64; want.len()];
+        bitwise(op, &sa, &a, &sb, &b, &want.shape, &mut out);
+        same(&out, &want)?;
+        let (a8, b8): (Vec<u8>, Vec<u8>) = (a.iter().map(|&x| x as u8).collect(), b.iter().map(|&x| x as u8 % 12).collect());
+        let want = bits_interp(op, (&sa, &a8), (&sb, &b8));
+        let mut out = vec![0u8; want.len()];
+        bitwise(op, &sa, &a8, &sb, &b8, &want.shape, &mut out);
+        same(&out, &want)?;
+        if k < 3 {
+            let (ai, bi): (Vec<i16>, Vec<i16>) = (a.iter().map(|&x| x as i16).collect(), b.iter().map(|&x| x as i16).collect());
+            let want = bits_interp(op, (&sa, &ai), (&sb, &bi));
+            let mut out = vec![0i16; want.len()];
+            bitwise(op, &sa, &ai, &sb, &bi, &want.shape, &mut out);
+            same(&out, &want)?;
+            let want = interp(Opcode::BitwiseNot, vec![Some(tensor_of(&sa, &ai))], attrs(vec![]), 1).remove(0);
+            let mut out = vec![0i16; ai.len()];
+            bitwise_not(&ai, &mut out);
+            same(&out, &want)?;
+        }
+    }
+}

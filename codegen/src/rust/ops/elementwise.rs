@@ -1,6 +1,6 @@
 //! Elementwise ops: one-input math and activations, broadcasting
 //! arithmetic (in place over an operand whose last use this is), variadic
-//! Sum/Max/Min/Mean, comparisons, logic, `Where`, `Cast`.
+//! Sum/Max/Min/Mean, comparisons, logic, bitwise ops, `Where`, `Cast`.
 
 use super::{dims, f32_attr};
 use crate::plan::Class;
@@ -225,6 +225,24 @@ fn other(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
             cx.line(format!("k::ew::logic(k::ew::Logic::{c}, {sa}, {a}, {sb}, {b}, {so}, {out});"));
         }
         Not => simple(cx, "k::ew::not")?,
+        BitwiseAnd | BitwiseOr | BitwiseXor | BitShift | BitwiseNot if !cx.in_class(0).is_some_and(Class::is_int) => {
+            return Err(format!("{} of a non-integer tensor is not supported", op.opcode.name()));
+        }
+        BitwiseNot => simple(cx, "k::ew::bitwise_not")?,
+        BitwiseAnd | BitwiseOr | BitwiseXor | BitShift => {
+            let b = match (op.opcode, op.attrs.str("direction")) {
+                (BitwiseAnd, _) => "And",
+                (BitwiseOr, _) => "Or",
+                (BitwiseXor, _) => "Xor",
+                (_, Some("LEFT")) => "ShiftLeft",
+                (_, Some("RIGHT")) => "ShiftRight",
+                _ => return Err("BitShift needs `direction` LEFT or RIGHT".into()),
+            };
+            let (sa, sb) = (shape(cx, 0), shape(cx, 1));
+            let out = cx.begin(0);
+            let (a, b_) = (cx.input(0)?, cx.input(1)?);
+            cx.line(format!("k::ew::bitwise(k::ew::Bitwise::{b}, {sa}, {a}, {sb}, {b_}, {so}, {out});"));
+        }
         IsNaN | IsInf if !cx.in_class(0).is_some_and(Class::is_float) => {
             return Err(format!("{} of a non-float tensor is not supported", op.opcode.name()));
         }
