@@ -4,9 +4,11 @@
 //! dependency on the compiler.
 //!
 //! Conventions every kernel follows:
-//! - tensors are contiguous row-major `f32` slices (or `i64`/`bool` where the
-//!   op needs them); shapes are `&[usize]` given by the caller, who has
-//!   checked them at compile time; a kernel asserts that slice lengths match
+//! - tensors are contiguous row-major slices: `f32` for the compute-heavy
+//!   families, any element type (f64, [`F16`], [`BF16`], the 8- to 64-bit
+//!   integers, bool) for elementwise ops, reductions and data movement;
+//!   shapes are `&[usize]` given by the caller, who has checked them at
+//!   compile time; a kernel asserts that slice lengths match
 //!   the shapes (a mismatch is a bug in the caller, never silent garbage);
 //! - outputs are `&mut` slices the caller owns (the generated model's arena);
 //!   kernels never allocate: what needs scratch memory says how much through a
@@ -32,6 +34,7 @@ pub mod conv;
 pub mod ew;
 pub mod gemm;
 pub mod layout;
+pub mod lowp;
 pub mod math;
 pub mod misc;
 pub mod norm;
@@ -45,3 +48,4 @@ pub mod rt;
 pub mod seqmix;
 pub mod simd;
 mod strided;
+pub use lowp::{Real, BF16, F16};

@@ -2,6 +2,8 @@
 //! writing for the element types generated models use. edgec's own `.npy`
 //! support (for the interpreter's tensors) is built on the same framing.
 
+use crate::lowp::{BF16, F16};
+
 const MAGIC: &[u8] = b"\x93NUMPY";
 
 /// A parsed `.npy` file: element type descriptor, shape and raw body.
@@ -122,6 +124,24 @@ elem!(i64, 8, ["<i8"]);
 elem!(i32, 4, ["<i4"]);
 elem!(u8, 1, ["|u1", "<u1"]);
 elem!(i8, 1, ["|i1", "<i1"]);
+elem!(i16, 2, ["<i2"]);
+elem!(u16, 2, ["<u2"]);
+elem!(u32, 4, ["<u4"]);
+elem!(u64, 8, ["<u8"]);
+elem!(F16, 2, ["<f2"]);
+
+/// numpy has no bfloat16: like edgec's own `.npy` writer, bf16 tensors are
+/// `<f4` files (exact); reading rounds each `f32` to nearest-even.
+impl Elem for BF16 {
+    const DESCR: &'static [&'static str] = &["<f4"];
+    const SIZE: usize = 4;
+    fn from_le(b: &[u8]) -> Self {
+        BF16::from_f32(f32::from_le(b))
+    }
+    fn put_le(self, out: &mut Vec<u8>) {
+        self.to_f32().put_le(out)
+    }
+}
 
 impl Elem for bool {
     const DESCR: &'static [&'static str] = &["|b1"];
@@ -168,5 +188,15 @@ mod tests {
         for cut in 0..b.len() {
             assert!(read::<bool>(&b[..cut]).is_err(), "truncated at {cut} accepted");
         }
+        let h = [F16::from_f32(1.5), F16::from_f32(-0.25)];
+        let b = write(&[2], &h);
+        assert_eq!(decode(&b).unwrap().descr, "<f2");
+        let back: Vec<u16> = read::<F16>(&b).unwrap().1.iter().map(|x| x.to_bits()).collect();
+        assert_eq!(back, h.map(|x| x.to_bits()).to_vec());
+        let g = [BF16::from_f32(3.0)];
+        let b = write(&[1], &g);
+        assert_eq!(read::<f32>(&b).unwrap().1, vec![3.0]);
+        assert_eq!(read::<BF16>(&b).unwrap().1[0].to_bits(), g[0].to_bits());
+        assert_eq!(read::<u64>(&write(&[1], &[u64::MAX])).unwrap().1, vec![u64::MAX]);
     }
 }

@@ -1,7 +1,8 @@
 //! Reductions over a set of axes (`Reduce*`, `core.reduce`) and
 //! `ArgMax`/`ArgMin` along one axis.
 //!
-//! Every reduction accumulates in f64 and rounds once to f32, so results
+//! Every reduction accumulates in f64 and rounds once to the element type
+//! (f32, f64, F16 or BF16), so results
 //! match the interpreter (which also accumulates in f64) to the last bit in
 //! practice; contiguous groups are folded with eight partial accumulators
 //! (vectorized), the others in row-major order. Empty groups
@@ -13,6 +14,7 @@
 //! is kept: a chunk of adjacent outputs is accumulated together, reading
 //! contiguous memory), and a general strided walk.
 
+use crate::lowp::Real;
 use crate::strided::{axes_offset, axes_space, numel, Space};
 
 /// A reduction kind.
@@ -38,6 +40,22 @@ pub enum Reduce {
     LogSum,
     /// `ln Σ e^x`, shifted by the largest finite element for stability.
     LogSumExp,
+}
+
+impl Reduce {
+    /// Every kind.
+    pub const ALL: [Reduce; 10] = [
+        Reduce::Sum,
+        Reduce::Mean,
+        Reduce::Max,
+        Reduce::Min,
+        Reduce::Prod,
+        Reduce::L1,
+        Reduce::L2,
+        Reduce::SumSquare,
+        Reduce::LogSum,
+        Reduce::LogSumExp,
+    ];
 }
 
 /// One reduction as an f64 fold (`shift` is the group's largest finite
@@ -113,81 +131,81 @@ fold!(MinF, f64::INFINITY, |a, x, _s| min_step(a, x), merge | a, b | min_step(a,
 fold!(LogSumExpF, 0.0, |a, x, s| a + (x - s).exp(), finish |a, _n, s| a.ln() + s, shifted true);
 
 /// The largest finite value (0 if there is none).
-fn finite_max(vals: impl Iterator<Item = f32>) -> f64 {
-    let m = vals.filter(|v| v.is_finite()).fold(f32::NEG_INFINITY, f32::max);
+fn finite_max<T: Real>(vals: impl Iterator<Item = T>) -> f64 {
+    let m = vals.map(T::to_f64).filter(|v| v.is_finite()).fold(f64::NEG_INFINITY, f64::max);
     if m.is_finite() {
-        m as f64
+        m
     } else {
         0.0
     }
 }
 
 /// Reduce one group of `n` values.
-fn fold_group<F: Fold>(vals: impl Iterator<Item = f32> + Clone, n: usize) -> f32 {
+fn fold_group<F: Fold, T: Real>(vals: impl Iterator<Item = T> + Clone, n: usize) -> T {
     let shift = if F::SHIFTED { finite_max(vals.clone()) } else { 0.0 };
-    F::finish(vals.fold(F::INIT, |a, v| F::step(a, v as f64, shift)), n, shift) as f32
+    T::from_f64(F::finish(vals.fold(F::INIT, |a, v| F::step(a, v.to_f64(), shift)), n, shift))
 }
 
 /// Reduce a contiguous group with eight independent partial folds (the
 /// loop vectorizes; the partial results are merged pairwise).
-fn fold_slice<F: Fold>(v: &[f32]) -> f32 {
+fn fold_slice<F: Fold, T: Real>(v: &[T]) -> T {
     let shift = if F::SHIFTED { finite_max(v.iter().copied()) } else { 0.0 };
     let mut acc = [F::INIT; 8];
     let mut chunks = v.chunks_exact(8);
     for c in chunks.by_ref() {
-        acc.iter_mut().zip(c).for_each(|(a, &x)| *a = F::step(*a, x as f64, shift));
+        acc.iter_mut().zip(c).for_each(|(a, &x)| *a = F::step(*a, x.to_f64(), shift));
     }
-    let tail = chunks.remainder().iter().fold(F::INIT, |a, &x| F::step(a, x as f64, shift));
+    let tail = chunks.remainder().iter().fold(F::INIT, |a, &x| F::step(a, x.to_f64(), shift));
     let m = |i: usize, j: usize| F::merge(acc[i], acc[j]);
     let all = F::merge(F::merge(m(0, 4), m(1, 5)), F::merge(m(2, 6), m(3, 7)));
-    F::finish(F::merge(all, tail), v.len(), shift) as f32
+    T::from_f64(F::finish(F::merge(all, tail), v.len(), shift))
 }
 
 /// Reduce `x` of `shape` over `axes` (sorted, distinct, each `< rank`; the
 /// caller normalizes them) into `y`, which holds the product of the kept dims
 /// in row-major order (`keepdims` only changes the result's shape, not its
 /// data).
-pub fn reduce(kind: Reduce, shape: &[usize], axes: &[usize], x: &[f32], y: &mut [f32]) {
+pub fn reduce<T: Real>(kind: Reduce, shape: &[usize], axes: &[usize], x: &[T], y: &mut [T]) {
     assert_eq!(x.len(), numel(shape), "reduce: x holds {} elements, shape {shape:?} needs more or fewer", x.len());
     assert!(axes.windows(2).all(|w| w[0] < w[1]), "reduce: axes {axes:?} must be sorted and distinct");
     assert!(axes.iter().all(|&a| a < shape.len()), "reduce: axes {axes:?} out of range for {shape:?}");
     let kept: usize = (0..shape.len()).filter(|d| !axes.contains(d)).map(|d| shape[d]).product();
     assert_eq!(y.len(), kept, "reduce: y holds {} elements, the kept dims of {shape:?} {kept}", y.len());
     match kind {
-        Reduce::Sum => run::<SumF>(shape, axes, x, y),
-        Reduce::Mean => run::<MeanF>(shape, axes, x, y),
-        Reduce::Max => run::<MaxF>(shape, axes, x, y),
-        Reduce::Min => run::<MinF>(shape, axes, x, y),
-        Reduce::Prod => run::<ProdF>(shape, axes, x, y),
-        Reduce::L1 => run::<L1F>(shape, axes, x, y),
-        Reduce::L2 => run::<L2F>(shape, axes, x, y),
-        Reduce::SumSquare => run::<SumSquareF>(shape, axes, x, y),
-        Reduce::LogSum => run::<LogSumF>(shape, axes, x, y),
-        Reduce::LogSumExp => run::<LogSumExpF>(shape, axes, x, y),
+        Reduce::Sum => run::<SumF, T>(shape, axes, x, y),
+        Reduce::Mean => run::<MeanF, T>(shape, axes, x, y),
+        Reduce::Max => run::<MaxF, T>(shape, axes, x, y),
+        Reduce::Min => run::<MinF, T>(shape, axes, x, y),
+        Reduce::Prod => run::<ProdF, T>(shape, axes, x, y),
+        Reduce::L1 => run::<L1F, T>(shape, axes, x, y),
+        Reduce::L2 => run::<L2F, T>(shape, axes, x, y),
+        Reduce::SumSquare => run::<SumSquareF, T>(shape, axes, x, y),
+        Reduce::LogSum => run::<LogSumF, T>(shape, axes, x, y),
+        Reduce::LogSumExp => run::<LogSumExpF, T>(shape, axes, x, y),
     }
 }
 
-fn run<F: Fold>(shape: &[usize], axes: &[usize], x: &[f32], y: &mut [f32]) {
+fn run<F: Fold, T: Real>(shape: &[usize], axes: &[usize], x: &[T], y: &mut [T]) {
     let n: usize = axes.iter().map(|&a| shape[a]).product();
     if n == 0 {
-        return y.iter_mut().for_each(|v| *v = F::finish(F::INIT, 0, 0.0) as f32);
+        return y.iter_mut().for_each(|v| *v = T::from_f64(F::finish(F::INIT, 0, 0.0)));
     }
     let (Some(kept), Some(red)) = (axes_space(shape, axes, false), axes_space(shape, axes, true)) else {
-        return run_slow::<F>(shape, axes, x, y, n);
+        return run_slow::<F, T>(shape, axes, x, y, n);
     };
     if red.rank == 0 || (red.rank == 1 && red.stride[0][0] == 1) {
         for (o, [b]) in y.iter_mut().zip(kept.points()) {
-            *o = fold_slice::<F>(&x[b as usize..b as usize + n]);
+            *o = fold_slice::<F, T>(&x[b as usize..b as usize + n]);
         }
     } else if kept.rank > 0 && kept.stride[kept.rank - 1][0] == 1 {
         let mut out = 0;
         kept.rows(|[b], _, len| {
-            across_lanes::<F>(x, b as usize, &red, n, &mut y[out..out + len]);
+            across_lanes::<F, T>(x, b as usize, &red, n, &mut y[out..out + len]);
             out += len;
         });
     } else {
         for (o, [b]) in y.iter_mut().zip(kept.points()) {
-            *o = fold_group::<F>(red.points().map(|[p]| x[(b + p) as usize]), n);
+            *o = fold_group::<F, T>(red.points().map(|[p]| x[(b + p) as usize]), n);
         }
     }
 }
@@ -197,37 +215,41 @@ const LANES: usize = 16;
 
 /// Reduce `y.len()` adjacent groups whose elements are at `base + lane + p`
 /// for every point `p` of `red`, a chunk of lanes at a time.
-fn across_lanes<F: Fold>(x: &[f32], base: usize, red: &Space<1>, n: usize, y: &mut [f32]) {
+fn across_lanes<F: Fold, T: Real>(x: &[T], base: usize, red: &Space<1>, n: usize, y: &mut [T]) {
     for (c, out) in y.chunks_mut(LANES).enumerate() {
         let b = base + c * LANES;
         let w = out.len();
         let mut shift = [0f64; LANES];
         if F::SHIFTED {
-            let mut m = [f32::NEG_INFINITY; LANES];
+            let mut m = [f64::NEG_INFINITY; LANES];
             for [p] in red.points() {
                 let row = &x[b + p as usize..b + p as usize + w];
-                m.iter_mut().zip(row).filter(|(_, v)| v.is_finite()).for_each(|(m, &v)| *m = m.max(v));
+                for (m, v) in m.iter_mut().zip(row.iter().map(|v| v.to_f64())) {
+                    if v.is_finite() {
+                        *m = m.max(v);
+                    }
+                }
             }
-            shift.iter_mut().zip(&m).for_each(|(s, &m)| *s = if m.is_finite() { m as f64 } else { 0.0 });
+            shift.iter_mut().zip(&m).for_each(|(s, &m)| *s = if m.is_finite() { m } else { 0.0 });
         }
         let mut acc = [F::INIT; LANES];
         for [p] in red.points() {
             let row = &x[b + p as usize..b + p as usize + w];
             for ((a, &v), &s) in acc.iter_mut().zip(row).zip(&shift) {
-                *a = F::step(*a, v as f64, s);
+                *a = F::step(*a, v.to_f64(), s);
             }
         }
         for ((o, &a), &s) in out.iter_mut().zip(&acc).zip(&shift) {
-            *o = F::finish(a, n, s) as f32;
+            *o = T::from_f64(F::finish(a, n, s));
         }
     }
 }
 
 /// Any rank: decode every index (used when the dims do not coalesce).
-fn run_slow<F: Fold>(shape: &[usize], axes: &[usize], x: &[f32], y: &mut [f32], n: usize) {
+fn run_slow<F: Fold, T: Real>(shape: &[usize], axes: &[usize], x: &[T], y: &mut [T], n: usize) {
     for (j, o) in y.iter_mut().enumerate() {
         let b = axes_offset(shape, axes, false, j);
-        *o = fold_group::<F>((0..n).map(|q| x[b + axes_offset(shape, axes, true, q)]), n);
+        *o = fold_group::<F, T>((0..n).map(|q| x[b + axes_offset(shape, axes, true, q)]), n);
     }
 }
 

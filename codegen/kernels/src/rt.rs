@@ -1,6 +1,7 @@
 //! Runtime support of generated models: errors, tensor views, the weights
 //! file, and the pad/slice steps of bucket dispatch.
 
+use crate::lowp::{BF16, F16};
 use std::fmt;
 
 /// An error a generated model reports to its caller (bad input, bad weights).
@@ -56,10 +57,10 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
     h
 }
 
-/// Magic of a generated model's weights file (format version 1).
-pub const WEIGHTS_MAGIC: &[u8; 8] = b"EDGEWRS\x01";
+/// Magic of a generated model's weights file (format version 2: 13 sections).
+pub const WEIGHTS_MAGIC: &[u8; 8] = b"EDGEWRS\x02";
 
-/// The typed sections of a weights file.
+/// The typed sections of a weights file, in file order.
 #[derive(Debug, Default)]
 pub struct Weights {
     /// `f32` section.
@@ -74,18 +75,43 @@ pub struct Weights {
     pub u8: Vec<u8>,
     /// `i8` section.
     pub i8: Vec<i8>,
+    /// `f64` section.
+    pub f64: Vec<f64>,
+    /// `F16` section (bit patterns).
+    pub f16: Vec<F16>,
+    /// `BF16` section (bit patterns).
+    pub bf16: Vec<BF16>,
+    /// `i16` section.
+    pub i16: Vec<i16>,
+    /// `u16` section.
+    pub u16: Vec<u16>,
+    /// `u32` section.
+    pub u32: Vec<u32>,
+    /// `u64` section.
+    pub u64: Vec<u64>,
 }
 
+/// Number of sections of a weights file.
+pub const SECTIONS: usize = 13;
+
 /// Element counts of the sections, in [`Weights`] field order.
-pub type Counts = [usize; 6];
+pub type Counts = [usize; SECTIONS];
+
+/// Bytes per element of each section.
+pub const SECTION_SIZES: Counts = [4, 8, 4, 1, 1, 1, 8, 2, 2, 2, 2, 4, 8];
+
+/// `bytes` split into `N`-byte little-endian elements decoded by `f`.
+fn elems<T, const N: usize>(bytes: &[u8], f: fn([u8; N]) -> T) -> Vec<T> {
+    bytes.chunks_exact(N).map(|c| f(c.try_into().unwrap_or([0; N]))).collect()
+}
 
 impl Weights {
-    /// Decode a weights file: the magic, the six section lengths (u64 LE),
+    /// Decode a weights file: the magic, the section lengths (u64 LE),
     /// then the sections (little-endian). The length and the FNV-1a hash
     /// must match what the model was generated with.
     pub fn decode(bytes: &[u8], hash: u64, counts: Counts) -> Result<Weights, Error> {
-        let sizes = [4, 8, 4, 1, 1, 1];
-        let want: usize = 8 + 48 + counts.iter().zip(sizes).map(|(c, s)| c * s).sum::<usize>();
+        let head = 8 + 8 * SECTIONS;
+        let want: usize = head + counts.iter().zip(SECTION_SIZES).map(|(c, s)| c * s).sum::<usize>();
         if bytes.len() != want || &bytes[..8] != WEIGHTS_MAGIC {
             return Err(Error(format!(
                 "weights: {} bytes, expected {want} starting with the edgec magic",
@@ -101,22 +127,27 @@ impl Weights {
                 return Err(Error(format!("weights: section {i} holds {got} elements, expected {c}")));
             }
         }
-        let mut rest = &bytes[56..];
-        let mut take = |n: usize| {
-            let (a, b) = rest.split_at(n);
+        let mut rest = &bytes[head..];
+        let mut sec = (0..SECTIONS).map(|i| {
+            let (a, b) = rest.split_at(counts[i] * SECTION_SIZES[i]);
             rest = b;
             a
-        };
+        });
+        let mut next = || sec.next().unwrap_or(&[]);
         Ok(Weights {
-            f32: take(counts[0] * 4).chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect(),
-            i64: take(counts[1] * 8)
-                .chunks_exact(8)
-                .map(|c| i64::from_le_bytes(c.try_into().unwrap_or_default()))
-                .collect(),
-            i32: take(counts[2] * 4).chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect(),
-            bool: take(counts[3]).iter().map(|&b| b != 0).collect(),
-            u8: take(counts[4]).to_vec(),
-            i8: take(counts[5]).iter().map(|&b| b as i8).collect(),
+            f32: elems(next(), f32::from_le_bytes),
+            i64: elems(next(), i64::from_le_bytes),
+            i32: elems(next(), i32::from_le_bytes),
+            bool: next().iter().map(|&b| b != 0).collect(),
+            u8: next().to_vec(),
+            i8: elems(next(), i8::from_le_bytes),
+            f64: elems(next(), f64::from_le_bytes),
+            f16: elems(next(), F16::from_le_bytes),
+            bf16: elems(next(), BF16::from_le_bytes),
+            i16: elems(next(), i16::from_le_bytes),
+            u16: elems(next(), u16::from_le_bytes),
+            u32: elems(next(), u32::from_le_bytes),
+            u64: elems(next(), u64::from_le_bytes),
         })
     }
 }
@@ -228,15 +259,19 @@ mod tests {
 
     #[test]
     fn weights_are_checked() {
+        let counts = [1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1];
         let mut b = WEIGHTS_MAGIC.to_vec();
-        for c in [1u64, 0, 0, 1, 0, 0] {
-            b.extend(c.to_le_bytes());
+        for c in counts {
+            b.extend((c as u64).to_le_bytes());
         }
         b.extend(2.5f32.to_le_bytes());
         b.push(1);
-        let w = Weights::decode(&b, fnv1a64(&b), [1, 0, 0, 1, 0, 0]).unwrap();
+        b.extend(0x3c00u16.to_le_bytes());
+        b.extend(u64::MAX.to_le_bytes());
+        let w = Weights::decode(&b, fnv1a64(&b), counts).unwrap();
         assert_eq!((w.f32, w.bool), (vec![2.5], vec![true]));
-        assert!(Weights::decode(&b, 0, [1, 0, 0, 1, 0, 0]).unwrap_err().0.contains("checksum"));
-        assert!(Weights::decode(&b[..20], fnv1a64(&b[..20]), [1, 0, 0, 1, 0, 0]).is_err());
+        assert_eq!((w.f16[0].to_f32(), w.u64), (1.0, vec![u64::MAX]));
+        assert!(Weights::decode(&b, 0, counts).unwrap_err().0.contains("checksum"));
+        assert!(Weights::decode(&b[..20], fnv1a64(&b[..20]), counts).is_err());
     }
 }

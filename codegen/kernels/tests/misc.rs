@@ -2,13 +2,13 @@
 //! (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss with its log_prob),
 //! ScatterElements / ScatterND (every reduction, negative indices,
 //! duplicates), GatherND (batch dims), TopK (ties, NaN, both directions),
-//! Trilu, EyeLike, OneHot and the bitwise ops, over random shapes and
+//! Trilu, EyeLike and OneHot, over random shapes and
 //! values; out-of-range indices must be reported, not read.
 
 mod common;
 
 use common::*;
-use edgec_kernels::misc::{bits, loss, scatter, select};
+use edgec_kernels::misc::{loss, scatter, select};
 use ir::interp::{eval_op, Data, Tensor};
 use ir::{Attr, Attrs, Opcode};
 use proptest::prelude::*;
@@ -281,34 +281,6 @@ proptest! {
         let mut y = vec![0f32; numel(&want[0].shape)];
         select::one_hot(&s, ax, depth, &idx, &vals, &mut y);
         assert_close(&y, &f32s(&want[0]), "one_hot");
-    }
-
-    #[test]
-    fn bitwise_matches(s in shape(), bcast in any::<bool>(), op in 0usize..3, seed in any::<u64>()) {
-        let bs = if bcast { s[s.len() - 1..].to_vec() } else { s.clone() };
-        let a = rand_ints(numel(&s), seed, -1000, 1000);
-        let b = rand_ints(numel(&bs), seed ^ 5, -1000, 1000);
-        let (code, kop) = [(Opcode::BitwiseAnd, bits::Bitwise::And), (Opcode::BitwiseOr, bits::Bitwise::Or), (Opcode::BitwiseXor, bits::Bitwise::Xor)][op];
-        let want = run(code, &[ti(&s, a.clone()), ti(&bs, b.clone())], Attrs::new(), 1);
-        let mut y = vec![0i64; a.len()];
-        bits::bitwise(kop, &s, &a, &bs, &b, &s, &mut y);
-        prop_assert_eq!(&y, &i64s(&want[0]));
-        let want = run(Opcode::BitwiseNot, &[ti(&s, a.clone())], Attrs::new(), 1);
-        bits::bitwise_not(&a, &mut y);
-        prop_assert_eq!(y, i64s(&want[0]));
-    }
-
-    #[test]
-    fn bit_shift_matches(n in 1usize..9, left in any::<bool>(), seed in any::<u64>()) {
-        let x: Vec<u8> = rand_ints(n, seed, 0, 256).iter().map(|&v| v as u8).collect();
-        let sh: Vec<u8> = rand_ints(n, seed ^ 9, 0, 10).iter().map(|&v| v as u8).collect();
-        let dir = if left { "LEFT" } else { "RIGHT" };
-        let u8t = |v: &[u8]| Some(Tensor::new(vec![n], Data::U8(v.to_vec())));
-        let want = run(Opcode::BitShift, &[u8t(&x), u8t(&sh)], attrs(&[("direction", Attr::Str(dir.into()))]), 1);
-        let mut y = vec![0u8; n];
-        bits::bit_shift(left, &[n], &x, &[n], &sh, &[n], &mut y);
-        let Data::U8(w) = &want[0].data else { panic!("u8 result") };
-        prop_assert_eq!(&y, w);
     }
 }
 

@@ -31,9 +31,40 @@ pub enum Class {
     U8,
     /// `i8`.
     I8,
+    /// `f64`.
+    F64,
+    /// IEEE binary16 (the kernel crate's `F16`).
+    F16,
+    /// bfloat16 (the kernel crate's `BF16`).
+    BF16,
+    /// `i16`.
+    I16,
+    /// `u16`.
+    U16,
+    /// `u32`.
+    U32,
+    /// `u64`.
+    U64,
 }
 
 impl Class {
+    /// Every class, in weights-section order (`edgec_kernels::rt::Weights`).
+    pub const ALL: [Class; 13] = [
+        Class::F32,
+        Class::I64,
+        Class::I32,
+        Class::Bool,
+        Class::U8,
+        Class::I8,
+        Class::F64,
+        Class::F16,
+        Class::BF16,
+        Class::I16,
+        Class::U16,
+        Class::U32,
+        Class::U64,
+    ];
+
     /// The class of an element type, if the generated code supports it.
     pub fn of(dt: DType) -> Option<Class> {
         Some(match dt {
@@ -43,19 +74,28 @@ impl Class {
             DType::Bool => Class::Bool,
             DType::U8 => Class::U8,
             DType::I8 => Class::I8,
+            DType::F64 => Class::F64,
+            DType::F16 => Class::F16,
+            DType::BF16 => Class::BF16,
+            DType::I16 => Class::I16,
+            DType::U16 => Class::U16,
+            DType::U32 => Class::U32,
+            DType::U64 => Class::U64,
             _ => return None,
         })
     }
     /// Bytes per element.
     pub fn bytes(self) -> usize {
         match self {
-            Class::F32 | Class::I32 => 4,
-            Class::I64 => 8,
+            Class::F32 | Class::I32 | Class::U32 => 4,
+            Class::I64 | Class::F64 | Class::U64 => 8,
+            Class::F16 | Class::BF16 | Class::I16 | Class::U16 => 2,
             Class::Bool | Class::U8 | Class::I8 => 1,
         }
     }
-    /// Rust element type.
-    pub fn rust(self) -> &'static str {
+    /// The element type's name: the Rust primitive, or `f16`/`bf16` (also
+    /// the field of `edgec_kernels::rt::Weights` holding the class).
+    pub fn name(self) -> &'static str {
         match self {
             Class::F32 => "f32",
             Class::I64 => "i64",
@@ -63,6 +103,21 @@ impl Class {
             Class::Bool => "bool",
             Class::U8 => "u8",
             Class::I8 => "i8",
+            Class::F64 => "f64",
+            Class::F16 => "f16",
+            Class::BF16 => "bf16",
+            Class::I16 => "i16",
+            Class::U16 => "u16",
+            Class::U32 => "u32",
+            Class::U64 => "u64",
+        }
+    }
+    /// Rust element type, usable in generated code.
+    pub fn rust(self) -> &'static str {
+        match self {
+            Class::F16 => "edgec_kernels::F16",
+            Class::BF16 => "edgec_kernels::BF16",
+            _ => self.name(),
         }
     }
     /// Short suffix used in generated field names.
@@ -70,10 +125,43 @@ impl Class {
         match self {
             Class::F32 => "f",
             Class::I64 => "i",
-            Class::I32 => "i32",
             Class::Bool => "b",
-            Class::U8 => "u8",
-            Class::I8 => "i8",
+            _ => self.name(),
+        }
+    }
+    /// True for the float classes.
+    pub fn is_float(self) -> bool {
+        matches!(self, Class::F32 | Class::F64 | Class::F16 | Class::BF16)
+    }
+    /// True for the integer classes.
+    pub fn is_int(self) -> bool {
+        !self.is_float() && self != Class::Bool
+    }
+    /// A Rust literal of this class for `v` (rounded like a `Cast`: floats
+    /// to nearest, integers truncated and saturated, bools `v != 0`).
+    pub fn literal(self, v: f64) -> String {
+        let float = |x: f64, t: &str| {
+            if x.is_nan() {
+                format!("{t}::NAN")
+            } else if x.is_infinite() {
+                format!("{t}::{}INFINITY", if x < 0.0 { "NEG_" } else { "" })
+            } else {
+                format!("{x:?}{t}")
+            }
+        };
+        match self {
+            Class::F32 => float(v as f32 as f64, "f32"),
+            Class::F64 => float(v, "f64"),
+            Class::F16 | Class::BF16 => format!("{}::from_f64({})", self.rust(), float(v, "f64")),
+            Class::Bool => (v != 0.0).to_string(),
+            Class::I64 => format!("{}i64", v as i64),
+            Class::I32 => format!("{}i32", v as i32),
+            Class::I16 => format!("{}i16", v as i16),
+            Class::I8 => format!("{}i8", v as i8),
+            Class::U64 => format!("{}u64", v as u64),
+            Class::U32 => format!("{}u32", v as u32),
+            Class::U16 => format!("{}u16", v as u16),
+            Class::U8 => format!("{}u8", v as u8),
         }
     }
 }
@@ -189,7 +277,7 @@ impl Plan {
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum PlanError {
     /// A value without a static size or a supported element type.
-    #[error("{what} has type {ty}: generated code needs static shapes of f32/i64/i32/bool/u8/i8{hint}")]
+    #[error("{what} has type {ty}: generated code needs static shapes of numbers (f16/bf16/f32/f64, 8- to 64-bit integers) or bool{hint}")]
     Unsupported {
         /// The value, described.
         what: String,

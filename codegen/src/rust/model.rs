@@ -110,7 +110,7 @@ pub fn arena_sizes(entry: &Entry<'_>, main: &Function) -> (BTreeMap<Class, usize
     (size, outs)
 }
 
-const CLASSES: [Class; 6] = [Class::F32, Class::I64, Class::I32, Class::Bool, Class::U8, Class::I8];
+const CLASSES: [Class; 13] = Class::ALL;
 
 /// Elements of each class's constant arena (every function's hoisted values).
 fn const_sizes(entry: &Entry<'_>) -> BTreeMap<Class, usize> {
@@ -123,11 +123,10 @@ fn const_sizes(entry: &Entry<'_>) -> BTreeMap<Class, usize> {
     size
 }
 
-fn zero(c: Class) -> &'static str {
+fn zero(c: Class) -> String {
     match c {
-        Class::F32 => "0.0f32",
-        Class::Bool => "false",
-        _ => "0",
+        Class::F16 | Class::BF16 => format!("{}::ZERO", c.rust()),
+        _ => c.literal(0.0),
     }
 }
 
@@ -268,7 +267,7 @@ fn constructor(
     s +=
         "        let w = k::rt::Weights::decode(bytes, WEIGHTS_HASH, WEIGHTS_COUNTS)?;\n        let mut c = Consts {\n";
     for cl in CLASSES {
-        s += &format!("            w{}: w.{},\n", cl.suffix(), cl.rust());
+        s += &format!("            w{}: w.{},\n", cl.suffix(), cl.name());
     }
     for (cl, n) in csizes {
         s += &format!("            c{}: vec![{}; {n}],\n", cl.suffix(), zero(*cl));
@@ -445,9 +444,5 @@ fn run_bucketed(
 }
 
 fn pad_literal(c: Class, v: f32) -> String {
-    match c {
-        Class::F32 => format!("{v:?}f32"),
-        Class::Bool => (v != 0.0).to_string(),
-        _ => format!("{}{}", v as i64, c.rust()),
-    }
+    c.literal(v as f64)
 }

@@ -1,7 +1,7 @@
 //! The weights file of a generated crate: every constant the emitted
 //! functions read, grouped by storage class, in first-use order. Layout (read
-//! by `edgec_kernels::rt::Weights::decode`): the magic, six u64 section
-//! lengths (f32, i64, i32, bool, u8, i8 elements), then the sections,
+//! by `edgec_kernels::rt::Weights::decode`): the magic, thirteen u64 section
+//! lengths (elements of each class, in `Class::ALL` order), then the sections,
 //! little-endian. The generated code embeds its FNV-1a hash and checks it.
 
 use crate::plan::Class;
@@ -13,19 +13,15 @@ use std::collections::HashMap;
 pub struct WeightLayout {
     /// Constant name → (class, element offset, element count).
     pub at: HashMap<String, (Class, usize, usize)>,
-    sections: [Vec<u8>; 6],
-    counts: [usize; 6],
+    sections: [Vec<u8>; SECTIONS],
+    counts: [usize; SECTIONS],
 }
 
+const SECTIONS: usize = edgec_kernels::rt::SECTIONS;
+
+/// The section of class `c`: its index in [`Class::ALL`].
 fn section(c: Class) -> usize {
-    match c {
-        Class::F32 => 0,
-        Class::I64 => 1,
-        Class::I32 => 2,
-        Class::Bool => 3,
-        Class::U8 => 4,
-        Class::I8 => 5,
-    }
+    Class::ALL.iter().position(|&k| k == c).unwrap_or(0)
 }
 
 impl WeightLayout {
@@ -48,7 +44,7 @@ impl WeightLayout {
     }
 
     /// Element counts per section.
-    pub fn counts(&self) -> [usize; 6] {
+    pub fn counts(&self) -> [usize; SECTIONS] {
         self.counts
     }
 

@@ -1,14 +1,17 @@
 //! Broadcasting arithmetic (`Add`, `Sub`, `Mul`, `Div`, `Pow`, `Max`, `Min`,
-//! `Mod`, `PRelu`) for `f32`, `i64` and `i32`, in place or not, and the
+//! `Mod`, `PRelu`) for every numeric element type (f32, f64, F16, BF16 and
+//! the 8- to 64-bit integers), in place or not, and the
 //! variadic `Sum`/`Max`/`Min`/`Mean`.
 //!
 //! f32 results are the correctly rounded IEEE results, so they equal the
 //! interpreter's (which computes in f64 and rounds once) exactly, except
-//! `Pow` (libm `powf`, within an ulp or two). Integers wrap like numpy;
+//! `Pow` (libm `powf`, within an ulp or two); f64, F16 and BF16 compute in
+//! f64 and round once, like the interpreter. Integers wrap like numpy;
 //! integer division and modulus by zero give 0 (ONNX leaves them undefined,
 //! the interpreter reports an error).
 
 use super::broadcast::{map1, zip2, zip2_inplace};
+use crate::lowp::{Real, BF16, F16};
 
 /// A two-operand arithmetic op.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -133,6 +136,9 @@ impl Num for f32 {
 
 macro_rules! impl_int_num {
     ($($t:ty),*) => {$(
+        // One body for signed and unsigned types: sign tests are constant
+        // false for the unsigned ones.
+        #[allow(unused_comparisons)]
         impl Num for $t {
             fn from_count(n: usize) -> $t {
                 n as $t
@@ -155,22 +161,24 @@ macro_rules! impl_int_num {
             }
             #[inline]
             fn pow(a: $t, b: $t) -> $t {
-                match (a, b) {
-                    (_, e) if e >= 0 => {
-                        let (mut r, mut base, mut e) = (1 as $t, a, e);
-                        while e > 0 {
-                            if e & 1 == 1 {
-                                r = r.wrapping_mul(base);
-                            }
-                            base = base.wrapping_mul(base);
-                            e >>= 1;
-                        }
-                        r
-                    }
-                    (1, _) => 1,
-                    (-1, e) => if e % 2 == 0 { 1 } else { -1 },
-                    _ => 0,
+                if b < 0 {
+                    // The truncated real power: 0 unless the base is 1 or -1.
+                    let minus_one = (0 as $t).wrapping_sub(1);
+                    return match a {
+                        1 => 1,
+                        _ if a == minus_one && <$t>::MIN != 0 => if b % 2 == 0 { 1 } else { minus_one },
+                        _ => 0,
+                    };
                 }
+                let (mut r, mut base, mut e) = (1 as $t, a, b);
+                while e > 0 {
+                    if e & 1 == 1 {
+                        r = r.wrapping_mul(base);
+                    }
+                    base = base.wrapping_mul(base);
+                    e >>= 1;
+                }
+                r
             }
             #[inline]
             fn max(a: $t, b: $t) -> $t {
@@ -196,7 +204,83 @@ macro_rules! impl_int_num {
         }
     )*};
 }
-impl_int_num!(i64, i32);
+impl_int_num!(i64, i32, i16, i8, u64, u32, u16, u8);
+
+/// `f64`, `F16` and `BF16`: computed in `f64` and rounded once per op, the
+/// interpreter's arithmetic exactly (for `f64` itself, IEEE `f64`).
+macro_rules! impl_real_num {
+    ($($t:ty),*) => {$(
+        impl Num for $t {
+            fn from_count(n: usize) -> $t {
+                <$t>::from_f64(n as f64)
+            }
+            #[inline]
+            fn add(a: $t, b: $t) -> $t {
+                <$t>::from_f64(a.to_f64() + b.to_f64())
+            }
+            #[inline]
+            fn sub(a: $t, b: $t) -> $t {
+                <$t>::from_f64(a.to_f64() - b.to_f64())
+            }
+            #[inline]
+            fn mul(a: $t, b: $t) -> $t {
+                <$t>::from_f64(a.to_f64() * b.to_f64())
+            }
+            #[inline]
+            fn div(a: $t, b: $t) -> $t {
+                <$t>::from_f64(a.to_f64() / b.to_f64())
+            }
+            #[inline]
+            fn pow(a: $t, b: $t) -> $t {
+                <$t>::from_f64(a.to_f64().powf(b.to_f64()))
+            }
+            #[inline]
+            fn max(a: $t, b: $t) -> $t {
+                if a.to_f64().is_nan() || b.to_f64().is_nan() {
+                    <$t>::from_f64(f64::NAN)
+                } else if b > a {
+                    b
+                } else {
+                    a
+                }
+            }
+            #[inline]
+            fn min(a: $t, b: $t) -> $t {
+                if a.to_f64().is_nan() || b.to_f64().is_nan() {
+                    <$t>::from_f64(f64::NAN)
+                } else if b < a {
+                    b
+                } else {
+                    a
+                }
+            }
+            #[inline]
+            fn fmod(a: $t, b: $t) -> $t {
+                <$t>::from_f64(a.to_f64() % b.to_f64())
+            }
+            #[inline]
+            fn pymod(a: $t, b: $t) -> $t {
+                <$t>::from_f64(pymod_f64(a.to_f64(), b.to_f64()))
+            }
+            #[inline]
+            fn prelu(a: $t, b: $t) -> $t {
+                let x = a.to_f64();
+                if x > 0.0 { a } else { <$t>::from_f64(x * b.to_f64()) }
+            }
+        }
+    )*};
+}
+impl_real_num!(f64, F16, BF16);
+
+/// Python's `%` on floats (the result has the sign of the divisor).
+fn pymod_f64(a: f64, b: f64) -> f64 {
+    let r = a % b;
+    if r != 0.0 && (r < 0.0) != (b < 0.0) {
+        r + b
+    } else {
+        r
+    }
+}
 
 /// Run `$body` with `$f` bound to the element function of `$op` for `T`
 /// (a function item, so every op gets its own inlined loop).

@@ -1,10 +1,14 @@
-//! ONNX `Cast` between f32, f64, the 8- to 64-bit integers and bool:
+//! ONNX `Cast` between f32, f64, F16, BF16, the 8- to 64-bit integers and
+//! bool:
 //!
 //! - float → integer truncates toward zero; out-of-range values saturate and
 //!   NaN becomes 0 (ONNX leaves them undefined; the interpreter does the same);
 //! - integer → integer wraps (two's complement);
-//! - integer → float and f64 → f32 round to nearest (even);
+//! - integer → float and float → narrower float round to nearest (even),
+//!   once;
 //! - bool → number is 0/1; number → bool is `!= 0` (NaN is true).
+
+use crate::lowp::{BF16, F16};
 
 /// Conversion from `S` with ONNX `Cast` semantics.
 pub trait CastFrom<S>: Sized {
@@ -53,6 +57,89 @@ impl CastFrom<bool> for bool {
         v
     }
 }
+
+/// `v` as `f64`, rounded to odd when it needs more than 53 bits, so that a
+/// second rounding to a narrower float equals one direct rounding of `v`.
+fn int_to_f64_odd(v: i128) -> f64 {
+    let m = v.unsigned_abs();
+    let bits = 128 - m.leading_zeros();
+    if bits <= 53 {
+        return v as f64;
+    }
+    let shift = bits - 53;
+    let kept = (m >> shift) | (m & ((1u128 << shift) - 1) != 0) as u128;
+    let mag = kept as f64 * f64::from_bits(((shift + 1023) as u64) << 52);
+    if v < 0 {
+        -mag
+    } else {
+        mag
+    }
+}
+
+/// Casts to and from the 16-bit floats go through `f64` (exact for every
+/// float source; integers are rounded to odd first), so each is rounded once.
+macro_rules! impl_cast_half {
+    ($h:ty: floats $($f:ty),*; ints $($i:ty),*) => {
+        $(
+            impl CastFrom<$f> for $h {
+                #[inline]
+                fn cast_from(v: $f) -> $h {
+                    <$h>::from_f64(v as f64)
+                }
+            }
+        )*
+        $(
+            impl CastFrom<$i> for $h {
+                #[inline]
+                fn cast_from(v: $i) -> $h {
+                    <$h>::from_f64(int_to_f64_odd(v as i128))
+                }
+            }
+        )*
+        $(
+            impl CastFrom<$h> for $f {
+                #[inline]
+                fn cast_from(v: $h) -> $f {
+                    v.to_f64() as $f
+                }
+            }
+        )*
+        $(
+            impl CastFrom<$h> for $i {
+                #[inline]
+                fn cast_from(v: $h) -> $i {
+                    v.to_f64() as $i
+                }
+            }
+        )*
+        impl CastFrom<bool> for $h {
+            #[inline]
+            fn cast_from(v: bool) -> $h {
+                <$h>::from_f64(v as u8 as f64)
+            }
+        }
+        impl CastFrom<$h> for bool {
+            #[inline]
+            fn cast_from(v: $h) -> bool {
+                v.to_f64() != 0.0
+            }
+        }
+        impl CastFrom<F16> for $h {
+            #[inline]
+            fn cast_from(v: F16) -> $h {
+                <$h>::from_f64(v.to_f64())
+            }
+        }
+        impl CastFrom<BF16> for $h {
+            #[inline]
+            fn cast_from(v: BF16) -> $h {
+                <$h>::from_f64(v.to_f64())
+            }
+        }
+    };
+}
+impl_cast_half!(F16: floats f32, f64; ints i64, i32, i16, i8, u64, u32, u16, u8);
+impl_cast_half!(BF16: floats f32, f64; ints i64, i32, i16, i8, u64, u32, u16, u8);
 
 /// `y[i] = x[i] as D` with ONNX `Cast` semantics.
 pub fn cast<S: Copy, D: CastFrom<S>>(x: &[S], y: &mut [D]) {

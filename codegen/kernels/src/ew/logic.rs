@@ -3,6 +3,7 @@
 //! operands.
 
 use super::broadcast::{zip2, zip3};
+use crate::lowp::Real;
 
 /// A comparison producing `bool`. Any comparison involving NaN is false
 /// (`Equal` included: NaN ≠ NaN).
@@ -88,15 +89,16 @@ pub fn where_<T: Copy>(
 }
 
 /// `y = isnan(x)`.
-pub fn is_nan(x: &[f32], y: &mut [bool]) {
+pub fn is_nan<T: Real>(x: &[T], y: &mut [bool]) {
     assert_eq!(x.len(), y.len(), "is_nan: x has {} elements, y {}", x.len(), y.len());
-    y.iter_mut().zip(x).for_each(|(y, x)| *y = x.is_nan());
+    y.iter_mut().zip(x).for_each(|(y, x)| *y = x.to_f64().is_nan());
 }
 
 /// `y = (x == +inf && detect_positive) || (x == -inf && detect_negative)`.
-pub fn is_inf(x: &[f32], detect_negative: bool, detect_positive: bool, y: &mut [bool]) {
+pub fn is_inf<T: Real>(x: &[T], detect_negative: bool, detect_positive: bool, y: &mut [bool]) {
     assert_eq!(x.len(), y.len(), "is_inf: x has {} elements, y {}", x.len(), y.len());
     y.iter_mut().zip(x).for_each(|(y, &x)| {
-        *y = (detect_positive && x == f32::INFINITY) || (detect_negative && x == f32::NEG_INFINITY);
+        let x = x.to_f64();
+        *y = (detect_positive && x == f64::INFINITY) || (detect_negative && x == f64::NEG_INFINITY);
     });
 }

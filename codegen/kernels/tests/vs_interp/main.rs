@@ -2,6 +2,7 @@
 //! (`ir::interp::eval_op`) on random shapes and data (proptest).
 
 mod common;
+mod dtypes;
 mod ew;
 mod layout;
 mod norm;

@@ -215,6 +215,9 @@ fn max_pool_indices(cx: &mut OpCx<'_, '_>, xs: &[usize], ys: &[usize], geo: [&[u
 /// `core.attention` / `core.attention_blocked`.
 pub fn attention(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
     let op = cx.op;
+    if matches!(op.opcode, Opcode::CoreAttention | Opcode::CoreAttentionBlocked | Opcode::CoreWindowAttention) {
+        super::f32_only(cx)?;
+    }
     let blocked = match op.opcode {
         Opcode::CoreAttention => false,
         Opcode::CoreAttentionBlocked => true,

@@ -1,6 +1,6 @@
 //! Elementwise ops: one-input math and activations, broadcasting
 //! arithmetic (in place over an operand whose last use this is), variadic
-//! Sum/Max/Min/Mean, comparisons, logic, `Where`, `Cast`.
+//! Sum/Max/Min/Mean, comparisons, logic, bitwise ops, `Where`, `Cast`.
 
 use super::{dims, f32_attr};
 use crate::plan::Class;
@@ -73,8 +73,14 @@ fn binary(op: &OpData) -> Option<String> {
     })
 }
 
+/// Every class but `bool` has the arithmetic of `k::ew::Num`.
 fn numeric(c: Option<Class>) -> bool {
-    matches!(c, Some(Class::F32 | Class::I64 | Class::I32))
+    c.is_some_and(|c| c != Class::Bool)
+}
+
+/// A `Pow` whose exponent has another numeric type than the base.
+fn mixed_pow(op: &OpData, base: Option<Class>, exp: Option<Class>) -> bool {
+    op.opcode == Opcode::Pow && numeric(base) && numeric(exp) && base != exp
 }
 
 /// True for one-input math and two-input arithmetic (no scratch, no fields).
@@ -85,8 +91,9 @@ pub fn pure_math(op: &OpData) -> bool {
 /// True if the op can write its result over an operand of the same type.
 pub fn in_place_ok(f: &ir::Function, op: &OpData) -> bool {
     let class = op.results.first().and_then(|&r| Class::of(f.ty(r).dtype));
-    (unary(op).is_some() && class == Some(Class::F32) && op.operands.len() == 1)
-        || (binary(op).is_some() && numeric(class))
+    let exp = op.operand(1).and_then(|v| Class::of(f.ty(v).dtype));
+    (unary(op).is_some() && class.is_some_and(Class::is_float) && op.operands.len() == 1)
+        || (binary(op).is_some() && numeric(class) && !mixed_pow(op, class, exp))
 }
 
 /// Lower an elementwise op; `Ok(false)` if `op` is not one.
@@ -94,20 +101,29 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
     let op = cx.op;
     let class = cx.out_class(0);
     if let Some(u) = unary(op) {
-        if class != Class::F32 || cx.in_class(0) != Some(Class::F32) {
-            return Err(format!("{} on {} is not supported (f32 only)", op.opcode.name(), class.rust()));
+        if !class.is_float() || cx.in_class(0) != Some(class) {
+            return Err(format!("{} on {} is not supported (floats only)", op.opcode.name(), class.name()));
         }
+        // f32 has the vectorized kernels; f64, F16 and BF16 evaluate in f64.
+        let kernel = if class == Class::F32 { "unary" } else { "unary_real" };
         let out = cx.begin(0);
         if cx.in_place() == Some(0) {
-            cx.line(format!("k::ew::unary_inplace(k::ew::Unary::{u}, {out});"));
+            cx.line(format!("k::ew::{kernel}_inplace(k::ew::Unary::{u}, {out});"));
         } else {
             let x = cx.input(0)?;
-            cx.line(format!("k::ew::unary(k::ew::Unary::{u}, {x}, {out});"));
+            cx.line(format!("k::ew::{kernel}(k::ew::Unary::{u}, {x}, {out});"));
         }
         return Ok(true);
     }
     if op.opcode == Opcode::Clip {
         return clip(cx).map(|()| true);
+    }
+    if mixed_pow(op, cx.in_class(0), cx.in_class(1)) && cx.in_class(0) == Some(class) {
+        let (sa, sb, so) = (dims(&cx.in_dims(0)), dims(&cx.in_dims(1)), dims(&cx.out_dims(0)));
+        let out = cx.begin(0);
+        let (x, y) = (cx.input(0)?, cx.input(1)?);
+        cx.line(format!("k::ew::pow_mixed({sa}, {x}, {sb}, {y}, {so}, {out});"));
+        return Ok(true);
     }
     if let Some(b) = binary(op) {
         if !numeric(Some(class)) || cx.in_class(0) != Some(class) || cx.in_class(1) != Some(class) {
@@ -134,23 +150,39 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
     other(cx)
 }
 
-/// `Clip(x, min?, max?)` with constant bounds as a `Unary::Clip`.
+/// `Clip(x, min?, max?)` with constant bounds: a `Unary::Clip` for f32,
+/// `k::ew::clip` with bounds of the element type otherwise.
 fn clip(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
-    let bound = |cx: &OpCx<'_, '_>, i: usize, d: f32| -> Result<f32, String> {
+    let class = cx.out_class(0);
+    if class == Class::Bool || cx.in_class(0) != Some(class) {
+        return Err(format!("Clip on {} is not supported", class.name()));
+    }
+    let bound = |cx: &OpCx<'_, '_>, i: usize| -> Result<Option<f64>, String> {
         if cx.op.operand(i).is_none() {
-            return Ok(d);
+            return Ok(None);
         }
         let c = cx.in_const(i).ok_or("Clip with non-constant bounds is not supported")?;
-        c.to_f64s().and_then(|v| v.first().copied()).map(|x| x as f32).ok_or_else(|| "bad Clip bound".to_string())
+        c.to_f64s().and_then(|v| v.first().copied()).map(Some).ok_or_else(|| "bad Clip bound".to_string())
     };
-    let (lo, hi) = (bound(cx, 1, f32::NEG_INFINITY)?, bound(cx, 2, f32::INFINITY)?);
-    if cx.out_class(0) != Class::F32 {
-        return Err("Clip on integers is not supported".into());
+    let (lo, hi) = (bound(cx, 1)?, bound(cx, 2)?);
+    if class == Class::F32 {
+        let (lo, hi) = (lo.unwrap_or(f64::NEG_INFINITY) as f32, hi.unwrap_or(f64::INFINITY) as f32);
+        let u = format!("Clip {{ min: {}, max: {} }}", super::f32_lit(lo), super::f32_lit(hi));
+        let out = cx.begin(0);
+        let x = cx.input(0)?;
+        cx.line(format!("k::ew::unary(k::ew::Unary::{u}, {x}, {out});"));
+        return Ok(());
     }
-    let u = format!("Clip {{ min: {}, max: {} }}", super::f32_lit(lo), super::f32_lit(hi));
+    // Absent bounds: the type's extremes (infinities for floats).
+    let lit = |b: Option<f64>, min: bool| match b {
+        Some(v) => class.literal(v),
+        None if class.is_float() => class.literal(if min { f64::NEG_INFINITY } else { f64::INFINITY }),
+        None => format!("{}::{}", class.rust(), if min { "MIN" } else { "MAX" }),
+    };
+    let (lo, hi) = (lit(lo, true), lit(hi, false));
     let out = cx.begin(0);
     let x = cx.input(0)?;
-    cx.line(format!("k::ew::unary(k::ew::Unary::{u}, {x}, {out});"));
+    cx.line(format!("k::ew::clip({x}, {lo}, {hi}, {out});"));
     Ok(())
 }
 
@@ -167,6 +199,9 @@ fn other(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
                 Max => "Max",
                 _ => "Min",
             };
+            if !numeric(Some(cx.out_class(0))) {
+                return Err(format!("{} on bool is not supported", op.opcode.name()));
+            }
             let out = cx.begin(0);
             let mut parts = Vec::new();
             for i in 0..op.operands.len() {
@@ -190,6 +225,27 @@ fn other(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
             cx.line(format!("k::ew::logic(k::ew::Logic::{c}, {sa}, {a}, {sb}, {b}, {so}, {out});"));
         }
         Not => simple(cx, "k::ew::not")?,
+        BitwiseAnd | BitwiseOr | BitwiseXor | BitShift | BitwiseNot if !cx.in_class(0).is_some_and(Class::is_int) => {
+            return Err(format!("{} of a non-integer tensor is not supported", op.opcode.name()));
+        }
+        BitwiseNot => simple(cx, "k::ew::bitwise_not")?,
+        BitwiseAnd | BitwiseOr | BitwiseXor | BitShift => {
+            let b = match (op.opcode, op.attrs.str("direction")) {
+                (BitwiseAnd, _) => "And",
+                (BitwiseOr, _) => "Or",
+                (BitwiseXor, _) => "Xor",
+                (_, Some("LEFT")) => "ShiftLeft",
+                (_, Some("RIGHT")) => "ShiftRight",
+                _ => return Err("BitShift needs `direction` LEFT or RIGHT".into()),
+            };
+            let (sa, sb) = (shape(cx, 0), shape(cx, 1));
+            let out = cx.begin(0);
+            let (a, b_) = (cx.input(0)?, cx.input(1)?);
+            cx.line(format!("k::ew::bitwise(k::ew::Bitwise::{b}, {sa}, {a}, {sb}, {b_}, {so}, {out});"));
+        }
+        IsNaN | IsInf if !cx.in_class(0).is_some_and(Class::is_float) => {
+            return Err(format!("{} of a non-float tensor is not supported", op.opcode.name()));
+        }
         IsNaN => simple(cx, "k::ew::is_nan")?,
         IsInf => {
             let (n, p) =

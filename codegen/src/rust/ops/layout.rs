@@ -171,11 +171,7 @@ fn pad(cx: &mut OpCx<'_, '_>, xs: &[usize]) -> Result<(), String> {
         None => 0.0,
     };
     let class = cx.out_class(0);
-    let lit = match class {
-        crate::plan::Class::F32 => super::f32_lit(value as f32),
-        crate::plan::Class::Bool => (value != 0.0).to_string(),
-        c => format!("{}{}", value as i64, c.rust()),
-    };
+    let lit = class.literal(value);
     let mode = match op.attrs.str("mode").unwrap_or("constant") {
         "reflect" => "Reflect".to_string(),
         "edge" => "Edge".to_string(),
@@ -213,11 +209,7 @@ fn known(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
                 _ => 0.0,
             };
             let out = cx.begin(0);
-            let lit = match class {
-                crate::plan::Class::F32 => super::f32_lit(v as f32),
-                crate::plan::Class::Bool => (v != 0.0).to_string(),
-                c => format!("{}{}", v as i64, c.rust()),
-            };
+            let lit = class.literal(v);
             cx.line(format!("{out}.fill({lit}); // {n} elements"));
             return Ok(());
         }

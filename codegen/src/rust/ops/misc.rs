@@ -26,7 +26,6 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
         Trilu => trilu(cx)?,
         EyeLike => eye_like(cx)?,
         OneHot => one_hot(cx)?,
-        BitwiseAnd | BitwiseOr | BitwiseXor | BitwiseNot | BitShift => bits(cx)?,
         CenterCropPad => center_crop_pad(cx)?,
         Compress => compress(cx)?,
         ReverseSequence => reverse_sequence(cx)?,
@@ -226,43 +225,6 @@ fn one_hot(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let out = cx.begin(0);
     let (i, v) = (cx.input(0)?, cx.input(2)?);
     cx.line(format!("k::misc::select::one_hot({}, {a}, {depth}, {i}, {v}, {out});", dims(&is)));
-    Ok(())
-}
-
-fn bits(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
-    let op = cx.op;
-    let c = cx.out_class(0);
-    let ok = match op.opcode {
-        Opcode::BitShift => c == Class::U8,
-        _ => matches!(c, Class::U8 | Class::I8 | Class::I32 | Class::I64),
-    };
-    if !ok {
-        return Err(format!("{} on {} is not supported by the Rust backend", name(cx), c.rust()));
-    }
-    let ys = cx.out_dims(0);
-    let out = cx.begin(0);
-    if op.opcode == Opcode::BitwiseNot {
-        let x = cx.input(0)?;
-        cx.line(format!("k::misc::bits::bitwise_not({x}, {out});"));
-        return Ok(());
-    }
-    let (sa, sb) = (dims(&cx.in_dims(0)), dims(&cx.in_dims(1)));
-    let (a, b) = (cx.input(0)?, cx.input(1)?);
-    let call = match op.opcode {
-        Opcode::BitShift => {
-            let left = match op.attrs.str("direction") {
-                Some("LEFT") => true,
-                Some("RIGHT") => false,
-                d => return Err(format!("BitShift: direction {d:?} must be LEFT or RIGHT")),
-            };
-            format!("k::misc::bits::bit_shift({left}, ")
-        }
-        o => {
-            let k = o.name().trim_start_matches("onnx.Bitwise");
-            format!("k::misc::bits::bitwise(k::misc::bits::Bitwise::{k}, ")
-        }
-    };
-    cx.line(format!("{call}{sa}, {a}, {sb}, {b}, {}, {out});", dims(&ys)));
     Ok(())
 }
 

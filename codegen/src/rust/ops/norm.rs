@@ -12,6 +12,12 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
     let op = cx.op;
     let xs = cx.in_dims(0);
     let eps = |d: f32| f32_lit(op.attrs.float("epsilon").unwrap_or(d));
+    if matches!(
+        op.opcode,
+        Softmax | LogSoftmax | Hardmax | LayerNormalization | BatchNormalization | InstanceNormalization | LRN
+    ) {
+        super::f32_only(cx)?;
+    }
     match op.opcode {
         Softmax | LogSoftmax | Hardmax => {
             let a = axis(op.attrs.int("axis").unwrap_or(-1), xs.len())?;
@@ -115,8 +121,8 @@ fn reduce(cx: &mut OpCx<'_, '_>, xs: &[usize]) -> Result<(), String> {
     } else {
         (0..xs.len()).collect()
     };
-    if cx.out_class(0) != crate::plan::Class::F32 {
-        return Err("reductions of non-f32 tensors are not supported".into());
+    if !cx.out_class(0).is_float() || cx.in_class(0) != Some(cx.out_class(0)) {
+        return Err("reductions of integer or bool tensors are not supported".into());
     }
     unary(cx, &format!("k::reduce::reduce(k::reduce::Reduce::{k}, {}, &{axes:?}, ", dims(xs)))
 }

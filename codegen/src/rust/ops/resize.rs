@@ -97,13 +97,17 @@ pub fn resize(cx: &mut OpCx<'_, '_>, xs: &[usize]) -> Result<(), String> {
     let plan = format!("k::resize::ResizePlan::new(&{xs:?}, &[{}], &{})", axes(cx, xs, &ys)?.join(", "), params(cx)?);
     let f = cx.field("k::resize::ResizePlan", plan);
     let class = cx.out_class(0);
+    let mode = cx.op.attrs.str("mode").unwrap_or("nearest");
+    if class.is_float() && class != crate::plan::Class::F32 && mode != "nearest" {
+        return Err(format!("Resize in {mode} mode on {} is not supported (f32 only)", class.name()));
+    }
     let out = cx.begin(0);
     let x = cx.input(0)?;
     if class == crate::plan::Class::F32 {
         cx.scratch(format!("{f}.scratch_len()"));
         cx.line(format!("k::resize::resize(&self.{f}, {x}, {out}, &mut self.scratch);"));
     } else {
-        let z = if class == crate::plan::Class::Bool { "false".to_string() } else { format!("0{}", class.rust()) };
+        let z = class.literal(0.0);
         cx.line(format!("k::resize::resize_nearest(&self.{f}, {x}, {out}, {z}, {z});"));
     }
     Ok(())
