@@ -1,6 +1,8 @@
 //! CausalConvWithState (bias, past state, SiLU, present state) against the
 //! interpreter, bit for bit.
 
+mod common;
+
 use edgec_kernels::seqmix;
 use ir::interp::{eval_op, Data, Tensor};
 use ir::{Attr, Attrs, Opcode};
@@ -10,17 +12,9 @@ fn t(shape: &[usize], v: Vec<f32>) -> Option<Tensor> {
     Some(Tensor::new(shape.to_vec(), Data::F32(v)))
 }
 
-/// `n` values in [-1, 1) from `seed` (xorshift).
+/// `n` deterministic values from `seed` (the shared dyadic generator).
 fn vals(n: usize, seed: u64) -> Vec<f32> {
-    let mut s = seed | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-        })
-        .collect()
+    common::values(n, seed)
 }
 
 fn f32s(x: &Tensor) -> Vec<f32> {
