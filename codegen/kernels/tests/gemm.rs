@@ -156,6 +156,34 @@ fn packed_b_reused_across_depth_blocks() {
     }
 }
 
+/// Every column of C is computed by the same sequence of operations whatever
+/// its position (full or edge tile, any depth block): with identical columns
+/// of B, the columns of C are bit-identical. A model with uniform weights
+/// (the ONNX light models) relies on this: its logits are equal only if the
+/// edge tile rounds like the others, and softmax amplifies any difference.
+#[test]
+fn columns_are_position_invariant() {
+    for (m, n, k) in [(1, 1000, 4096), (7, 45, 600), (13, 1030, 263)] {
+        // Inexact values (not quarter-integers), so sums round.
+        let inexact = |v: Vec<f32>| v.into_iter().map(|x| x * 0.37 + 0.013).collect::<Vec<_>>();
+        let col = inexact(values(k, 11));
+        let b: Vec<f32> = (0..k * n).map(|i| col[i / n]).collect();
+        let a = inexact(values(m * k, 12));
+        for isa in isas() {
+            gemm::with_isa(isa, || {
+                let pb = PackedB::new(&b, k, n, false);
+                let mut c = vec![0.0; m * n];
+                let mut scratch = vec![0.0; gemm::packed_scratch_len(m, &pb)];
+                gemm::sgemm_packed(m, &a, &pb, &mut c, &Epilogue::default(), &mut scratch);
+                for (i, row) in c.chunks(n).enumerate() {
+                    let bad = row.iter().position(|v| v.to_bits() != row[0].to_bits());
+                    assert_eq!(bad, None, "{m}x{n}x{k} [{isa:?}] row {i}: {:?} vs {}", bad.map(|j| row[j]), row[0]);
+                }
+            });
+        }
+    }
+}
+
 #[test]
 #[should_panic(expected = "scratch")]
 fn short_scratch_is_a_bug() {

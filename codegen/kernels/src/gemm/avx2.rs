@@ -4,7 +4,7 @@
 //! row tiles use a narrower instantiation.
 #![allow(unsafe_code)]
 
-use super::kernel::{store_tile, MicroKernel, Tile};
+use super::kernel::{load_tile, store_tile, MicroKernel, Tile};
 use std::arch::x86_64::*;
 
 /// Proof that the CPU supports AVX2 and FMA: only [`Kernel::new`] makes one.
@@ -49,14 +49,22 @@ impl MicroKernel for Kernel {
 #[target_feature(enable = "avx2,fma")]
 fn tile<const R: usize>(t: Tile, a: &[f32], b: &[f32], c: &mut [f32]) {
     let full = t.cols == NR;
-    let cp = c.as_mut_ptr();
     let mut acc = [[_mm256_setzero_ps(); 2]; R];
-    if t.accumulate && full {
-        for (r, row) in acc.iter_mut().enumerate() {
-            // SAFETY: a full tile: row r covers r·ldc .. r·ldc + 16 ≤ len.
+    // A partial tile starts from C through a buffer, so every column of C sees
+    // the same sequence of fused adds whatever its position in the matrix.
+    let mut buf = [[0.0f32; NR]; R];
+    if t.accumulate && !full {
+        load_tile(t, c, &mut buf);
+    }
+    let cp = c.as_mut_ptr();
+    if t.accumulate {
+        for (r, (row, src)) in acc.iter_mut().zip(&buf).enumerate() {
+            // SAFETY: a full tile: row r covers r·ldc .. r·ldc + 16 ≤ len;
+            // otherwise `src` is 16 f32s.
             unsafe {
-                row[0] = _mm256_loadu_ps(cp.add(r * t.ldc));
-                row[1] = _mm256_loadu_ps(cp.add(r * t.ldc + 8));
+                let p = if full { cp.add(r * t.ldc).cast_const() } else { src.as_ptr() };
+                row[0] = _mm256_loadu_ps(p);
+                row[1] = _mm256_loadu_ps(p.add(8));
             }
         }
     }
@@ -83,7 +91,6 @@ fn tile<const R: usize>(t: Tile, a: &[f32], b: &[f32], c: &mut [f32]) {
         }
         return;
     }
-    let mut buf = [[0.0f32; NR]; R];
     for (dst, row) in buf.iter_mut().zip(&acc) {
         // SAFETY: `dst` is 16 f32s, exactly two unaligned 8-lane stores.
         unsafe {
@@ -91,5 +98,5 @@ fn tile<const R: usize>(t: Tile, a: &[f32], b: &[f32], c: &mut [f32]) {
             _mm256_storeu_ps(dst.as_mut_ptr().add(8), row[1]);
         }
     }
-    store_tile(t, &buf, c);
+    store_tile(Tile { accumulate: false, ..t }, &buf, c);
 }

@@ -90,6 +90,13 @@ fn scalar_tile<const R: usize>(t: Tile, a: &[f32], b: &[f32], c: &mut [f32]) {
     store_tile(t, &acc, c);
 }
 
+/// Copy the `rows × cols` tile of C into the front of a register-sized buffer.
+pub(crate) fn load_tile<const R: usize, const N: usize>(t: Tile, c: &[f32], buf: &mut [[f32; N]; R]) {
+    for (r, row) in buf.iter_mut().enumerate().take(t.rows) {
+        row[..t.cols].copy_from_slice(&c[r * t.ldc..r * t.ldc + t.cols]);
+    }
+}
+
 /// Write (or add) a register tile held as `R` rows of `N` values into C.
 pub(crate) fn store_tile<const R: usize, const N: usize>(t: Tile, acc: &[[f32; N]; R], c: &mut [f32]) {
     for (r, row) in acc.iter().enumerate() {
