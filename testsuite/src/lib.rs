@@ -2,5 +2,6 @@
 
 pub mod conformance;
 pub mod filetest;
+pub mod par;
 pub mod rulecheck;
 pub mod rustbatch;

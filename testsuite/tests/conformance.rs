@@ -28,27 +28,11 @@ fn tolerance_for(name: &str) -> compiler::check::Tolerance {
     testsuite::conformance::node_tolerance(name)
 }
 
-/// Run tests on two threads; a panic is a failure of that test, not of the suite.
+/// Run every test on a few threads; a panic is a failure of that test, not of the suite.
 fn run_all(dirs: &[PathBuf]) -> BTreeMap<String, Status> {
-    let results = std::sync::Mutex::new(BTreeMap::new());
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(dir) = dirs.get(i) else { break };
-                let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-                let status = std::panic::catch_unwind(|| run_test_dir(dir, tolerance_for(&name)))
-                    .unwrap_or_else(|p| Status::Fail(format!("PANIC: {}", panic_message(&p))));
-                results.lock().expect("results").insert(name, status);
-            });
-        }
-    });
-    results.into_inner().expect("results")
-}
-
-fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
-    p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
+    let name = |d: &PathBuf| d.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let statuses = testsuite::par::par_map(dirs, |d| run_test_dir(d, tolerance_for(&name(d))));
+    dirs.iter().zip(statuses).map(|(d, s)| (name(d), s.unwrap_or_else(Status::Fail))).collect()
 }
 
 /// What edgec deliberately does not implement, matched against unsupported reasons.

@@ -198,10 +198,11 @@ fn node_tests_through_the_rust_backend() {
     let mut members = Vec::new();
     let mut module_of: BTreeMap<String, String> = BTreeMap::new();
     let mut bound: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for (i, t) in tests.iter().enumerate() {
-        let module = format!("t{i}");
-        module_of.insert(module.clone(), t.clone());
-        match compile(&root().join(t), &module) {
+    let modules: Vec<(String, String)> = tests.iter().enumerate().map(|(i, t)| (format!("t{i}"), t.clone())).collect();
+    let compiled = testsuite::par::par_map(&modules, |(module, t)| compile(&root().join(t), module));
+    for ((module, t), r) in modules.into_iter().zip(compiled) {
+        module_of.insert(module.clone(), t);
+        match r.and_then(|r| r) {
             Ok((m, b)) => {
                 if !b.is_empty() {
                     bound.insert(module.clone(), b);
@@ -219,12 +220,15 @@ fn node_tests_through_the_rust_backend() {
     let tmp = dir.join("io");
     std::fs::create_dir_all(&tmp).unwrap();
     let (mut passed, mut passed_bound) = (0, 0);
-    for m in &members {
+    let runs = testsuite::par::par_map(&members, |m| {
         let b = bound.get(&m.module).map_or(&[][..], |b| b.as_slice());
-        match run_one(&exe, &root().join(&module_of[&m.module]), &m.module, b, &tmp) {
+        run_one(&exe, &root().join(&module_of[&m.module]), &m.module, b, &tmp)
+    });
+    for (m, r) in members.iter().zip(runs) {
+        match r.and_then(|r| r) {
             Ok(()) => {
                 passed += 1;
-                passed_bound += usize::from(!b.is_empty());
+                passed_bound += usize::from(bound.contains_key(&m.module));
             }
             Err(e) => {
                 why.insert(m.module.clone(), e.chars().take(240).collect());
