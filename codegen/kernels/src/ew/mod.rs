@@ -1,13 +1,15 @@
 //! Elementwise kernels: one-input math and activations ([`unary()`]),
 //! the same math in f64 for the other float types ([`unary_real()`]),
 //! broadcasting arithmetic for every numeric type ([`binary()`], in place or not, and
-//! the variadic ops), comparisons and logic to/on `bool`, `Where`, and `Cast`.
+//! the variadic ops), comparisons and logic to/on `bool`, `Where`, `Cast` and
+//! `BitCast`.
 //!
 //! Broadcasting follows numpy: every operand comes with its shape, the caller
 //! gives the output shape (the broadcast of the operand shapes), and the
 //! generic machinery in [`mod@broadcast`] serves any element type.
 
 pub mod binary;
+pub mod bitcast;
 pub mod bits;
 pub mod broadcast;
 pub mod cast;
@@ -17,6 +19,7 @@ pub mod real;
 pub mod unary;
 
 pub use binary::{binary, binary_inplace, binary_inplace_rev, variadic, Binary, Num, Variadic};
+pub use bitcast::{bitcast, RawBytes};
 pub use bits::{bitwise, bitwise_not, Bits, Bitwise};
 pub use broadcast::{broadcast_shape, map1, zip2, zip2_inplace, zip3};
 pub use cast::{cast, CastFrom};

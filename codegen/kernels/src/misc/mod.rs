@@ -1,7 +1,8 @@
 //! Losses ([`loss`]), scatter/gather by index ([`scatter`]), selection and
 //! generation (TopK, Trilu, EyeLike, OneHot: [`select`]), ReverseSequence
-//! and Col2Im ([`seq`]), GridSample ([`grid`]), DFT ([`dft`]), MaxPool's
-//! indices ([`argmax`]); bitwise ops are in [`crate::ew`].
+//! and Col2Im ([`seq`]), GridSample ([`grid`]), DFT ([`dft`]), CumSum and
+//! CumProd ([`cum`]), MaxPool's indices ([`argmax`]); bitwise ops are in
+//! [`crate::ew`].
 //!
 //! Index operands are `i64` or `i32` (`I: Into<i64>`); a negative index
 //! counts from the end of its dim. An index outside `[-n, n)` is a run-time
@@ -9,6 +10,7 @@
 //! generated model's convention for bad data-dependent input, as `Gather`).
 
 pub mod argmax;
+pub mod cum;
 pub mod dft;
 pub mod grid;
 pub mod loss;

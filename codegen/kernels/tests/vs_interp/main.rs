@@ -8,3 +8,4 @@ mod layout;
 mod norm;
 mod reduce;
 mod resize;
+mod scan;

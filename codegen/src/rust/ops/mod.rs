@@ -97,6 +97,7 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         || quant::lower(cx)?
         || seqmix::lower(cx)?
         || misc::lower(cx)?
+        || scan::lower(cx)?
         || attn_norm::lower(cx)?;
     if !done {
         return Err(format!("{} is not supported by the Rust backend yet", op.opcode.name()));
@@ -150,4 +151,5 @@ mod norm;
 mod quant;
 mod resize;
 mod rnn;
+mod scan;
 mod seqmix;
