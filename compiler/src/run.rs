@@ -127,7 +127,12 @@ pub fn compare_all(got: &[Tensor], want: &[Tensor], tol: Tolerance, what: &str) 
     if got.len() != want.len() {
         return Err(format!("model has {} outputs, {what} has {}", got.len(), want.len()));
     }
-    Ok(got.iter().zip(want).enumerate().map(|(i, (g, w))| compare(i, g, w, tol)).collect())
+    Ok(got
+        .iter()
+        .zip(want)
+        .enumerate()
+        .map(|(i, (g, w))| compare(i, &crate::check::narrow_like(g.clone(), w), w, tol))
+        .collect())
 }
 
 /// The data set's inputs the module takes: those bound by `--const` at

@@ -143,23 +143,13 @@ fn run_one(exe: &Path, dir: &Path, module: &str, bound: &[String], tmp: &Path) -
         for (i, (n, want)) in names.iter().zip(&expected).enumerate() {
             let f: String = n.chars().map(|c| if c.is_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
             let bytes = std::fs::read(out_dir.join(format!("{f}.npy"))).map_err(|e| e.to_string())?;
-            let got = as_bf16_if_expected(compiler::npy::read_npy(&bytes)?, want)?;
+            let got = compiler::check::narrow_like(compiler::npy::read_npy(&bytes)?, want);
             if let Some(fail) = compare(i, &got, want, tol).failure {
                 return Err(format!("output #{i}: {fail}"));
             }
         }
     }
     Ok(())
-}
-
-/// numpy has no bfloat16: generated models write bf16 outputs as `<f4`
-/// (exact), so an f32 result where bf16 is expected is narrowed back first.
-fn as_bf16_if_expected(got: Tensor, want: &Tensor) -> Result<Tensor, String> {
-    if got.dtype() != ir::DType::F32 || want.dtype() != ir::DType::BF16 {
-        return Ok(got);
-    }
-    let to = ir::Attrs::new().with("to", ir::Attr::Type(ir::DType::BF16));
-    Ok(ir::interp::eval_op(ir::Opcode::Cast, &[Some(got)], to, 1)?.remove(0))
 }
 
 fn io(dir: &Path) -> Result<(Vec<String>, Vec<String>), String> {

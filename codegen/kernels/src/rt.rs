@@ -2,6 +2,7 @@
 //! file, and the pad/slice steps of bucket dispatch.
 
 use crate::lowp::{BF16, F16};
+use crate::lowp8::{F4E2M1, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0, I2, I4, U2, U4};
 use std::fmt;
 
 /// An error a generated model reports to its caller (bad input, bad weights).
@@ -57,8 +58,9 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
     h
 }
 
-/// Magic of a generated model's weights file (format version 2: 13 sections).
-pub const WEIGHTS_MAGIC: &[u8; 8] = b"EDGEWRS\x02";
+/// Magic of a generated model's weights file (format version 3: 23 sections,
+/// the sub-16-bit types one byte per element).
+pub const WEIGHTS_MAGIC: &[u8; 8] = b"EDGEWRS\x03";
 
 /// The typed sections of a weights file, in file order.
 #[derive(Debug, Default)]
@@ -89,16 +91,36 @@ pub struct Weights {
     pub u32: Vec<u32>,
     /// `u64` section.
     pub u64: Vec<u64>,
+    /// `F8E4M3FN` section (one byte each).
+    pub f8e4m3fn: Vec<F8E4M3FN>,
+    /// `F8E4M3FNUZ` section (one byte each).
+    pub f8e4m3fnuz: Vec<F8E4M3FNUZ>,
+    /// `F8E5M2` section (one byte each).
+    pub f8e5m2: Vec<F8E5M2>,
+    /// `F8E5M2FNUZ` section (one byte each).
+    pub f8e5m2fnuz: Vec<F8E5M2FNUZ>,
+    /// `F8E8M0` section (one byte each).
+    pub f8e8m0: Vec<F8E8M0>,
+    /// `F4E2M1` section (one byte each).
+    pub f4e2m1: Vec<F4E2M1>,
+    /// `I4` section (one byte each).
+    pub i4: Vec<I4>,
+    /// `U4` section (one byte each).
+    pub u4: Vec<U4>,
+    /// `I2` section (one byte each).
+    pub i2: Vec<I2>,
+    /// `U2` section (one byte each).
+    pub u2: Vec<U2>,
 }
 
 /// Number of sections of a weights file.
-pub const SECTIONS: usize = 13;
+pub const SECTIONS: usize = 23;
 
 /// Element counts of the sections, in [`Weights`] field order.
 pub type Counts = [usize; SECTIONS];
 
 /// Bytes per element of each section.
-pub const SECTION_SIZES: Counts = [4, 8, 4, 1, 1, 1, 8, 2, 2, 2, 2, 4, 8];
+pub const SECTION_SIZES: Counts = [4, 8, 4, 1, 1, 1, 8, 2, 2, 2, 2, 4, 8, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1];
 
 /// `bytes` split into `N`-byte little-endian elements decoded by `f`.
 fn elems<T, const N: usize>(bytes: &[u8], f: fn([u8; N]) -> T) -> Vec<T> {
@@ -112,6 +134,12 @@ impl Weights {
     pub fn decode(bytes: &[u8], hash: u64, counts: Counts) -> Result<Weights, Error> {
         let head = 8 + 8 * SECTIONS;
         let want: usize = head + counts.iter().zip(SECTION_SIZES).map(|(c, s)| c * s).sum::<usize>();
+        if bytes.len() >= 8 && bytes[..7] == WEIGHTS_MAGIC[..7] && bytes[7] != WEIGHTS_MAGIC[7] {
+            return Err(Error(format!(
+                "weights: format version {}, this model reads version {} (regenerate the crate)",
+                bytes[7], WEIGHTS_MAGIC[7]
+            )));
+        }
         if bytes.len() != want || &bytes[..8] != WEIGHTS_MAGIC {
             return Err(Error(format!(
                 "weights: {} bytes, expected {want} starting with the edgec magic",
@@ -148,6 +176,16 @@ impl Weights {
             u16: elems(next(), u16::from_le_bytes),
             u32: elems(next(), u32::from_le_bytes),
             u64: elems(next(), u64::from_le_bytes),
+            f8e4m3fn: elems(next(), F8E4M3FN::from_le_bytes),
+            f8e4m3fnuz: elems(next(), F8E4M3FNUZ::from_le_bytes),
+            f8e5m2: elems(next(), F8E5M2::from_le_bytes),
+            f8e5m2fnuz: elems(next(), F8E5M2FNUZ::from_le_bytes),
+            f8e8m0: elems(next(), F8E8M0::from_le_bytes),
+            f4e2m1: elems(next(), F4E2M1::from_le_bytes),
+            i4: elems(next(), I4::from_le_bytes),
+            u4: elems(next(), U4::from_le_bytes),
+            i2: elems(next(), I2::from_le_bytes),
+            u2: elems(next(), U2::from_le_bytes),
         })
     }
 }
@@ -259,7 +297,7 @@ mod tests {
 
     #[test]
     fn weights_are_checked() {
-        let counts = [1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1];
+        let counts = [1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0];
         let mut b = WEIGHTS_MAGIC.to_vec();
         for c in counts {
             b.extend((c as u64).to_le_bytes());
@@ -268,10 +306,14 @@ mod tests {
         b.push(1);
         b.extend(0x3c00u16.to_le_bytes());
         b.extend(u64::MAX.to_le_bytes());
+        b.extend([0x38, 0xf9]);
         let w = Weights::decode(&b, fnv1a64(&b), counts).unwrap();
+        assert_eq!((w.f8e4m3fn[0].to_f64(), w.i4[0].get()), (1.0, -7));
         assert_eq!((w.f32, w.bool), (vec![2.5], vec![true]));
         assert_eq!((w.f16[0].to_f32(), w.u64), (1.0, vec![u64::MAX]));
         assert!(Weights::decode(&b, 0, counts).unwrap_err().0.contains("checksum"));
         assert!(Weights::decode(&b[..20], fnv1a64(&b[..20]), counts).is_err());
+        b[7] = 2;
+        assert!(Weights::decode(&b, fnv1a64(&b), counts).unwrap_err().0.contains("format version 2"));
     }
 }

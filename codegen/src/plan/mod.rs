@@ -45,11 +45,31 @@ pub enum Class {
     U32,
     /// `u64`.
     U64,
+    /// float8 E4M3FN (the kernel crate's `F8E4M3FN`, one byte per element).
+    F8E4M3FN,
+    /// float8 E4M3FNUZ (the kernel crate's `F8E4M3FNUZ`, one byte per element).
+    F8E4M3FNUZ,
+    /// float8 E5M2 (the kernel crate's `F8E5M2`, one byte per element).
+    F8E5M2,
+    /// float8 E5M2FNUZ (the kernel crate's `F8E5M2FNUZ`, one byte per element).
+    F8E5M2FNUZ,
+    /// float8 E8M0 (the kernel crate's `F8E8M0`, one byte per element).
+    F8E8M0,
+    /// float4 E2M1 (the kernel crate's `F4E2M1`, one byte per element).
+    F4E2M1,
+    /// 4-bit signed integer (the kernel crate's `I4`, one byte per element).
+    I4,
+    /// 4-bit unsigned integer (the kernel crate's `U4`, one byte per element).
+    U4,
+    /// 2-bit signed integer (the kernel crate's `I2`, one byte per element).
+    I2,
+    /// 2-bit unsigned integer (the kernel crate's `U2`, one byte per element).
+    U2,
 }
 
 impl Class {
     /// Every class, in weights-section order (`edgec_kernels::rt::Weights`).
-    pub const ALL: [Class; 13] = [
+    pub const ALL: [Class; 23] = [
         Class::F32,
         Class::I64,
         Class::I32,
@@ -63,6 +83,16 @@ impl Class {
         Class::U16,
         Class::U32,
         Class::U64,
+        Class::F8E4M3FN,
+        Class::F8E4M3FNUZ,
+        Class::F8E5M2,
+        Class::F8E5M2FNUZ,
+        Class::F8E8M0,
+        Class::F4E2M1,
+        Class::I4,
+        Class::U4,
+        Class::I2,
+        Class::U2,
     ];
 
     /// The class of an element type, if the generated code supports it.
@@ -81,6 +111,16 @@ impl Class {
             DType::U16 => Class::U16,
             DType::U32 => Class::U32,
             DType::U64 => Class::U64,
+            DType::F8E4M3FN => Class::F8E4M3FN,
+            DType::F8E4M3FNUZ => Class::F8E4M3FNUZ,
+            DType::F8E5M2 => Class::F8E5M2,
+            DType::F8E5M2FNUZ => Class::F8E5M2FNUZ,
+            DType::F8E8M0 => Class::F8E8M0,
+            DType::F4E2M1 => Class::F4E2M1,
+            DType::I4 => Class::I4,
+            DType::U4 => Class::U4,
+            DType::I2 => Class::I2,
+            DType::U2 => Class::U2,
             _ => return None,
         })
     }
@@ -91,6 +131,7 @@ impl Class {
             Class::I64 | Class::F64 | Class::U64 => 8,
             Class::F16 | Class::BF16 | Class::I16 | Class::U16 => 2,
             Class::Bool | Class::U8 | Class::I8 => 1,
+            _ => 1,
         }
     }
     /// The element type's name: the Rust primitive, or `f16`/`bf16` (also
@@ -110,6 +151,16 @@ impl Class {
             Class::U16 => "u16",
             Class::U32 => "u32",
             Class::U64 => "u64",
+            Class::F8E4M3FN => "f8e4m3fn",
+            Class::F8E4M3FNUZ => "f8e4m3fnuz",
+            Class::F8E5M2 => "f8e5m2",
+            Class::F8E5M2FNUZ => "f8e5m2fnuz",
+            Class::F8E8M0 => "f8e8m0",
+            Class::F4E2M1 => "f4e2m1",
+            Class::I4 => "i4",
+            Class::U4 => "u4",
+            Class::I2 => "i2",
+            Class::U2 => "u2",
         }
     }
     /// Rust element type, usable in generated code.
@@ -117,6 +168,16 @@ impl Class {
         match self {
             Class::F16 => "edgec_kernels::F16",
             Class::BF16 => "edgec_kernels::BF16",
+            Class::F8E4M3FN => "edgec_kernels::F8E4M3FN",
+            Class::F8E4M3FNUZ => "edgec_kernels::F8E4M3FNUZ",
+            Class::F8E5M2 => "edgec_kernels::F8E5M2",
+            Class::F8E5M2FNUZ => "edgec_kernels::F8E5M2FNUZ",
+            Class::F8E8M0 => "edgec_kernels::F8E8M0",
+            Class::F4E2M1 => "edgec_kernels::F4E2M1",
+            Class::I4 => "edgec_kernels::I4",
+            Class::U4 => "edgec_kernels::U4",
+            Class::I2 => "edgec_kernels::I2",
+            Class::U2 => "edgec_kernels::U2",
             _ => self.name(),
         }
     }
@@ -133,9 +194,15 @@ impl Class {
     pub fn is_float(self) -> bool {
         matches!(self, Class::F32 | Class::F64 | Class::F16 | Class::BF16)
     }
-    /// True for the integer classes.
+    /// True for the integer classes (8 to 64 bits).
     pub fn is_int(self) -> bool {
-        !self.is_float() && self != Class::Bool
+        !self.is_float() && !self.is_low() && self != Class::Bool
+    }
+    /// True for the sub-16-bit classes (float8, float4, 4- and 2-bit
+    /// integers): storage, `Cast` and quantization only, no arithmetic.
+    pub fn is_low(self) -> bool {
+        use Class::*;
+        matches!(self, F8E4M3FN | F8E4M3FNUZ | F8E5M2 | F8E5M2FNUZ | F8E8M0 | F4E2M1 | I4 | U4 | I2 | U2)
     }
     /// A Rust literal of this class for `v` (rounded like a `Cast`: floats
     /// to nearest, integers truncated and saturated, bools `v != 0`).
@@ -162,6 +229,8 @@ impl Class {
             Class::U32 => format!("{}u32", v as u32),
             Class::U16 => format!("{}u16", v as u16),
             Class::U8 => format!("{}u8", v as u8),
+            Class::I4 | Class::U4 | Class::I2 | Class::U2 => format!("{}::wrap({}i128)", self.rust(), v as i64),
+            _ => format!("{}::from_f64({})", self.rust(), float(v, "f64")),
         }
     }
 }

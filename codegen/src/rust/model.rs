@@ -110,7 +110,7 @@ pub fn arena_sizes(entry: &Entry<'_>, main: &Function) -> (BTreeMap<Class, usize
     (size, outs)
 }
 
-const CLASSES: [Class; 13] = Class::ALL;
+const CLASSES: [Class; 23] = Class::ALL;
 
 /// Elements of each class's constant arena (every function's hoisted values).
 fn const_sizes(entry: &Entry<'_>) -> BTreeMap<Class, usize> {
@@ -126,6 +126,7 @@ fn const_sizes(entry: &Entry<'_>) -> BTreeMap<Class, usize> {
 fn zero(c: Class) -> String {
     match c {
         Class::F16 | Class::BF16 => format!("{}::ZERO", c.rust()),
+        c if c.is_low() => format!("{}::default()", c.rust()),
         _ => c.literal(0.0),
     }
 }

@@ -60,7 +60,7 @@ impl CastFrom<bool> for bool {
 
 /// `v` as `f64`, rounded to odd when it needs more than 53 bits, so that a
 /// second rounding to a narrower float equals one direct rounding of `v`.
-fn int_to_f64_odd(v: i128) -> f64 {
+pub(crate) fn int_to_f64_odd(v: i128) -> f64 {
     let m = v.unsigned_abs();
     let bits = 128 - m.leading_zeros();
     if bits <= 53 {

@@ -5,6 +5,7 @@ mod common;
 mod dtypes;
 mod ew;
 mod layout;
+mod lowp8;
 mod norm;
 mod reduce;
 mod resize;

@@ -261,15 +261,35 @@ fn other(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
             cx.line(format!("k::ew::where_({sc}, {c}, {sx}, {x}, {sy}, {y}, {so}, {out});"));
         }
         Cast | CastLike => {
-            if cx.in_class(0).is_none() {
+            let Some(from) = cx.in_class(0) else {
                 return Err("Cast from this element type is not supported".into());
+            };
+            if from.is_low() || cx.out_class(0).is_low() {
+                low_cast(cx)?
+            } else {
+                simple(cx, "k::ew::cast")?
             }
-            simple(cx, "k::ew::cast")?
         }
         Dropout => dropout(cx)?,
         _ => return Ok(false),
     }
     Ok(true)
+}
+
+/// A `Cast` to or from a sub-16-bit type, honouring `saturate` (default 1)
+/// and `round_mode` (default `up`, float8 E8M0 only).
+fn low_cast(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    let saturate = cx.op.attrs.int("saturate").unwrap_or(1) != 0;
+    let mode = match cx.op.attrs.str("round_mode").unwrap_or("up") {
+        "up" => "Up",
+        "down" => "Down",
+        "nearest" => "Nearest",
+        m => return Err(format!("{}: round_mode `{m}` is not supported", cx.op.opcode.name())),
+    };
+    let out = cx.begin(0);
+    let x = cx.input(0)?;
+    cx.line(format!("k::lowp8::cast::cast({x}, {out}, {saturate}, k::lowp8::RoundMode::{mode});"));
+    Ok(())
 }
 
 /// `Dropout` at inference (no `training_mode`, or a constant false one, or a

@@ -87,6 +87,7 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         // Same elements as the operand: no code.
         return Ok(());
     }
+    low_types_ok(cx)?;
     let done = elementwise::lower(cx)?
         || linalg::lower(cx)?
         || conv::pool(cx)?
@@ -104,6 +105,24 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     }
     cx.finish();
     Ok(())
+}
+
+/// Fail if a sub-16-bit value (float8, float4, 4- or 2-bit integer) meets
+/// an op other than a conversion: those types have no arithmetic kernels.
+fn low_types_ok(cx: &OpCx<'_, '_>) -> Result<(), String> {
+    use crate::plan::Class;
+    if matches!(cx.op.opcode, Opcode::Cast | Opcode::CastLike) {
+        return Ok(());
+    }
+    let f = cx.func();
+    let tys = cx.op.operands.iter().flatten().chain(&cx.op.results).map(|&v| f.ty(v).dtype);
+    match tys.into_iter().find(|&d| Class::of(d).is_some_and(Class::is_low)) {
+        Some(d) => Err(format!(
+            "{} on {d} is not supported by the Rust backend (sub-16-bit types are converted only)",
+            cx.op.opcode.name()
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Fail unless operand 0 and result 0 of the op are f32 (for kernels
