@@ -1,6 +1,8 @@
-//! Linear quantization: QuantizeLinear (f32 → u8/i8), DequantizeLinear
-//! (u8/i8/i32 → f32), DynamicQuantizeLinear, and the integer matmul that
-//! MatMulInteger and QLinearMatMul are built on.
+//! Linear quantization: QuantizeLinear (f32 → 16-, 8-, 4- and 2-bit
+//! integers), DequantizeLinear (those and i32 → f32), DynamicQuantizeLinear,
+//! and the integer matmul that MatMulInteger and QLinearMatMul are built on.
+//! The float8 / float4 forms and other scale or output types are in
+//! [`crate::lowp8::quant`].
 //!
 //! Rounding matches the reference interpreter bit for bit: `x / scale` is one
 //! correctly rounded f32 division, halves round to even, and
@@ -75,7 +77,30 @@ macro_rules! qint {
         }
     )*};
 }
-qint!(u8, i8);
+qint!(u8, i8, i16, u16);
+
+macro_rules! qint_small {
+    ($($t:ident),*) => {$(
+        impl QInt for crate::lowp8::$t {
+            const MIN: f32 = crate::lowp8::$t::MIN as f32;
+            const MAX: f32 = crate::lowp8::$t::MAX as f32;
+            #[inline]
+            fn to_f32(self) -> f32 {
+                self.get() as f32
+            }
+            #[inline]
+            fn from_f32(x: f32) -> Self {
+                crate::lowp8::$t::wrap(x as i128)
+            }
+        }
+        impl DeqInt for crate::lowp8::$t {
+            fn to_i64(self) -> i64 {
+                self.get() as i64
+            }
+        }
+    )*};
+}
+qint_small!(I4, U4, I2, U2);
 
 /// `y = saturate(round_half_even(x / scale) + zero_point)`; NaN gives the
 /// type's minimum. `zp` has the scale's length (or is absent: zero).
@@ -99,21 +124,16 @@ pub trait DeqInt: Copy {
     /// The value as i64 (exact).
     fn to_i64(self) -> i64;
 }
-impl DeqInt for u8 {
-    fn to_i64(self) -> i64 {
-        self as i64
-    }
+macro_rules! deq_int {
+    ($($t:ty),*) => {$(
+        impl DeqInt for $t {
+            fn to_i64(self) -> i64 {
+                self as i64
+            }
+        }
+    )*};
 }
-impl DeqInt for i8 {
-    fn to_i64(self) -> i64 {
-        self as i64
-    }
-}
-impl DeqInt for i32 {
-    fn to_i64(self) -> i64 {
-        self as i64
-    }
-}
+deq_int!(u8, i8, i32, i16, u16);
 
 /// `y = (x - zero_point) * scale`, rounded once to f32.
 pub fn dequantize<T: DeqInt>(layout: QLayout, x: &[T], scale: &[f32], zp: Option<&[T]>, y: &mut [f32]) {

@@ -19,6 +19,7 @@
 
 pub mod cast;
 mod npy;
+pub mod quant;
 
 /// How a small float format encodes its special values.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

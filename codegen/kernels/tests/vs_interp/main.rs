@@ -7,6 +7,7 @@ mod ew;
 mod layout;
 mod lowp8;
 mod norm;
+mod quant_low;
 mod reduce;
 mod resize;
 mod scan;

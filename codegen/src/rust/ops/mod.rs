@@ -111,14 +111,14 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
 /// an op other than a conversion: those types have no arithmetic kernels.
 fn low_types_ok(cx: &OpCx<'_, '_>) -> Result<(), String> {
     use crate::plan::Class;
-    if matches!(cx.op.opcode, Opcode::Cast | Opcode::CastLike) {
+    if matches!(cx.op.opcode, Opcode::Cast | Opcode::CastLike | Opcode::QuantizeLinear | Opcode::DequantizeLinear) {
         return Ok(());
     }
     let f = cx.func();
     let tys = cx.op.operands.iter().flatten().chain(&cx.op.results).map(|&v| f.ty(v).dtype);
     match tys.into_iter().find(|&d| Class::of(d).is_some_and(Class::is_low)) {
         Some(d) => Err(format!(
-            "{} on {d} is not supported by the Rust backend (sub-16-bit types are converted only)",
+            "{} on {d} is not supported by the Rust backend (sub-16-bit types are only converted and (de)quantized)",
             cx.op.opcode.name()
         )),
         None => Ok(()),

@@ -69,30 +69,52 @@ fn f32_scale(cx: &OpCx<'_, '_>, i: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// Integer types QuantizeLinear produces and DequantizeLinear reads.
+fn qint(c: Option<Class>) -> bool {
+    use Class::*;
+    matches!(c, Some(U8 | I8 | I16 | U16 | I4 | U4 | I2 | U2))
+}
+
 fn quantize(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     f32_scale(cx, 1)?;
-    if cx.in_class(0) != Some(Class::F32) || !q8(Some(cx.out_class(0))) {
-        return Err("QuantizeLinear is supported from f32 to u8/i8 only".into());
+    let to = cx.out_class(0);
+    let float8 = to.is_low() && !qint(Some(to)) && to != Class::F8E8M0;
+    if cx.in_class(0) != Some(Class::F32) || !(qint(Some(to)) || float8) {
+        return Err(format!(
+            "QuantizeLinear is supported from f32 to 16-, 8-, 4- and 2-bit integers and float8/float4, not to {}",
+            to.name()
+        ));
     }
     let l = layout(cx)?;
     let out = cx.begin(0);
     let (x, s) = (cx.input(0)?, cx.input(1)?);
     let z = opt_input(cx, 2)?;
-    cx.line(format!("k::quant::quantize({l}, {x}, {s}, {z}, {out});"));
+    if float8 {
+        let sat = cx.op.attrs.int("saturate").unwrap_or(1) != 0;
+        cx.line(format!("k::lowp8::quant::quantize_float({l}, {x}, {s}, {z}, {out}, {sat});"));
+    } else {
+        cx.line(format!("k::quant::quantize({l}, {x}, {s}, {z}, {out});"));
+    }
     Ok(())
 }
 
 fn dequantize(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
-    f32_scale(cx, 1)?;
-    let ok_in = q8(cx.in_class(0)) || cx.in_class(0) == Some(Class::I32);
-    if !ok_in || cx.out_class(0) != Class::F32 {
-        return Err("DequantizeLinear is supported from u8/i8/i32 to f32 only".into());
+    let from = cx.in_class(0);
+    let float8 = from.is_some_and(|c| c.is_low() && !qint(Some(c)) && c != Class::F8E8M0);
+    let real = |c: Option<Class>| matches!(c, Some(Class::F32 | Class::F16 | Class::BF16 | Class::F64));
+    let ok_in = qint(from) || from == Some(Class::I32) || float8;
+    if !ok_in || !real(cx.in_class(1)) || !real(Some(cx.out_class(0))) {
+        return Err(
+            "DequantizeLinear is supported from 32-, 16-, 8-, 4- and 2-bit integers and float8/float4 with float scales only".into(),
+        );
     }
+    let fast = !float8 && cx.in_class(1) == Some(Class::F32) && cx.out_class(0) == Class::F32;
     let l = layout(cx)?;
     let out = cx.begin(0);
     let (x, s) = (cx.input(0)?, cx.input(1)?);
     let z = opt_input(cx, 2)?;
-    cx.line(format!("k::quant::dequantize({l}, {x}, {s}, {z}, {out});"));
+    let kernel = if fast { "k::quant::dequantize" } else { "k::lowp8::quant::dequantize_real" };
+    cx.line(format!("{kernel}({l}, {x}, {s}, {z}, {out});"));
     Ok(())
 }
 
