@@ -10,6 +10,8 @@
 //! integer difference, so computing it in f64 and rounding once gives the
 //! same value).
 
+use crate::lowp::Real;
+
 /// Which scale / zero point each element of the quantized tensor uses.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum QLayout {
@@ -163,15 +165,15 @@ pub fn dynamic_params(x: &[f32]) -> (f32, u8) {
 /// output batch, broadcast by the caller), zero points and scales of one
 /// value or one per row (A, length m) / per column (B, length n).
 #[derive(Copy, Clone, Debug)]
-pub struct QMat<'a, T> {
+pub struct QMat<'a, T, S = f32> {
     /// Row-major matrices.
     pub data: &'a [T],
     /// Element offset of each batch's matrix.
     pub offsets: &'a [usize],
     /// Zero points (empty: zero).
     pub zero: &'a [T],
-    /// Scales (empty for MatMulInteger).
-    pub scale: &'a [f32],
+    /// Scales (empty for MatMulInteger): f32, f16 or bf16.
+    pub scale: &'a [S],
 }
 
 fn at<T: Copy>(v: &[T], i: usize) -> Option<T> {
@@ -181,10 +183,10 @@ fn at<T: Copy>(v: &[T], i: usize) -> Option<T> {
 /// The i32 product `(a - za) · (b - zb)` of batch `bi` at `(i, j)`, with the
 /// wrapping accumulation of the ONNX ops (exact i64 sum truncated: the same
 /// value modulo 2^32).
-fn dot<A: DeqInt, B: DeqInt>(
+fn dot<A: DeqInt, B: DeqInt, S>(
     (k, n): (usize, usize),
-    a: &QMat<'_, A>,
-    b: &QMat<'_, B>,
+    a: &QMat<'_, A, S>,
+    b: &QMat<'_, B, S>,
     bi: usize,
     i: usize,
     j: usize,
@@ -212,25 +214,26 @@ pub fn matmul_integer<A: DeqInt, B: DeqInt>(
 }
 
 /// QLinearMatMul: the integer product requantized with
-/// `round_f32(round_f32(sa · sb) / sy)` and `zy` (per tensor or per column),
-/// rounded half to even and saturated.
-pub fn qlinear_matmul<T: QInt + DeqInt>(
+/// `round_s(round_s(sa · sb) / sy)` (`round_s` rounds to the scales' type
+/// `S`) and `zy` (per tensor or per column), rounded half to even and
+/// saturated.
+pub fn qlinear_matmul<T: QInt + DeqInt, S: Real>(
     (m, k, n): (usize, usize, usize),
-    a: QMat<'_, T>,
-    b: QMat<'_, T>,
-    (y_scale, y_zero): (&[f32], &[T]),
+    a: QMat<'_, T, S>,
+    b: QMat<'_, T, S>,
+    (y_scale, y_zero): (&[S], &[T]),
     y: &mut [T],
 ) {
     assert_eq!(a.offsets.len(), b.offsets.len(), "qlinear_matmul: batch offsets differ in count");
     assert_eq!(y.len(), a.offsets.len() * m * n, "qlinear_matmul: y holds {} elements", y.len());
+    let f = |s: Option<S>| s.map_or(1.0, Real::to_f64);
     for (idx, out) in y.iter_mut().enumerate() {
         let (bi, i, j) = (idx / (m * n), (idx / n) % m, idx % n);
         let c = dot((k, n), &a, &b, bi, i, j);
-        let sa = at(a.scale, i).unwrap_or(1.0);
-        let sb = at(b.scale, j).unwrap_or(1.0);
-        let mult = (sa * sb) / at(y_scale, j).unwrap_or(1.0);
+        let ab = S::from_f64(f(at(a.scale, i)) * f(at(b.scale, j))).to_f64();
+        let mult = S::from_f64(ab / f(at(y_scale, j))).to_f64();
         let zy = at(y_zero, j).map_or(0.0, |z| z.to_i64() as f64);
-        let v = (c as f64 * mult as f64 + zy).round_ties_even();
+        let v = (c as f64 * mult + zy).round_ties_even();
         *out = T::from_f32((v as f32).clamp(T::MIN, T::MAX));
     }
 }

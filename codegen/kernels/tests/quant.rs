@@ -5,6 +5,7 @@
 //! the interpreter does).
 
 use edgec_kernels::quant::{self, QLayout, QMat};
+use edgec_kernels::F16;
 use ir::interp::{eval_op, Data, Tensor};
 use ir::{Attr, Attrs, Opcode};
 use proptest::prelude::*;
@@ -133,6 +134,22 @@ proptest! {
             u8t(&ashape, a.clone()), f32t(&[nza], sa.clone()), u8t(&[nza], za.clone()),
             u8t(&bshape, b.clone()), f32t(&[nzb], sb.clone()), u8t(&[nzb], zb.clone()),
             f32t(&[1], sy.clone()), u8t(&[1], zy.clone())], Attrs::default(), 1);
+        let mut y = vec![0u8; batch * m * n];
+        let qa = QMat { data: &a, offsets: &a_off, zero: &za, scale: &sa };
+        let qb = QMat { data: &b, offsets: &b_off, zero: &zb, scale: &sb };
+        quant::qlinear_matmul((m, k, n), qa, qb, (&sy, &zy), &mut y);
+        prop_assert_eq!(&want[0].data, &Data::U8(y));
+
+        // The same with f16 scales: the multiplier is rounded to f16 twice.
+        let h = |v: &[f32]| -> Vec<F16> { v.iter().map(|&x| F16::from_f32(x)).collect() };
+        let ht = |shape: &[usize], v: &[F16]| {
+            Some(Tensor::new(shape.to_vec(), Data::F16(v.iter().map(|x| half::f16::from_bits(x.to_bits())).collect())))
+        };
+        let (sa, sb, sy) = (h(&sa), h(&sb), h(&sy));
+        let want = run(Opcode::QLinearMatMul, &[
+            u8t(&ashape, a.clone()), ht(&[nza], &sa), u8t(&[nza], za.clone()),
+            u8t(&bshape, b.clone()), ht(&[nzb], &sb), u8t(&[nzb], zb.clone()),
+            ht(&[1], &sy), u8t(&[1], zy.clone())], Attrs::default(), 1);
         let mut y = vec![0u8; batch * m * n];
         let qa = QMat { data: &a, offsets: &a_off, zero: &za, scale: &sa };
         let qb = QMat { data: &b, offsets: &b_off, zero: &zb, scale: &sb };

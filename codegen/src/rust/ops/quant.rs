@@ -205,8 +205,9 @@ fn matmul(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         param(cx, i, want, what)?;
     }
     if q {
-        for i in [1, 4, 6] {
-            f32_scale(cx, i)?;
+        let sc = cx.in_class(1);
+        if !matches!(sc, Some(Class::F32 | Class::F16 | Class::BF16)) || [4, 6].iter().any(|&i| cx.in_class(i) != sc) {
+            return Err("QLinearMatMul needs its three scales of one type, f32, f16 or bf16".into());
         }
     }
     let out = cx.begin(0);
