@@ -43,6 +43,7 @@ pub mod npy;
 pub mod pool;
 pub mod quant;
 pub mod reduce;
+pub mod reduce_exact;
 pub mod resize;
 pub mod rnn;
 pub mod rt;

@@ -114,3 +114,37 @@ fn reduce_empty_groups() {
         check_close(&y, &want, 0.0, 0.0).unwrap();
     }
 }
+
+/// The interpreter's integer / bool `Reduce*` over `axes` (keepdims).
+fn interp_exact(op: Opcode, x: ir::interp::Tensor, axes: &[usize]) -> ir::interp::Tensor {
+    let ax: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
+    let at = attrs(vec![("keepdims", Attr::Int(1)), ("noop_with_empty_axes", Attr::Int(1))]);
+    interp(op, vec![Some(x), Some(ints(&ax))], at, 1).remove(0)
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn integer_and_bool_reductions_match_interpreter((s, axes, x) in case(4, -100.0f32..100.0), big in any::<bool>()) {
+        use edgec_kernels::reduce_exact::{reduce_exact, ExactReduce};
+        use ir::interp::Data;
+        let kept = numel(&s) / axes.iter().map(|&a| s[a]).product::<usize>().max(1);
+        // Large values make sums and products wrap.
+        let xi: Vec<i32> = x.iter().map(|&v| if big { (v * 2e7) as i32 } else { v as i32 }).collect();
+        for (k, op) in [(ExactReduce::Max, Opcode::ReduceMax), (ExactReduce::Min, Opcode::ReduceMin),
+                        (ExactReduce::Sum, Opcode::ReduceSum), (ExactReduce::Prod, Opcode::ReduceProd)] {
+            let Data::I32(want) = interp_exact(op, i32t(&s, &xi), &axes).data else { panic!("not i32") };
+            let mut y = vec![0i32; kept];
+            reduce_exact(k, &s, &axes, &xi, &mut y);
+            prop_assert_eq!(&y, &want, "{:?}", k);
+        }
+        let xb: Vec<bool> = x.iter().map(|&v| v > 0.0).collect();
+        for (k, op) in [(ExactReduce::Max, Opcode::ReduceMax), (ExactReduce::Min, Opcode::ReduceMin)] {
+            let want = as_bool(&interp_exact(op, boolt(&s, &xb), &axes));
+            let mut y = vec![false; kept];
+            reduce_exact(k, &s, &axes, &xb, &mut y);
+            prop_assert_eq!(&y, &want, "{:?}", k);
+        }
+    }
+}

@@ -121,8 +121,29 @@ fn reduce(cx: &mut OpCx<'_, '_>, xs: &[usize]) -> Result<(), String> {
     } else {
         (0..xs.len()).collect()
     };
-    if !cx.out_class(0).is_float() || cx.in_class(0) != Some(cx.out_class(0)) {
-        return Err("reductions of integer or bool tensors are not supported".into());
+    if cx.in_class(0) != Some(cx.out_class(0)) {
+        return Err("reductions whose result type differs from the input's are not supported".into());
+    }
+    if !cx.out_class(0).is_float() {
+        return exact_reduce(cx, k, xs, &axes);
     }
     unary(cx, &format!("k::reduce::reduce(k::reduce::Reduce::{k}, {}, &{axes:?}, ", dims(xs)))
+}
+
+/// A Max/Min (integers, bool) or Sum/Prod (integers) reduction, wrapping.
+fn exact_reduce(cx: &mut OpCx<'_, '_>, k: &str, xs: &[usize], axes: &[usize]) -> Result<(), String> {
+    let c = cx.out_class(0);
+    let ok = match k {
+        "Max" | "Min" => c.is_int() || c == crate::plan::Class::Bool,
+        "Sum" | "Prod" => c.is_int(),
+        _ => false,
+    };
+    if !ok {
+        return Err(format!(
+            "{} on {} is not supported (integers: max, min, sum, prod; bool: max, min)",
+            cx.op.opcode.name(),
+            c.name()
+        ));
+    }
+    unary(cx, &format!("k::reduce_exact::reduce_exact(k::reduce_exact::ExactReduce::{k}, {}, &{axes:?}, ", dims(xs)))
 }
