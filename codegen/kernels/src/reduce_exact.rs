@@ -17,6 +17,9 @@ pub enum ExactReduce {
     Prod,
 }
 
+/// A fold's identity and step.
+pub type Fold<T> = (T, fn(T, T) -> T);
+
 /// An element type reducible without rounding.
 pub trait ExactElem: Copy + Ord {
     /// Lowest value (the identity of Max).
@@ -24,7 +27,7 @@ pub trait ExactElem: Copy + Ord {
     /// Highest value (the identity of Min).
     const HIGHEST: Self;
     /// `Some` identity and fold of Sum or Prod, `None` where undefined (bool).
-    fn arith(kind: ExactReduce) -> Option<(Self, fn(Self, Self) -> Self)>;
+    fn arith(kind: ExactReduce) -> Option<Fold<Self>>;
 }
 
 macro_rules! impl_int {
@@ -32,7 +35,7 @@ macro_rules! impl_int {
         impl ExactElem for $t {
             const LOWEST: $t = <$t>::MIN;
             const HIGHEST: $t = <$t>::MAX;
-            fn arith(kind: ExactReduce) -> Option<($t, fn($t, $t) -> $t)> {
+            fn arith(kind: ExactReduce) -> Option<Fold<$t>> {
                 match kind {
                     ExactReduce::Sum => Some((0, <$t>::wrapping_add)),
                     ExactReduce::Prod => Some((1, <$t>::wrapping_mul)),
@@ -47,7 +50,7 @@ impl_int!(i8, u8, i16, u16, i32, u32, i64, u64);
 impl ExactElem for bool {
     const LOWEST: bool = false;
     const HIGHEST: bool = true;
-    fn arith(_: ExactReduce) -> Option<(bool, fn(bool, bool) -> bool)> {
+    fn arith(_: ExactReduce) -> Option<Fold<bool>> {
         None
     }
 }
@@ -62,7 +65,7 @@ pub fn supported<T: ExactElem>(kind: ExactReduce) -> bool {
 /// checks first) or the lengths disagree with the shape.
 pub fn reduce_exact<T: ExactElem>(kind: ExactReduce, shape: &[usize], axes: &[usize], x: &[T], y: &mut [T]) {
     assert_eq!(x.len(), shape.iter().product::<usize>(), "reduce: x does not match its shape");
-    let (init, f): (T, fn(T, T) -> T) = match kind {
+    let (init, f): Fold<T> = match kind {
         ExactReduce::Max => (T::LOWEST, Ord::max),
         ExactReduce::Min => (T::HIGHEST, Ord::min),
         _ => T::arith(kind).expect("reduce: the fold is defined on this type"),
