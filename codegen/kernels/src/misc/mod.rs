@@ -9,14 +9,19 @@
 //! error: the kernel panics with a message naming the op and the index (the
 //! generated model's convention for bad data-dependent input, as `Gather`).
 
+pub mod affine;
 pub mod argmax;
 pub mod cum;
+pub mod det;
 pub mod dft;
+pub mod einsum;
 pub mod grid;
 pub mod loss;
 pub mod scatter;
 pub mod select;
 pub mod seq;
+pub mod tscatter;
+pub mod unpool;
 
 /// Index `i` into a dim of `n` (negative counting from the end); panics
 /// with a message naming `op` when it is out of range.

@@ -1,6 +1,7 @@
 //! CumSum/CumProd and BitCast vs the interpreter: f32 (accumulated in f64
 //! and rounded once per output, so bit-exact), wrapping i32, and byte
-//! reinterpretation between f32 and i32 (NaN payloads and -0 included).
+//! reinterpretation between f32 and i32 (NaN payloads and -0 included), Det
+//! Einsum, AffineGrid and TensorScatter.
 
 use super::common::*;
 use edgec_kernels::ew::bitcast;
@@ -31,8 +32,78 @@ fn shape_axis() -> impl Strategy<Value = (Vec<usize>, usize)> {
     })
 }
 
+/// Einsum equations with operand shapes built from sizes `a`, `b`, `c`.
+fn einsum_case(k: usize, a: usize, b: usize, c: usize) -> (&'static str, Vec<Vec<usize>>) {
+    match k {
+        0 => ("ij,jk->ik", vec![vec![a, b], vec![b, c]]),
+        1 => ("bij,bjk->bik", vec![vec![c, a, b], vec![c, b, a]]),
+        2 => ("ii->i", vec![vec![a, a]]),
+        3 => ("ij->", vec![vec![a, b]]),
+        4 => ("...ii->...i", vec![vec![c, b, b]]),
+        5 => ("i,i", vec![vec![a], vec![a]]),
+        _ => ("ij->ji", vec![vec![a, b]]),
+    }
+}
+
 proptest! {
     #![proptest_config(config())]
+
+    #[test]
+    fn affine_grid_matches_bitwise(r in 2usize..4, align in any::<bool>(), n in 1usize..3, d in 1usize..4,
+                                   th in prop::collection::vec(-2.0f32..2.0, 24)) {
+        let spatial = vec![d + 1; r];
+        let theta = &th[..n * r * (r + 1)];
+        let mut size = vec![n as i64, 1];
+        size.extend(spatial.iter().map(|&s| s as i64));
+        let at = attrs(vec![("align_corners", Attr::Int(align as i64))]);
+        let want = as_f32(&interp(Opcode::AffineGrid, vec![Some(f32t(&[n, r, r + 1], theta)), Some(ints(&size))], at, 1)[0]);
+        let mut y = vec![0.0f32; want.len()];
+        edgec_kernels::misc::affine::affine_grid(&spatial, align, theta, &mut y);
+        prop_assert_eq!(y.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), want.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn tensor_scatter_matches(circular in any::<bool>(), seq in 1usize..4, starts in prop::collection::vec(0i64..6, 2),
+                              x in prop::collection::vec(-5.0f32..5.0, 2 * 2 * 5 * 3)) {
+        use edgec_kernels::misc::tscatter::{tensor_scatter, TensorScatter};
+        // past [2, 2, 5, 3], update [2, 2, seq, 3] on axis 2.
+        let starts: Vec<i64> = if circular { starts } else { starts.iter().map(|&s| s % (6 - seq as i64)).collect() };
+        let past = &x[..60];
+        let update = &x[..2 * 2 * seq * 3];
+        let at = attrs(vec![("axis", Attr::Int(2)), ("mode", Attr::Str(if circular { "circular" } else { "linear" }.into()))]);
+        let want = as_f32(&interp(Opcode::TensorScatter, vec![Some(f32t(&[2, 2, 5, 3], past)), Some(f32t(&[2, 2, seq, 3], update)), Some(ints(&starts))], at, 1)[0]);
+        let p = TensorScatter { outer: 4, per_batch: 2, max_seq: 5, seq, inner: 3, circular };
+        let mut y = vec![0.0f32; 60];
+        tensor_scatter(&p, past, update, Some(&starts), &mut y);
+        prop_assert_eq!(y, want);
+    }
+
+    #[test]
+    fn einsum_matches_bitwise(k in 0usize..7, a in 1usize..4, b in 1usize..4, c in 1usize..4,
+                              seed in prop::collection::vec(-2.0f32..2.0, 64)) {
+        use edgec_kernels::misc::einsum::{einsum, Einsum};
+        let (eq, shapes) = einsum_case(k, a, b, c);
+        let data: Vec<Vec<f32>> = shapes.iter().enumerate().map(|(i, s)| seed[i * 27..i * 27 + numel(s)].to_vec()).collect();
+        let ins = shapes.iter().zip(&data).map(|(s, d)| Some(f32t(s, d))).collect();
+        let want = as_f32(&interp(Opcode::Einsum, ins, attrs(vec![("equation", Attr::Str(eq.into()))]), 1)[0]);
+        let refs: Vec<&[usize]> = shapes.iter().map(Vec::as_slice).collect();
+        let nest = ir::interp::nn::einsum::loop_nest(eq, &refs).unwrap();
+        let access: Vec<&[(usize, usize)]> = nest.access.iter().map(Vec::as_slice).collect();
+        let p = Einsum { dims: &nest.dims, n_out: nest.out_shape.len(), access: &access };
+        let xs: Vec<&[f32]> = data.iter().map(Vec::as_slice).collect();
+        let mut y = vec![0.0f32; want.len()];
+        einsum(&p, &xs, &mut y);
+        prop_assert_eq!(y.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), want.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), "{}", eq);
+    }
+
+    #[test]
+    fn det_matches_bitwise(n in 1usize..6, batch in 1usize..4, seed in prop::collection::vec(-4.0f32..4.0, 100)) {
+        let x = &seed[..batch * n * n];
+        let want = as_f32(&interp(Opcode::Det, vec![Some(f32t(&[batch, n, n], x))], attrs(vec![]), 1)[0]);
+        let mut y = vec![0.0f32; batch];
+        edgec_kernels::misc::det::det(n, x, &mut y);
+        prop_assert_eq!(y.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), want.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+    }
 
     #[test]
     fn f32_scans_match_bitwise(f in fold(), ex in any::<bool>(), rev in any::<bool>(),

@@ -101,13 +101,28 @@ fn plan(equation: &str, shapes: &[&[usize]]) -> Result<Plan, String> {
     Ok(Plan { inputs, output, sizes })
 }
 
-fn run<T: Ring>(p: &Plan, shapes: &[&[usize]], data: &[Vec<T>]) -> (Vec<usize>, Vec<T>) {
+/// The loop nest of an Einsum over static shapes: every label gets one loop
+/// (output labels first, in output order, then the summed ones); operand `k`
+/// reads element `sum(idx[pos] * stride)` over its `access[k]` pairs (stride
+/// 0 on a broadcast axis). The generated Rust code runs the same nest.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoopNest {
+    /// Size of every loop.
+    pub dims: Vec<usize>,
+    /// The leading loops that index the output.
+    pub out_shape: Vec<usize>,
+    /// Per operand, `(loop, stride)` of each of its axes.
+    pub access: Vec<Vec<(usize, usize)>>,
+}
+
+/// The [`LoopNest`] of `equation` over operands of `shapes`.
+pub fn loop_nest(equation: &str, shapes: &[&[usize]]) -> Result<LoopNest, String> {
+    let p = plan(equation, shapes)?;
     let summed: Vec<Label> = p.sizes.keys().copied().filter(|l| !p.output.contains(l)).collect();
     let all: Vec<Label> = p.output.iter().chain(&summed).copied().collect();
     let dims: Vec<usize> = all.iter().map(|l| p.sizes[l]).collect();
     let out_shape: Vec<usize> = p.output.iter().map(|l| p.sizes[l]).collect();
-    // For every operand axis: the position of its label in `all` and its stride (0 if broadcast).
-    let access: Vec<Vec<(usize, usize)>> = p
+    let access = p
         .inputs
         .iter()
         .zip(shapes)
@@ -120,24 +135,28 @@ fn run<T: Ring>(p: &Plan, shapes: &[&[usize]], data: &[Vec<T>]) -> (Vec<usize>, 
                 .collect()
         })
         .collect();
-    let out_len: usize = out_shape.iter().product();
+    Ok(LoopNest { dims, out_shape, access })
+}
+
+fn run<T: Ring>(p: &LoopNest, data: &[Vec<T>]) -> Vec<T> {
+    let out_len: usize = p.out_shape.iter().product();
     let mut out = vec![T::ZERO; out_len];
-    if dims.iter().all(|&d| d > 0) {
-        let sum_len: usize = dims[p.output.len()..].iter().product();
-        let mut idx = vec![0; all.len()];
+    if p.dims.iter().all(|&d| d > 0) {
+        let sum_len: usize = p.dims[p.out_shape.len()..].iter().product();
+        let mut idx = vec![0; p.dims.len()];
         for o in out.iter_mut() {
             let mut acc = T::ZERO;
             for _ in 0..sum_len {
-                let term = access.iter().zip(data).fold(T::ONE, |prod, (acc_axes, d)| {
+                let term = p.access.iter().zip(data).fold(T::ONE, |prod, (acc_axes, d)| {
                     prod.mul(d[acc_axes.iter().map(|&(pos, st)| idx[pos] * st).sum::<usize>()])
                 });
                 acc = acc.add(term);
-                next_index(&mut idx, &dims);
+                next_index(&mut idx, &p.dims);
             }
             *o = acc;
         }
     }
-    (out_shape, out)
+    out
 }
 
 /// `onnx.Einsum`: numpy `einsum` semantics for numeric tensors (integers wrap).
@@ -149,20 +168,12 @@ pub fn einsum(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
         return Err("all Einsum operands must have the same element type".into());
     }
     let shapes: Vec<&[usize]> = xs.iter().map(|t| &t.shape[..]).collect();
-    let p = plan(equation, &shapes)?;
+    let p = loop_nest(equation, &shapes)?;
+    let s = p.out_shape.clone();
     let y = match dt {
-        DType::F64 => {
-            let (s, v) = run(&p, &shapes, &xs.iter().map(|t| reals::<f64>(t)).collect::<Vec<_>>());
-            to_tensor(dt, s, v)?
-        }
-        _ if dt.is_float() => {
-            let (s, v) = run(&p, &shapes, &xs.iter().map(|t| reals::<f32>(t)).collect::<Vec<_>>());
-            to_tensor(dt, s, v)?
-        }
-        _ if dt.is_int() => {
-            let (s, v) = run(&p, &shapes, &xs.iter().map(|t| int_bits(&t.data)).collect::<Vec<_>>());
-            from_int_bits(dt, s, &v)?
-        }
+        DType::F64 => to_tensor(dt, s, run(&p, &xs.iter().map(|t| reals::<f64>(t)).collect::<Vec<_>>()))?,
+        _ if dt.is_float() => to_tensor(dt, s, run(&p, &xs.iter().map(|t| reals::<f32>(t)).collect::<Vec<_>>()))?,
+        _ if dt.is_int() => from_int_bits(dt, s, &run(&p, &xs.iter().map(|t| int_bits(&t.data)).collect::<Vec<_>>()))?,
         _ => return Err(format!("Einsum does not support element type {dt}")),
     };
     Ok(vec![y])
