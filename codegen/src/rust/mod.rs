@@ -19,6 +19,7 @@ mod model;
 pub mod ops;
 mod report;
 mod weights;
+mod widen;
 
 pub use report::{FuncReport, Report};
 
@@ -108,6 +109,8 @@ fn entry(m: &Module) -> Result<Entry<'_>, Vec<String>> {
 
 /// Generate the crate for `m` (optimized for the cpu target).
 pub fn emit(m: &Module, opts: &EmitOptions) -> Result<Generated, EmitErrors> {
+    let widened = widen::widen_half_ops(m);
+    let m = widened.as_ref().unwrap_or(m);
     let entry = entry(m).map_err(EmitErrors)?;
     let mut e =
         Emitter { m, weights: Default::default(), parts: Default::default(), errors: vec![], ops: BTreeMap::new() };
