@@ -113,8 +113,9 @@ mod tests {
 
     fn half_tensor(shape: &[usize], seed: u32) -> Tensor {
         let n: usize = shape.iter().product();
-        let v =
-            (0..n).map(|i| half::f16::from_f32(((i as u32 * 2654435761 ^ seed) % 1000) as f32 / 333.0 - 1.5)).collect();
+        let v = (0..n)
+            .map(|i| half::f16::from_f32((((i as u32).wrapping_mul(2654435761) ^ seed) % 1000) as f32 / 333.0 - 1.5))
+            .collect();
         Tensor::new(shape.to_vec(), Data::F16(v))
     }
 
