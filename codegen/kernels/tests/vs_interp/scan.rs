@@ -1,7 +1,7 @@
 //! CumSum/CumProd and BitCast vs the interpreter: f32 (accumulated in f64
 //! and rounded once per output, so bit-exact), wrapping i32, and byte
 //! reinterpretation between f32 and i32 (NaN payloads and -0 included), Det
-//! Einsum, AffineGrid and TensorScatter.
+//! Einsum, AffineGrid, TensorScatter and MaxUnpool.
 
 use super::common::*;
 use edgec_kernels::ew::bitcast;
@@ -47,6 +47,19 @@ fn einsum_case(k: usize, a: usize, b: usize, c: usize) -> (&'static str, Vec<Vec
 
 proptest! {
     #![proptest_config(config())]
+
+    #[test]
+    fn max_unpool_matches(grow in 0usize..2, picks in prop::collection::vec(0usize..16, 4), x in prop::collection::vec(-5.0f32..5.0, 4)) {
+        // X, I [1, 1, 2, 2], kernel 2, stride 2: unpooled [1, 1, 4, 4]; output_shape grows it.
+        let idx: Vec<i64> = picks.iter().map(|&p| p as i64).collect();
+        let shape = [1usize, 1, 4 + grow, 4 + grow];
+        let at = attrs(vec![("kernel_shape", Attr::Ints(vec![2, 2])), ("strides", Attr::Ints(vec![2, 2]))]);
+        let os: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+        let want = as_f32(&interp(Opcode::MaxUnpool, vec![Some(f32t(&[1, 1, 2, 2], &x)), Some(i64t(&[1, 1, 2, 2], &idx)), Some(ints(&os))], at, 1)[0]);
+        let mut y = vec![1.0f32; numel(&shape)];
+        edgec_kernels::misc::unpool::max_unpool(&[1, 1, 4, 4], &shape, &x, &idx, &mut y);
+        prop_assert_eq!(y, want);
+    }
 
     #[test]
     fn affine_grid_matches_bitwise(r in 2usize..4, align in any::<bool>(), n in 1usize..3, d in 1usize..4,
