@@ -104,7 +104,7 @@ mod tests {
 
     #[test]
     fn folds_the_reduced_axes() {
-        let x = [true, false, false, false, true, true];
+        let x = [true, false, false, true, true, true];
         let mut y = [false; 2];
         reduce_exact(ExactReduce::Max, &[2, 3], &[1], &x, &mut y);
         assert_eq!(y, [true, true]);

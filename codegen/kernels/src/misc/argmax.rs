@@ -26,16 +26,6 @@ pub struct PoolIndices<'a> {
     pub col_major: bool,
 }
 
-fn next(idx: &mut [usize], dims: &[usize]) {
-    for a in (0..dims.len()).rev() {
-        idx[a] += 1;
-        if idx[a] < dims[a] {
-            return;
-        }
-        idx[a] = 0;
-    }
-}
-
 /// MaxPool `Indices`: per output position, the flat index into the whole
 /// input (`plane · prod(input) + spatial offset`, row-major, or column-major
 /// spatial order with `col_major`) of the window's first maximum (taps in
@@ -67,10 +57,10 @@ pub fn max_pool_indices(p: &PoolIndices<'_>, x: &[f32], y: &mut [i64]) {
                 if inside && best.is_none_or(|(b, _)| plane[row] > b) {
                     best = Some((plane[row], if p.col_major { col } else { row }));
                 }
-                next(&mut k[..n], p.kernel);
+                super::next_index(&mut k[..n], p.kernel);
             }
             y[c * os + of] = best.map_or(-1, |(_, i)| (c * is + i) as i64);
-            next(&mut o[..n], p.out);
+            super::next_index(&mut o[..n], p.out);
         }
     }
 }

@@ -41,20 +41,9 @@ pub fn einsum<T: Num>(p: &Einsum<'_>, xs: &[&[T]], y: &mut [T]) {
                     T::mul(prod, x[axes.iter().map(|&(l, st)| idx[l] * st).sum::<usize>()])
                 });
             acc = T::add(acc, term);
-            step(&mut idx[..n], p.dims);
+            super::next_index(&mut idx[..n], p.dims);
         }
         *o = acc;
-    }
-}
-
-/// Advance the row-major odometer `idx` over `dims` (wrapping to zero).
-fn step(idx: &mut [usize], dims: &[usize]) {
-    for d in (0..idx.len()).rev() {
-        idx[d] += 1;
-        if idx[d] < dims[d] {
-            return;
-        }
-        idx[d] = 0;
     }
 }
 

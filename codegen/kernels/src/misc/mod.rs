@@ -23,6 +23,19 @@ pub mod seq;
 pub mod tscatter;
 pub mod unpool;
 
+/// Advance the row-major multi-index `idx` over `dims` (the last axis
+/// fastest), wrapping to all zeros after the last index.
+#[inline]
+pub(crate) fn next_index(idx: &mut [usize], dims: &[usize]) {
+    for a in (0..dims.len()).rev() {
+        idx[a] += 1;
+        if idx[a] < dims[a] {
+            return;
+        }
+        idx[a] = 0;
+    }
+}
+
 /// Index `i` into a dim of `n` (negative counting from the end); panics
 /// with a message naming `op` when it is out of range.
 #[inline]

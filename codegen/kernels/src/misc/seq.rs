@@ -56,17 +56,6 @@ pub struct Col2Im<'a> {
     pub pads: &'a [usize],
 }
 
-/// Advance the row-major multi-index `idx` over `dims`.
-fn next(idx: &mut [usize], dims: &[usize]) {
-    for a in (0..dims.len()).rev() {
-        idx[a] += 1;
-        if idx[a] < dims[a] {
-            return;
-        }
-        idx[a] = 0;
-    }
-}
-
 /// `Col2Im`: scatter-add the `[N, C·K, L]` columns `x` into the
 /// `[N, C, image...]` output, column element `(c, k, l)` landing at
 /// `l · stride + k · dilation - pad` per axis (dropped outside the image);
@@ -92,9 +81,9 @@ pub fn col2im(g: &Col2Im<'_>, x: &[f32], y: &mut [f32]) {
                 if let Some(f) = at {
                     dst[f] += src[kf * ls + lf];
                 }
-                next(&mut l[..n], g.blocks);
+                super::next_index(&mut l[..n], g.blocks);
             }
-            next(&mut k[..n], g.block);
+            super::next_index(&mut k[..n], g.block);
         }
     }
 }
