@@ -4,6 +4,9 @@
 //! minimum logical and; an empty reduction gives the fold's identity (the
 //! type's lowest value for Max, its highest for Min).
 
+/// Largest rank [`reduce_exact`] takes.
+pub const EXACT_MAX_RANK: usize = 16;
+
 /// The folds defined on integers and bools.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum ExactReduce {
@@ -73,8 +76,10 @@ pub fn reduce_exact<T: ExactElem>(kind: ExactReduce, shape: &[usize], axes: &[us
     let kept: usize = (0..shape.len()).filter(|d| !axes.contains(d)).map(|d| shape[d]).product();
     assert_eq!(y.len(), kept, "reduce: y does not match the kept dims");
     y.fill(init);
-    // Stride in y of each input dim (0 for reduced dims).
-    let mut ystride = vec![0usize; shape.len()];
+    assert!(shape.len() <= EXACT_MAX_RANK, "reduce: rank {} above {EXACT_MAX_RANK}", shape.len());
+    // Stride in y of each input dim (0 for reduced dims); stack arrays, so
+    // nothing is allocated per inference.
+    let mut ystride = [0usize; EXACT_MAX_RANK];
     let mut s = 1;
     for d in (0..shape.len()).rev() {
         if !axes.contains(&d) {
@@ -82,7 +87,7 @@ pub fn reduce_exact<T: ExactElem>(kind: ExactReduce, shape: &[usize], axes: &[us
             s *= shape[d];
         }
     }
-    let mut idx = vec![0usize; shape.len()];
+    let mut idx = [0usize; EXACT_MAX_RANK];
     let mut at = 0usize;
     for &v in x {
         y[at] = f(y[at], v);

@@ -145,5 +145,8 @@ fn exact_reduce(cx: &mut OpCx<'_, '_>, k: &str, xs: &[usize], axes: &[usize]) ->
             c.name()
         ));
     }
+    if xs.len() > edgec_kernels::reduce_exact::EXACT_MAX_RANK {
+        return Err(format!("{} of a rank-{} integer tensor is not supported", cx.op.opcode.name(), xs.len()));
+    }
     unary(cx, &format!("k::reduce_exact::reduce_exact(k::reduce_exact::ExactReduce::{k}, {}, &{axes:?}, ", dims(xs)))
 }
