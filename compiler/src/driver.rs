@@ -104,25 +104,50 @@ pub fn save_eir(m: &ir::Module, path: Option<&Path>) -> Result<usize, DriverErro
     Ok(0)
 }
 
+/// How a model is loaded: graph inputs fixed to values (`--const`, ONNX
+/// models only) or to sizes (`--shape`, `--dim`).
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    /// `(input, value)` pairs.
+    pub consts: Vec<(String, ir::interp::Tensor)>,
+    /// Input shapes and symbol sizes.
+    pub shapes: passes::specialize::ShapeSpec,
+}
+
 /// Load a model: `.onnx` files are imported, anything else is read as `.eir`.
 /// The result verifies.
 pub fn load_model(path: &str) -> Result<ir::Module, DriverError> {
-    load_model_bound(path, &[])
+    load_model_with(path, &LoadOptions::default())
 }
 
 /// [`load_model`] with graph inputs bound to constants (`--const`; ONNX models only).
 pub fn load_model_bound(path: &str, binds: &[(String, ir::interp::Tensor)]) -> Result<ir::Module, DriverError> {
-    if path.ends_with(".onnx") {
-        let m = crate::frontend::onnx::import_file_bound(Path::new(path), binds)
+    load_model_with(path, &LoadOptions { consts: binds.to_vec(), ..Default::default() })
+}
+
+/// [`load_model`] with the inputs fixed as `opts` says.
+pub fn load_model_with(path: &str, opts: &LoadOptions) -> Result<ir::Module, DriverError> {
+    let mut m = if path.ends_with(".onnx") {
+        let imported = crate::frontend::onnx::import_file_bound(Path::new(path), &opts.consts)
             .map_err(|source| DriverError::Import { path: path.into(), source })?;
-        if let Err(errors) = verify(&m) {
-            let report = errors.to_string();
-            return Err(DriverError::Verify { file: path.into(), report: format!("{report}\n"), errors });
+        // Declarations that contradict inference do not stop the import (the
+        // model runs as inferred), but the user hears about each of them.
+        for w in &imported.warnings {
+            eprintln!("edgec: warning: {path}: {w}");
         }
-        Ok(m)
-    } else if !binds.is_empty() {
-        Err(DriverError::Usage(format!("{path}: --const binds inputs of .onnx models only")))
+        imported.module
+    } else if !opts.consts.is_empty() {
+        return Err(DriverError::Usage(format!("{path}: --const binds inputs of .onnx models only")));
     } else {
-        Ok(load_eir(path)?.module)
+        load_eir(path)?.module
+    };
+    if !opts.shapes.is_empty() {
+        passes::specialize::specialize_inputs(&mut m, "main", &opts.shapes)
+            .map_err(|e| DriverError::Usage(format!("{path}: {}", e.join(&format!("\n{path}: ")))))?;
     }
+    if let Err(errors) = verify(&m) {
+        let report = errors.to_string();
+        return Err(DriverError::Verify { file: path.into(), report: format!("{report}\n"), errors });
+    }
+    Ok(m)
 }

@@ -1,9 +1,9 @@
 //! `edgec inspect`: a summary of an ONNX model, computed from the protobuf
 //! so it works even when the model uses ops edgec cannot import.
 
-use crate::frontend::onnx::import_file;
 use crate::frontend::onnx::proto::{type_proto, GraphProto, ModelProto, ValueInfoProto};
 use crate::frontend::onnx::tensor::dtype_of;
+use crate::frontend::onnx::{import_file_bound, Imported, DIM_ALIASES};
 use prost::Message;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -40,13 +40,40 @@ pub fn inspect(path: &Path) -> Result<String, String> {
     for (op, n) in &hist {
         let _ = writeln!(out, "  {op:<28} {n}");
     }
-    match import_file(path) {
-        Ok(_) => out.push_str("import: ok\n"),
+    match import_file_bound(path, &[]) {
+        Ok(imported) => imported_summary(&imported, &mut out),
         Err(e) => {
             let _ = writeln!(out, "import: FAILED\n{e}");
         }
     }
     Ok(out)
+}
+
+/// The signature as edgec imported it (anonymous dims named, outputs as
+/// inferred), the symbol aliases and the declaration warnings.
+fn imported_summary(imported: &Imported, out: &mut String) {
+    let m = &imported.module;
+    let _ = writeln!(out, "import: ok");
+    if let Some(f) = m.funcs.first() {
+        let _ = writeln!(out, "  inputs as imported:");
+        for &p in &f.body.params {
+            let _ = writeln!(out, "    {}: {}", f.values[p].name.as_deref().unwrap_or("?"), f.ty(p));
+        }
+        let _ = writeln!(out, "  outputs as imported:");
+        for (i, t) in f.result_types.iter().enumerate() {
+            let name = f.result_names.get(i).cloned().flatten().unwrap_or_else(|| format!("#{i}"));
+            let _ = writeln!(out, "    {name}: {t}");
+        }
+    }
+    if let Some(ir::Attr::Strs(pairs)) = m.attrs.get(DIM_ALIASES) {
+        let _ = writeln!(out, "  dim aliases (declared ~ inferred, unified):");
+        for p in pairs {
+            let _ = writeln!(out, "    {p}");
+        }
+    }
+    for w in &imported.warnings {
+        let _ = writeln!(out, "  warning: {w}");
+    }
 }
 
 fn describe_type(vi: &ValueInfoProto) -> String {

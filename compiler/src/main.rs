@@ -6,7 +6,7 @@
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 use compiler::check::Tolerance;
-use compiler::driver::{load_eir, load_model, save_eir};
+use compiler::driver::{load_eir, load_model_with, save_eir};
 use compiler::pipeline::Failure;
 use compiler::run::{bind_inputs, io_names, parse_bindings, run_main, verify_data};
 use passes::{PassError, PassOptions, REGISTRY};
@@ -79,6 +79,8 @@ enum Command {
     Import {
         /// The .onnx model.
         model: PathBuf,
+        #[command(flatten)]
+        shapes: ShapeArgs,
         /// Write to this .eir file (with a weights sidecar) instead of stdout.
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -99,6 +101,8 @@ enum Command {
         /// Write each output as DIR/NAME.npy.
         #[arg(short, long, value_name = "DIR")]
         output: Option<PathBuf>,
+        #[command(flatten)]
+        shapes: ShapeArgs,
     },
     /// Check a model (.onnx, .eir, or a generated crate directory, which is built and run)
     /// against ONNX test data (test_data_set_* with input_K.pb/output_K.pb).
@@ -114,6 +118,8 @@ enum Command {
         /// Absolute tolerance.
         #[arg(long, default_value_t = 1e-4)]
         atol: f64,
+        #[command(flatten)]
+        shapes: ShapeArgs,
     },
     /// List the available passes.
     Passes,
@@ -171,6 +177,31 @@ struct PipeArgs {
     /// (e.g. a Reshape target or Resize sizes given as an input). Repeatable.
     #[arg(long = "const", value_name = "NAME=FILE")]
     consts: Vec<String>,
+    #[command(flatten)]
+    shapes: ShapeArgs,
+}
+
+/// Fixing input sizes (every command that takes a model).
+#[derive(clap::Args, Default)]
+struct ShapeArgs {
+    /// Fix an input's shape: NAME=D0,D1,... (repeatable). Every dim computed from it becomes
+    /// static: the fastest code, and what static-shape targets (NPUs) need.
+    #[arg(long = "shape", value_name = "NAME=D0,D1,...")]
+    shapes: Vec<String>,
+    /// Fix a symbolic dim everywhere: SYMBOL=N (repeatable; `edgec inspect` lists the symbols,
+    /// e.g. `x.d2` for an unnamed dim 2 of input `x`).
+    #[arg(long = "dim", value_name = "SYMBOL=N")]
+    dims: Vec<String>,
+}
+
+impl ShapeArgs {
+    fn load_options(&self) -> Result<compiler::driver::LoadOptions, Failure> {
+        let shapes = compiler::pipeline::shape_spec(&self.shapes, &self.dims)?;
+        Ok(compiler::driver::LoadOptions { consts: vec![], shapes })
+    }
+    fn is_empty(&self) -> bool {
+        self.shapes.is_empty() && self.dims.is_empty()
+    }
 }
 
 impl PipeArgs {
@@ -187,6 +218,8 @@ impl PipeArgs {
             buckets_max: self.bucketing.buckets_max,
             attention_window: self.attention_window,
             consts: self.consts.clone(),
+            shapes: self.shapes.shapes.clone(),
+            dims: self.shapes.dims.clone(),
         }
     }
 }
@@ -243,16 +276,18 @@ fn run(cmd: Command) -> Result<(), Failure> {
         Command::Compile { file, pipe, emit: what, output, name, report } => {
             compile(&pipe, &file, what, &output, name, report.as_deref())
         }
-        Command::Import { model, output } => {
-            let m = load_model(&model.display().to_string())?;
+        Command::Import { model, output, shapes } => {
+            let m = load_model_with(&model.display().to_string(), &shapes.load_options()?)?;
             emit(&m, output)
         }
         Command::Inspect { model } => {
             print!("{}", compiler::inspect::inspect(&model).map_err(|e| Failure::User(anyhow::anyhow!(e)))?);
             Ok(())
         }
-        Command::Run { model, inputs, output } => run_model(&model, &inputs, output),
-        Command::Verify { model, data, rtol, atol } => verify_model(&model, &data, Tolerance { rtol, atol }),
+        Command::Run { model, inputs, output, shapes } => run_model(&model, &inputs, output, &shapes),
+        Command::Verify { model, data, rtol, atol, shapes } => {
+            verify_model(&model, &data, Tolerance { rtol, atol }, &shapes)
+        }
         Command::Rules { rules } => {
             let (popts, _) = compiler::optimize::pipeline_options("cpu", &rules).map_err(Failure::User)?;
             print!("{}", compiler::optimize::list_rules(&popts.rules));
@@ -337,13 +372,25 @@ fn emit(m: &ir::Module, output: Option<PathBuf>) -> Result<(), Failure> {
     Ok(())
 }
 
-fn run_model(model: &str, inputs: &[String], output: Option<PathBuf>) -> Result<(), Failure> {
+/// `--shape`/`--dim` fix sizes at compile time: a built crate cannot take them.
+fn no_shapes_for_crate(shapes: &ShapeArgs, path: &std::path::Path) -> Result<(), Failure> {
+    if compiler::compile::is_crate_dir(path) && !shapes.is_empty() {
+        return Err(Failure::User(anyhow::anyhow!(
+            "{}: --shape/--dim apply when compiling (`edgec compile --shape ...`), not to a built crate",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+fn run_model(model: &str, inputs: &[String], output: Option<PathBuf>, shapes: &ShapeArgs) -> Result<(), Failure> {
     let path = std::path::Path::new(model);
+    no_shapes_for_crate(shapes, path)?;
     let crate_dir = compiler::compile::is_crate_dir(path);
     let m = if crate_dir {
         load_eir(&path.join("edgec").join("model.eir").display().to_string())?.module
     } else {
-        load_model(model)?
+        load_model_with(model, &shapes.load_options()?)?
     };
     let bindings = parse_bindings(inputs)?;
     let tensors = bind_inputs(&m, &bindings)?;
@@ -370,13 +417,14 @@ fn run_model(model: &str, inputs: &[String], output: Option<PathBuf>) -> Result<
     Ok(())
 }
 
-fn verify_model(model: &str, data: &[PathBuf], tol: Tolerance) -> Result<(), Failure> {
+fn verify_model(model: &str, data: &[PathBuf], tol: Tolerance, shapes: &ShapeArgs) -> Result<(), Failure> {
     let path = std::path::Path::new(model);
+    no_shapes_for_crate(shapes, path)?;
     let (reports, names, reference) = if compiler::compile::is_crate_dir(path) {
         let meta = compiler::compile::read_meta(path)?;
         (compiler::compile::verify_crate(path, data, tol)?, meta.outputs, "the reference interpreter")
     } else {
-        let m = load_model(model)?;
+        let m = load_model_with(model, &shapes.load_options()?)?;
         let reports = verify_data(&m, path, data, tol)?;
         (reports, io_names(&m).1, "the exact @main.reference (bucketing padding / approximations)")
     };

@@ -2,7 +2,7 @@
 //! profile, rules, limits, bucketing and opt-in approximations, with the
 //! `--explain` text.
 
-use crate::driver::{load_eir, load_model_bound};
+use crate::driver::{load_eir, load_model_with, LoadOptions};
 use ir::Module;
 use passes::{parse_pipeline_with, PassError, PassManager, PassOptions, PassReport};
 use std::path::PathBuf;
@@ -33,6 +33,10 @@ pub struct Request {
     /// `--const NAME=FILE` arguments (graph inputs fixed to a `.npy` or
     /// `.pb` TensorProto value before import).
     pub consts: Vec<String>,
+    /// `--shape NAME=D0,D1,...` arguments.
+    pub shapes: Vec<String>,
+    /// `--dim SYMBOL=N` arguments.
+    pub dims: Vec<String>,
 }
 
 /// Parse `--const NAME=FILE` arguments into tensors (`.npy`, else a
@@ -60,6 +64,44 @@ pub fn read_consts(args: &[String]) -> Result<Vec<(String, ir::interp::Tensor)>,
     } else {
         Err(crate::driver::DriverError::Usage(errors.join("\n")))
     }
+}
+
+/// Parse `--shape` and `--dim` arguments (every bad one is reported).
+pub fn shape_spec(
+    shapes: &[String],
+    dims: &[String],
+) -> Result<passes::specialize::ShapeSpec, crate::driver::DriverError> {
+    passes::specialize::ShapeSpec::parse(shapes, dims).map_err(|e| crate::driver::DriverError::Usage(e.join("\n")))
+}
+
+/// A static-shape target needs every input dim fixed: say which flags do it
+/// (rather than leaving its rewrites undone on symbolic sizes).
+fn static_inputs(m: &Module, target: &str) -> Result<(), String> {
+    let Some(f) = m.func("main") else { return Ok(()) };
+    let mut lines = Vec::new();
+    for &p in &f.body.params {
+        let ty = f.ty(p);
+        let syms = passes::specialize::symbols_in(std::iter::once(ty));
+        if syms.is_empty() {
+            continue;
+        }
+        let name = f.values[p].name.clone().unwrap_or_default();
+        let example: Vec<String> = ty
+            .dims()
+            .unwrap_or(&[])
+            .iter()
+            .map(|d| d.as_static().map_or_else(|| format!("<{d}>"), |n| n.to_string()))
+            .collect();
+        let dims: Vec<String> = syms.iter().map(|s| format!("--dim {}=N", s.as_str())).collect();
+        lines.push(format!("  input `{name}`: {ty}: pass --shape {name}={} or {}", example.join(","), dims.join(" ")));
+    }
+    if lines.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "target `{target}` needs static shapes, and these inputs have symbolic dims:\n{}\n  (or --bucket DIM=SIZES to compile one static variant per size)",
+        lines.join("\n")
+    ))
 }
 
 /// A failure, split like the CLI's exit codes.
@@ -114,12 +156,15 @@ pub fn run(req: &Request, popts_pass: PassOptions) -> Result<Outcome, Failure> {
     popts.limits.max_enodes = req.max_enodes;
     popts.limits.max_iters = req.max_iters;
     let (spec, autos) = crate::bucket::bucket_spec(&req.bucket, &req.pad, req.buckets_max)?;
-    let binds = read_consts(&req.consts)?;
-    let mut m = if req.file == "-" && binds.is_empty() {
+    let load = LoadOptions { consts: read_consts(&req.consts)?, shapes: shape_spec(&req.shapes, &req.dims)? };
+    let mut m = if req.file == "-" && load.consts.is_empty() && load.shapes.is_empty() {
         load_eir(&req.file)?.module
     } else {
-        load_model_bound(&req.file, &binds)?
+        load_model_with(&req.file, &load)?
     };
+    if profile.static_shapes && spec.dims.is_empty() {
+        static_inputs(&m, &profile.name).map_err(|e| Failure::User(anyhow::anyhow!(e)))?;
+    }
     let mut passes = req.passes.clone();
     if !spec.dims.is_empty() {
         spec.check(&m, "main").map_err(|e| Failure::User(anyhow::anyhow!(e.join("\n"))))?;

@@ -12,6 +12,7 @@ pub mod optimize;
 pub mod registry;
 pub mod rules;
 mod simplify;
+pub mod specialize;
 pub mod target;
 
 pub use manager::{PassError, PassManager, PassOptions, PassRecord, PassReport};

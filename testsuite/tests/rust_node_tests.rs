@@ -30,7 +30,8 @@ fn passing_node_tests() -> Vec<String> {
 }
 
 fn compile_bound(dir: &Path, module: &str, binds: &[(String, Tensor)]) -> Result<Member, String> {
-    let m = compiler::frontend::onnx::import_file_bound(&dir.join("model.onnx"), binds).map_err(|e| e.to_string())?;
+    let m =
+        compiler::frontend::onnx::import_file_bound(&dir.join("model.onnx"), binds).map_err(|e| e.to_string())?.module;
     let opts = testsuite::rulecheck::options(Some("cpu"))?;
     let passes = passes::parse_pipeline_with(passes::DEFAULT_PIPELINE, &opts).map_err(|e| e.to_string())?;
     let mut out = m;

@@ -17,7 +17,7 @@ pub mod auto;
 
 use ir::infer::refine_function;
 use ir::ops::dispatch::{AxisRef, Dispatch};
-use ir::{Dim, Function, Loc, Module, Opcode, Shape, Symbol, TensorType};
+use ir::{Dim, Function, Loc, Module, Opcode, Symbol, TensorType};
 use std::collections::BTreeMap;
 
 /// Suffix of the function that keeps the unbucketed (exact) body.
@@ -119,36 +119,6 @@ fn symbols_of<'a>(types: impl Iterator<Item = &'a TensorType>) -> Vec<String> {
     out
 }
 
-/// Replace every occurrence of the symbols in `subst` by their sizes.
-fn specialize_type(t: &TensorType, subst: &[(Symbol, u64)]) -> TensorType {
-    let Some(dims) = t.dims() else { return t.clone() };
-    let dims = dims.iter().map(|&d| match d {
-        Dim::Sym(s) => subst.iter().find(|(x, _)| *x == s).map_or(d, |&(_, n)| Dim::Static(n)),
-        d => d,
-    });
-    TensorType::new(t.dtype, Shape::from_dims(dims))
-}
-
-/// A copy of `f` named `name` with the symbols fixed to the given sizes and
-/// types re-inferred.
-fn specialize(m: &Module, f: &Function, name: String, subst: &[(Symbol, u64)]) -> Result<Function, String> {
-    let mut g = f.clone();
-    g.name = name;
-    for v in g.values.keys().collect::<Vec<_>>() {
-        g.values[v].ty = specialize_type(&g.values[v].ty, subst);
-    }
-    g.result_types = g.result_types.iter().map(|t| specialize_type(t, subst)).collect();
-    refine_function(m, &mut g).map_err(|(id, e)| {
-        let op = &g.ops[id];
-        format!("@{}: {} [{}]: {e}", g.name, op.opcode.name(), op.loc)
-    })?;
-    for (i, &v) in g.body.results.iter().enumerate() {
-        g.result_types[i] =
-            ir::infer::meet_type(&g.result_types[i], g.ty(v)).map_err(|e| format!("@{}: result #{i}: {e}", g.name))?;
-    }
-    Ok(g)
-}
-
 /// `(tensor, axis, dim)` triples where the types carry one of `dims`.
 fn axis_refs<'a>(types: impl Iterator<Item = &'a TensorType>, dims: &[Symbol]) -> Vec<AxisRef> {
     let mut out = Vec::new();
@@ -207,7 +177,7 @@ pub fn bucket_function(m: &mut Module, func: &str, spec: &BucketSpec) -> Result<
         let sizes = d.combination(ci);
         let name = bucket_func_name(func, &spec.dims, &sizes);
         let subst: Vec<(Symbol, u64)> = syms.iter().copied().zip(sizes.iter().copied()).collect();
-        specialized.push(specialize(m, &orig, name.clone(), &subst)?);
+        specialized.push(crate::specialize::specialized_copy(m, &orig, name.clone(), &subst)?);
         d.callees.push(name);
     }
     let report = describe(&orig, &d, &names, &specialized);

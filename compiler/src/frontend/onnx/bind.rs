@@ -16,18 +16,18 @@ use std::path::Path;
 /// Import `path` with the graph inputs named in `binds` fixed to their tensors.
 /// Every bad binding (no such input, a type or shape that does not fit) is
 /// reported at once.
-pub fn import_file_bound(path: &Path, binds: &[(String, Tensor)]) -> Result<ir::Module, ImportError> {
+pub fn import_file_bound(path: &Path, binds: &[(String, Tensor)]) -> Result<super::Imported, ImportError> {
     let bytes = std::fs::read(path)
         .map_err(|e| ImportError::Io { path: path.display().to_string(), message: e.to_string() })?;
     let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into());
     let mut model = ModelProto::decode(bytes.as_slice()).map_err(|e| ImportError::Decode(e.to_string()))?;
     let positions = bound_positions(&model, binds);
     bind_inputs(&mut model, binds)?;
-    let mut m = import_model(&model, path.parent(), &name)?;
+    let mut imported = import_model(&model, path.parent(), &name)?;
     if !positions.is_empty() {
-        m.attrs.set(BOUND_INPUTS, ir::Attr::Ints(positions));
+        imported.module.attrs.set(BOUND_INPUTS, ir::Attr::Ints(positions));
     }
-    Ok(m)
+    Ok(imported)
 }
 
 /// Module attribute: positions, among the model's original inputs, of the

@@ -31,11 +31,8 @@ pub(super) fn import_control(cx: &mut NodeCx<'_, '_, '_>, inputs: Vec<Option<Val
     let types = ir::infer::infer_op(&cx.imp.m, cx.f, &cx.f.ops[op]).map_err(|e| format!("{}: {e}", opcode.name()))?;
     let results = cx.f.ops[op].results.clone();
     for (i, (&v, t)) in results.iter().zip(types).enumerate() {
-        let declared = cx.node.output.get(i).and_then(|o| cx.imp.value_info.get(o)).cloned();
-        cx.f.values[v].ty = match declared {
-            Some(d) => ir::infer::meet_type(&d, &t).map_err(|e| format!("output #{i} declared {d}: {e}"))?,
-            None => t,
-        };
+        let output = cx.node.output.get(i).cloned();
+        cx.f.values[v].ty = cx.declared(output.as_ref(), t);
     }
     super::import::place(cx.f, cx.cursor, op);
     cx.bind(&results);
@@ -92,7 +89,10 @@ fn import_region(
     for (i, vi) in g.input.iter().enumerate() {
         let declared = type_of(vi)?;
         let ty = match (declared, defaults.get(i)) {
-            (Some(d), Some(def)) => ir::infer::meet_type(&d, def).unwrap_or(d),
+            (Some(d), Some(def)) => {
+                let what = format!("node \"{}\" ({}): subgraph input \"{}\"", cx.name, cx.node.op_type, vi.name);
+                cx.imp.merge_declared(&d, def, &what)
+            }
             (Some(d), None) => d,
             (None, Some(def)) => def.clone(),
             (None, None) => return Err(format!("subgraph input \"{}\" has no type", vi.name).into()),

@@ -108,16 +108,19 @@ impl NodeCx<'_, '_, '_> {
             );
         }
         for (i, (t, &v)) in inferred.into_iter().zip(&results).enumerate() {
-            let declared = outputs.get(i).and_then(|o| self.imp.value_info.get(o));
-            self.f.values[v].ty = match declared {
-                Some(d) => {
-                    ir::infer::meet_type(d, &t).map_err(|e| format!("output \"{}\" declared {d}: {e}", outputs[i]))?
-                }
-                None => t,
-            };
+            self.f.values[v].ty = self.declared(outputs.get(i), t);
         }
         place(self.f, self.cursor, op);
         Ok(results)
+    }
+
+    /// The type of node output `output` inferred as `inferred`, merged with
+    /// its `value_info` declaration if any (warnings go to the importer).
+    pub(super) fn declared(&mut self, output: Option<&String>, inferred: TensorType) -> TensorType {
+        let Some(name) = output else { return inferred };
+        let Some(d) = self.imp.value_info.get(name).cloned() else { return inferred };
+        let what = format!("node \"{}\" ({}): output \"{name}\"", self.name, self.node.op_type);
+        self.imp.merge_declared(&d, &inferred, &what)
     }
 
     /// Emit the node's main op and bind its outputs.
@@ -257,9 +260,8 @@ fn constant_node(cx: &mut NodeCx<'_, '_, '_>) -> NResult<()> {
     let hint = if out.is_empty() { "value".to_string() } else { out.clone() };
     let loc = cx.loc();
     let v = cx.imp.add_const(cx.f, cx.cursor, &t, &hint, loc);
-    if let Some(declared) = cx.imp.value_info.get(&out) {
-        ir::infer::meet_type(declared, cx.f.ty(v)).map_err(|e| format!("output \"{out}\" declared {declared}: {e}"))?;
-    }
+    // A constant's type is its value's: a declaration can only be reported.
+    let _ = cx.declared(Some(&out), cx.f.ty(v).clone());
     cx.bind(&[v]);
     Ok(())
 }

@@ -7,13 +7,14 @@ use super::tensor::{constant_of, dtype_of, tensor_from_proto};
 use super::{ImportError, Problems};
 use ir::{Attr, Attrs, Dim, Function, Loc, Module, OpId, Opcode, Shape, Symbol, TensorType, Value};
 use prost::Message;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 /// Oldest and newest default-domain opsets edgec imports.
 pub const OPSET_RANGE: (i64, i64) = (1, 27);
 
 /// Import an `.onnx` file; external data is resolved relative to it.
+/// Warnings about declared types are dropped; see [`import_file_bound`](super::import_file_bound).
 pub fn import_file(path: &Path) -> Result<Module, ImportError> {
     let bytes = std::fs::read(path)
         .map_err(|e| ImportError::Io { path: path.display().to_string(), message: e.to_string() })?;
@@ -24,8 +25,22 @@ pub fn import_file(path: &Path) -> Result<Module, ImportError> {
 /// Import a serialized `ModelProto`.
 pub fn import_bytes(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<Module, ImportError> {
     let model = ModelProto::decode(bytes).map_err(|e| ImportError::Decode(e.to_string()))?;
-    import_model(&model, base_dir, name)
+    import_model(&model, base_dir, name).map(|i| i.module)
 }
+
+/// An imported model and what was said about it.
+#[derive(Debug)]
+pub struct Imported {
+    /// The module (it verifies).
+    pub module: Module,
+    /// One line per value whose declared type contradicts inference (static
+    /// size, rank or element type); inference was used.
+    pub warnings: Vec<String>,
+}
+
+/// Module attribute: `"declared ~ inferred"` pairs of symbol names the model
+/// declares for dims that inference names otherwise (see `declared.rs`).
+pub use passes::specialize::DIM_ALIASES;
 
 /// Where ops are appended: the function body or a region of an op.
 #[derive(Copy, Clone, Debug)]
@@ -67,12 +82,16 @@ pub(super) struct Importer<'a> {
     pub(super) base_dir: Option<&'a Path>,
     unsupported: BTreeMap<String, (usize, String)>,
     pub(super) errors: Vec<String>,
+    /// Declared types that contradict inference (inference won), one per value.
+    pub(super) warnings: Vec<String>,
+    /// Declared symbol names and the inferred symbols they name.
+    aliases: BTreeSet<(String, String)>,
     /// Declared types of intermediate values (`value_info`), by name.
     pub(super) value_info: HashMap<String, TensorType>,
     node_counter: usize,
 }
 
-pub(super) fn import_model(model: &ModelProto, base_dir: Option<&Path>, name: &str) -> Result<Module, ImportError> {
+pub(super) fn import_model(model: &ModelProto, base_dir: Option<&Path>, name: &str) -> Result<Imported, ImportError> {
     let graph = model.graph.as_ref().ok_or_else(|| ImportError::Decode("model has no graph".into()))?;
     let mut opset = None;
     for o in &model.opset_import {
@@ -100,6 +119,8 @@ pub(super) fn import_model(model: &ModelProto, base_dir: Option<&Path>, name: &s
         base_dir,
         unsupported: BTreeMap::new(),
         errors: Vec::new(),
+        warnings: Vec::new(),
+        aliases: BTreeSet::new(),
         value_info: HashMap::new(),
         node_counter: 0,
     };
@@ -112,7 +133,11 @@ pub(super) fn import_model(model: &ModelProto, base_dir: Option<&Path>, name: &s
         let unsupported = imp.unsupported.into_iter().map(|(op, (n, first))| (op, n, first)).collect();
         return Err(ImportError::Problems(Problems { unsupported, errors: imp.errors }));
     }
-    Ok(imp.m)
+    if !imp.aliases.is_empty() {
+        let pairs = imp.aliases.iter().map(|(d, i)| format!("{d} ~ {i}")).collect();
+        imp.m.attrs.set(DIM_ALIASES, Attr::Strs(pairs));
+    }
+    Ok(Imported { module: imp.m, warnings: imp.warnings })
 }
 
 /// The IR type of an ONNX `ValueInfoProto` (tensors only).
@@ -145,9 +170,29 @@ fn dim_of(d: &super::proto::tensor_shape_proto::Dimension) -> Dim {
     use super::proto::tensor_shape_proto::dimension::Value as V;
     match &d.value {
         Some(V::DimValue(n)) if *n >= 0 => Dim::Static(*n as u64),
-        Some(V::DimParam(p)) if !p.is_empty() => Dim::Sym(Symbol::new(p)),
+        Some(V::DimParam(p)) if super::declared::is_named(p) => Dim::Sym(Symbol::new(p)),
         _ => Dim::Unknown,
     }
+}
+
+/// The type of a graph input: [`type_of`] with every anonymous dim a fresh
+/// symbol (`declared::input_dim`).
+fn input_type_of(vi: &ValueInfoProto) -> Result<Option<TensorType>, String> {
+    let Some(t) = type_of(vi)? else { return Ok(None) };
+    let Some(dims) = t.dims() else { return Ok(Some(t)) };
+    let params = vi.r#type.as_ref().and_then(|tp| match &tp.value {
+        Some(type_proto::Value::TensorType(tt)) => tt.shape.as_ref(),
+        _ => None,
+    });
+    let param = |axis: usize| {
+        use super::proto::tensor_shape_proto::dimension::Value as V;
+        match params.and_then(|s| s.dim.get(axis)).and_then(|d| d.value.as_ref()) {
+            Some(V::DimParam(p)) => Some(p.as_str()),
+            _ => None,
+        }
+    };
+    let dims = dims.iter().enumerate().map(|(k, &d)| super::declared::input_dim(d, param(k), &vi.name, k));
+    Ok(Some(TensorType::new(t.dtype, Shape::from_dims(dims))))
 }
 
 impl<'a> Importer<'a> {
@@ -159,7 +204,7 @@ impl<'a> Importer<'a> {
         }
         let init_names: HashSet<&str> = g.initializer.iter().map(|t| t.name.as_str()).collect();
         for vi in g.input.iter().filter(|vi| !init_names.contains(vi.name.as_str())) {
-            match type_of(vi) {
+            match input_type_of(vi) {
                 Ok(Some(t)) => {
                     let v = f.add_param(Some(vi.name.clone()), t);
                     scope.define(&vi.name, v);
@@ -267,13 +312,11 @@ impl<'a> Importer<'a> {
             };
             let inferred = f.ty(v).clone();
             let ty = match type_of(vi) {
-                Ok(Some(declared)) => match ir::infer::meet_type(&declared, &inferred) {
-                    Ok(t) => t,
-                    Err(e) => {
-                        self.errors.push(format!("graph output \"{}\": declared type {declared}: {e}", vi.name));
-                        inferred
-                    }
-                },
+                Ok(Some(declared)) => {
+                    let what = format!("graph output \"{}\"", vi.name);
+                    let merged = self.merge_declared(&declared, &inferred, &what);
+                    super::declared::name_output_dims(&declared, merged, &input_symbols(f))
+                }
                 Ok(None) => inferred,
                 Err(e) => {
                     self.errors.push(format!("graph output {e}"));
@@ -285,6 +328,35 @@ impl<'a> Importer<'a> {
         }
         (results, types)
     }
+}
+
+impl Importer<'_> {
+    /// Merge a declared type into an inferred one (`declared.rs`), recording
+    /// the conflict as a warning about `what` and the symbol aliases.
+    pub(super) fn merge_declared(&mut self, declared: &TensorType, inferred: &TensorType, what: &str) -> TensorType {
+        let merged = super::declared::merge(declared, inferred);
+        if let Some(c) = merged.conflict {
+            self.warnings
+                .push(format!("{what}: declared {declared}, inferred {inferred}: {c}; using the inferred type"));
+        }
+        for (d, i) in merged.aliases {
+            self.aliases.insert((d.as_str().to_string(), i.as_str().to_string()));
+        }
+        merged.ty
+    }
+}
+
+/// The symbols of `f`'s parameter types.
+fn input_symbols(f: &Function) -> Vec<Symbol> {
+    let mut out = Vec::new();
+    for &p in &f.body.params {
+        for d in f.ty(p).dims().unwrap_or(&[]) {
+            if let Dim::Sym(s) = *d {
+                out.push(s);
+            }
+        }
+    }
+    out
 }
 
 fn poison(scope: &mut Scope, node: &NodeProto) {

@@ -10,13 +10,14 @@
 mod bind;
 mod control;
 mod convert;
+mod declared;
 mod import;
 pub mod proto;
 pub mod tensor;
 mod upgrade;
 
 pub use bind::{bind_inputs, import_file_bound, BOUND_INPUTS};
-pub use import::{import_bytes, import_file};
+pub use import::{import_bytes, import_file, Imported, DIM_ALIASES};
 
 use std::fmt;
 
