@@ -339,13 +339,21 @@ fn compile(
             }
             let name = name.unwrap_or_else(|| compiler::compile::default_name(std::path::Path::new(file)));
             let r = compiler::compile::write_crate(&out.module, output, &name, file).map_err(Failure::User)?;
-            eprintln!(
-                "edgec: wrote crate `{name}` to {} (arena {} bytes, lower bound {}, weights {} bytes)",
-                output.display(),
-                r.arena_bytes,
-                r.lower_bound_bytes,
-                r.weights_bytes
-            );
+            if r.dynamic {
+                eprintln!(
+                    "edgec: wrote crate `{name}` to {} (symbolic dims: memory planned when it runs, per input-shape signature; weights {} bytes)",
+                    output.display(),
+                    r.weights_bytes
+                );
+            } else {
+                eprintln!(
+                    "edgec: wrote crate `{name}` to {} (arena {} bytes, lower bound {}, weights {} bytes)",
+                    output.display(),
+                    r.arena_bytes,
+                    r.lower_bound_bytes,
+                    r.weights_bytes
+                );
+            }
             if let Some(p) = report {
                 let json = serde_json::to_string_pretty(&r).map_err(|e| Failure::Internal(e.into()))?;
                 std::fs::write(p, json + "\n").map_err(|e| Failure::User(anyhow::anyhow!("{}: {e}", p.display())))?;

@@ -59,7 +59,10 @@ fn plans_are_sound_and_tight() {
     for dir in models() {
         let m = optimized(&dir);
         let f = m.func("main").unwrap();
-        let p = match plan_function(f, &PlanOptions { params_in_arena: false, reuse: &reuse, hoistable: &hoistable }) {
+        let p = match plan_function(
+            f,
+            &PlanOptions { params_in_arena: false, reuse: &reuse, hoistable: &hoistable, dynamic: false },
+        ) {
             Ok(p) => p,
             Err(e) => {
                 report += &format!("{}: {e}\n", dir.display());

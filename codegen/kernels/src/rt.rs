@@ -48,6 +48,15 @@ pub fn check_shape<T>(name: &str, v: &View<'_, T>, want: &[Option<usize>]) -> Re
     check_len(name, v.data.len(), v.shape.iter().product())
 }
 
+/// Grow `v` to at least `n` elements (a model with symbolic dims sizes its
+/// arenas and scratch for the largest inputs seen so far; a run at sizes
+/// seen before allocates nothing).
+pub fn grow<T: Clone + Default>(v: &mut Vec<T>, n: usize) {
+    if v.len() < n {
+        v.resize(n, T::default());
+    }
+}
+
 /// FNV-1a 64-bit hash, eight bytes per step in the inner loop's reads.
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;

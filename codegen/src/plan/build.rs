@@ -14,6 +14,38 @@ pub struct PlanOptions<'a> {
     /// Ops that may run once at construction when all their operands are
     /// constants (or themselves hoisted).
     pub hoistable: &'a dyn Fn(&Function, &OpData) -> bool,
+    /// Values may have symbolic sizes: their buffers get length 0 here and
+    /// are placed when the model runs (`Buffer::len` is then meaningless).
+    pub dynamic: bool,
+}
+
+/// Class and length of `v`; with `dynamic`, a symbolic size is length 0.
+fn size_of(f: &Function, v: Value, dynamic: bool, what: impl Fn() -> String) -> Result<(Class, usize), PlanError> {
+    match sized(f, v, &what) {
+        Err(_) if dynamic && f.ty(v).rank().is_some() && Class::of(f.ty(v).dtype).is_some() => {
+            Ok((Class::of(f.ty(v).dtype).unwrap_or(Class::F32), 0))
+        }
+        r => r,
+    }
+}
+
+/// True if the result `r` of elementwise `op` provably has as many
+/// elements as its operand `k` (for symbolic sizes): a one-operand op, or
+/// every other operand broadcasts into operand `k` without growing it.
+fn same_size(f: &Function, op: &OpData, k: usize, r: Value) -> bool {
+    let Some(src) = op.operand(k) else { return false };
+    let (Some(dk), Some(dr)) = (f.ty(src).dims(), f.ty(r).dims()) else { return false };
+    if dk.len() != dr.len() {
+        return false;
+    }
+    op.operands.iter().enumerate().filter(|(j, _)| *j != k).all(|(_, o)| {
+        let Some(d) = o.and_then(|v| f.ty(v).dims().map(<[ir::Dim]>::to_vec)) else { return o.is_none() };
+        d.len() <= dk.len()
+            && d.iter()
+                .rev()
+                .zip(dk.iter().rev())
+                .all(|(x, y)| *x == ir::Dim::Static(1) || (x == y && *x != ir::Dim::Unknown))
+    })
 }
 
 /// The dataflow graph of a region's ops, and a schedule (program order,
@@ -81,14 +113,15 @@ fn plan_region(f: &Function, r: &ir::Region, opts: &PlanOptions<'_>, outer: Opti
     }
     let in_region = outer.is_some();
     let no_hoist = |_: &Function, _: &OpData| false;
-    let sub_opts = PlanOptions { params_in_arena: true, reuse: opts.reuse, hoistable: &no_hoist };
+    let sub_opts =
+        PlanOptions { params_in_arena: true, reuse: opts.reuse, hoistable: &no_hoist, dynamic: opts.dynamic };
     let opts = if in_region { &sub_opts } else { opts };
     hoist(f, &all, opts, &mut p)?;
     let order: Vec<OpId> = all.into_iter().filter(|id| !p.hoist_schedule.contains(id)).collect();
     let last = last_uses(f, &order, &r.results);
     p.schedule = order.clone();
     for (i, &v) in r.params.iter().enumerate() {
-        let (class, len) = sized(f, v, || format!("parameter #{i} of @{}", f.name))?;
+        let (class, len) = size_of(f, v, opts.dynamic, || format!("parameter #{i} of @{}", f.name))?;
         if opts.params_in_arena {
             let b = new_buffer(&mut p, class, len, 0, last.get(&v).copied().unwrap_or(0));
             p.storage.insert(v, Storage::Buffer(b));
@@ -100,7 +133,7 @@ fn plan_region(f: &Function, r: &ir::Region, opts: &PlanOptions<'_>, outer: Opti
         place_results(f, id, i, &last, opts, &mut p)?;
     }
     if !in_region {
-        copy_results(f, r, order.len(), opts.params_in_arena, &mut p)?;
+        copy_results(f, r, order.len(), opts, &mut p)?;
     }
     super::offsets::assign(&mut p);
     p.extent = p.arena.iter().map(|(&c, &n)| (c, p.base.get(&c).copied().unwrap_or(0) + n)).collect();
@@ -147,7 +180,14 @@ fn inherit(o: &Plan, p: &mut Plan) {
 /// Give every result that is a parameter or a constant (or, for bucket
 /// functions, whose results are all read from the arena, a hoisted value)
 /// its own buffer, written after the last op.
-fn copy_results(f: &Function, r: &ir::Region, end: usize, bucket: bool, p: &mut Plan) -> Result<(), PlanError> {
+fn copy_results(
+    f: &Function,
+    r: &ir::Region,
+    end: usize,
+    opts: &PlanOptions<'_>,
+    p: &mut Plan,
+) -> Result<(), PlanError> {
+    let bucket = opts.params_in_arena;
     for (i, &v) in r.results.iter().enumerate() {
         let copy = match p.storage.get(&v) {
             Some(Storage::Param(_) | Storage::Const(_)) => true,
@@ -155,7 +195,7 @@ fn copy_results(f: &Function, r: &ir::Region, end: usize, bucket: bool, p: &mut 
             _ => false,
         };
         if copy {
-            let (class, len) = sized(f, v, || format!("result #{i} of @{}", f.name))?;
+            let (class, len) = size_of(f, v, opts.dynamic, || format!("result #{i} of @{}", f.name))?;
             let b = new_buffer(p, class, len, end, end);
             p.result_copies.insert(i, b);
         }
@@ -201,13 +241,14 @@ fn place_results(
             }
         }
         (Reuse::InPlace(cands), Some(r)) => {
-            let (class, len) = sized(f, r, || what(0))?;
+            let (class, len) = size_of(f, r, opts.dynamic, || what(0))?;
             let twice = |v: Value| op.inputs().filter(|&u| p.storage.get(&u) == p.storage.get(&v)).count() > 1;
             for k in cands {
                 let Some(src) = op.operand(k) else { continue };
                 let Some(&Storage::Buffer(b)) = p.storage.get(&src) else { continue };
                 let buf = &p.buffers[b];
-                if buf.class == class && buf.len == len && buf.last == i && !twice(src) {
+                let fits = if len == 0 && opts.dynamic { same_size(f, op, k, r) } else { buf.len == len };
+                if buf.class == class && fits && buf.last == i && !twice(src) {
                     p.buffers[b].last = res_last(r).max(i);
                     p.storage.insert(r, Storage::Buffer(b));
                     p.in_place.insert(r, k);
@@ -218,7 +259,7 @@ fn place_results(
         _ => {}
     }
     for (ri, &r) in op.results.iter().enumerate() {
-        let (class, len) = sized(f, r, || what(ri))?;
+        let (class, len) = size_of(f, r, opts.dynamic, || what(ri))?;
         let b = new_buffer(p, class, len, i, res_last(r));
         p.storage.insert(r, Storage::Buffer(b));
     }

@@ -386,6 +386,7 @@ mod build;
 mod offsets;
 
 pub use build::{plan_function, PlanOptions};
+pub use offsets::{class_index, live_ranges};
 
 impl Plan {
     /// Bytes of the constant arenas (values hoisted to construction).

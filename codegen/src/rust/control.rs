@@ -32,7 +32,8 @@ fn region_code<'a>(
     k: usize,
     plan: &'a crate::plan::Plan,
 ) -> Result<String, String> {
-    let sub = FuncCx { f: cx.f, plan, base: Default::default(), const_base: cx.const_base.clone(), hoist: false };
+    let sub =
+        FuncCx { f: cx.f, plan, base: Default::default(), const_base: cx.const_base.clone(), hoist: false, dy: None };
     let mut s = String::new();
     for &op in &plan.schedule {
         s += &e.op(&sub, op)?;
@@ -70,7 +71,14 @@ fn if_<'a>(e: &mut Emitter<'a>, cx: &FuncCx<'a>, id: OpId, subs: &'a [crate::pla
     let mut branches = Vec::new();
     for (k, plan) in subs.iter().enumerate() {
         let mut code = region_code(e, cx, id, k, plan)?;
-        let sub = FuncCx { f: cx.f, plan, base: Default::default(), const_base: cx.const_base.clone(), hoist: false };
+        let sub = FuncCx {
+            f: cx.f,
+            plan,
+            base: Default::default(),
+            const_base: cx.const_base.clone(),
+            hoist: false,
+            dy: None,
+        };
         for (&y, &r) in op.regions[k].results.iter().zip(&op.results) {
             code += &copy(e, &sub, y, result_region(cx, r)?)?;
         }
@@ -86,7 +94,8 @@ fn loop_<'a>(e: &mut Emitter<'a>, cx: &FuncCx<'a>, id: OpId, subs: &'a [crate::p
     if op.results.len() != carried {
         return Err("Loop scan outputs are not supported by the Rust backend yet".into());
     }
-    let sub = FuncCx { f: cx.f, plan, base: Default::default(), const_base: cx.const_base.clone(), hoist: false };
+    let sub =
+        FuncCx { f: cx.f, plan, base: Default::default(), const_base: cx.const_base.clone(), hoist: false, dy: None };
     let mut s = String::new();
     for j in 0..carried {
         let init = op.operand(2 + j).ok_or("Loop without an initial value")?;
@@ -161,7 +170,8 @@ fn scan<'a>(e: &mut Emitter<'a>, cx: &FuncCx<'a>, id: OpId, subs: &'a [crate::pl
     let first = op.operand(n).ok_or("Scan without scan inputs")?;
     let len = cx.f.ty(first).shape.static_dims().and_then(|d| d.first().copied()).ok_or("Scan length must be static")?
         as usize;
-    let sub = FuncCx { f: cx.f, plan, base: Default::default(), const_base: cx.const_base.clone(), hoist: false };
+    let sub =
+        FuncCx { f: cx.f, plan, base: Default::default(), const_base: cx.const_base.clone(), hoist: false, dy: None };
     let param = |i: usize| arena_region(&sub, body.params[i]).ok_or("Scan body parameters must live in the arena");
     let mut s = String::new();
     for j in 0..n {

@@ -3,10 +3,13 @@
 //! arenas at the offsets of the memory plan, and writing its result into its
 //! planned arena region.
 
+use super::dynamic::Shapes;
 use super::ops;
+use super::sz::Sz;
 use super::weights::WeightLayout;
 use crate::plan::{Class, Plan, Storage};
 use ir::{Function, Loc, Module, OpData, OpId, Value};
+use std::cell::Cell;
 use std::collections::{BTreeMap, HashSet};
 
 /// Everything that becomes part of the generated `Model` besides the methods.
@@ -70,16 +73,34 @@ pub struct FuncCx<'a> {
     pub const_base: BTreeMap<Class, usize>,
     /// Emitting the construction-time (hoisted) ops, as methods of `Consts`.
     pub hoist: bool,
+    /// Run-time shapes, offsets and lengths of a function with symbolic dims.
+    pub dy: Option<&'a Shapes>,
+}
+
+impl FuncCx<'_> {
+    /// Class, offset and length of plan buffer `b` (run-time expressions in
+    /// a function with symbolic dims).
+    pub fn buf_region(&self, b: usize) -> (Class, Sz, Sz) {
+        let buf = &self.plan.buffers[b];
+        match self.dy {
+            Some(d) => (buf.class, d.buf_off[b].clone(), d.buf_len[b].clone()),
+            None => (
+                buf.class,
+                Sz::Lit(self.plan.base.get(&buf.class).copied().unwrap_or(0) + buf.offset),
+                Sz::Lit(buf.len),
+            ),
+        }
+    }
 }
 
 /// Where an operand comes from, as a Rust expression.
-pub fn region(off: usize, len: usize) -> String {
+pub fn region(off: impl std::fmt::Display, len: impl std::fmt::Display) -> String {
     format!("Region::new({off}, {len})")
 }
 
 /// Reading `len` elements of `class` at `off` of the arena: through the
 /// carved rest when the op writes the same arena, directly otherwise.
-pub fn arena_read(class: Class, off: usize, len: usize, out_class: Option<Class>) -> String {
+pub fn arena_read(class: Class, off: &Sz, len: &Sz, out_class: Option<Class>) -> String {
     if Some(class) == out_class {
         format!("r.get({})", region(off, len))
     } else {
@@ -111,13 +132,22 @@ pub fn value_expr(e: &mut Emitter<'_>, cx: &FuncCx<'_>, v: Value, out_class: Opt
             }
         }
         Some(Storage::Buffer(b)) => {
-            let buf = &cx.plan.buffers[b];
-            let off = cx.plan.base.get(&buf.class).copied().unwrap_or(0) + buf.offset;
-            arena_read(buf.class, off, buf.len, out_class)
+            let (class, off, len) = cx.buf_region(b);
+            arena_read(class, &off, &len, out_class)
         }
-        Some(Storage::Fixed { class, offset, len }) => arena_read(class, offset, len, out_class),
+        Some(Storage::Fixed { class, offset, len }) => arena_read(class, &Sz::Lit(offset), &Sz::Lit(len), out_class),
         None => return Err(format!("internal: value {v} has no storage")),
     })
+}
+
+/// The arena region `v` lives in, offsets and lengths as sizes (run-time
+/// expressions in a function with symbolic dims).
+pub fn arena_region_sz(cx: &FuncCx<'_>, v: Value) -> Option<(Class, Sz, Sz)> {
+    match cx.plan.storage.get(&v).copied()? {
+        Storage::Buffer(b) => Some(cx.buf_region(b)),
+        Storage::Fixed { class, offset, len } => Some((class, Sz::Lit(offset), Sz::Lit(len))),
+        _ => None,
+    }
 }
 
 /// The arena region `v` lives in (`None` for inputs, constants, hoisted values).
@@ -147,6 +177,41 @@ impl<'a> Emitter<'a> {
     /// functions whose parameters are not in the arena). With `cx.hoist`, the
     /// method computes the hoisted values and goes to `Consts`.
     pub fn function(&mut self, cx: &FuncCx<'a>, name: &str, args: &str) {
+        let body = self.body(cx);
+        let method =
+            format!("    #[allow(unused_variables, clippy::all)]\n    fn {name}(&mut self{args}) {{\n{body}    }}\n");
+        if cx.hoist {
+            self.parts.hoist_methods.push(method);
+        } else {
+            self.parts.methods.push(method);
+        }
+    }
+
+    /// Emit a function with symbolic dims as method `name`: the
+    /// `prologue` (shapes and plan, see `dynamic`), the ops, then the
+    /// result shapes and places recorded for `run` (`os{i}`, `oo{i}`).
+    pub fn function_dyn(&mut self, cx: &FuncCx<'a>, name: &str, args: &str, prologue: &str) {
+        let mut body = prologue.to_string();
+        body += &self.body(cx);
+        for (i, &v) in cx.f.body.results.iter().enumerate() {
+            let dims = cx.dy.and_then(|d| d.dims.get(&v)).cloned().unwrap_or_default();
+            body += &format!("        self.os{i} = {};\n", Sz::array(&dims));
+            let place = match cx.plan.result_copies.get(&i) {
+                Some(&b) => Some(cx.buf_region(b)),
+                None => arena_region_sz(cx, v),
+            };
+            if let Some((_, off, len)) = place {
+                body += &format!("        self.oo{i} = ({off}, {len});\n");
+            }
+        }
+        let method = format!(
+            "    #[allow(unused_variables, unused_mut, clippy::all)]\n    fn {name}(&mut self{args}) -> Result<(), Error> {{\n{body}        Ok(())\n    }}\n"
+        );
+        self.parts.methods.push(method);
+    }
+
+    /// The op blocks of `cx`'s function (and its result copies).
+    fn body(&mut self, cx: &FuncCx<'a>) -> String {
         let mut body = String::new();
         let ops = if cx.hoist { &cx.plan.hoist_schedule } else { &cx.plan.schedule };
         for &id in ops {
@@ -160,13 +225,7 @@ impl<'a> Emitter<'a> {
         if !cx.hoist {
             body += &self.result_copies(cx);
         }
-        let method =
-            format!("    #[allow(unused_variables, clippy::all)]\n    fn {name}(&mut self{args}) {{\n{body}    }}\n");
-        if cx.hoist {
-            self.parts.hoist_methods.push(method);
-        } else {
-            self.parts.methods.push(method);
-        }
+        body
     }
 
     /// Copies of the results that are parameters or constants into their
@@ -175,19 +234,14 @@ impl<'a> Emitter<'a> {
         let mut s = String::new();
         for (&i, &b) in &cx.plan.result_copies {
             let v = cx.f.body.results[i];
-            let buf = &cx.plan.buffers[b];
-            let off = cx.plan.base.get(&buf.class).copied().unwrap_or(0) + buf.offset;
+            let (class, off, len) = cx.buf_region(b);
             match value_expr(self, cx, v, None) {
                 Ok(src) => {
                     s += &format!(
                         "        // result #{i} is an input or a constant: copied out
 "
                     );
-                    s += &format!(
-                        "        self.a{}[{off}..{}].copy_from_slice({src});\n",
-                        buf.class.suffix(),
-                        off + buf.len
-                    );
+                    s += &format!("        self.a{}[{off}..{}].copy_from_slice({src});\n", class.suffix(), &off + &len);
                 }
                 Err(e) => self.errors.push(format!("@{}: result #{i}: {e}", cx.f.name)),
             }
@@ -207,8 +261,12 @@ impl<'a> Emitter<'a> {
             }
             return Ok(String::new());
         }
-        let mut ocx = OpCx { e: self, cx, op, id, blocks: vec![], cur: None };
+        let mut ocx =
+            OpCx { e: self, cx, op, id, blocks: vec![], cur: None, symbolic: Cell::new(false), my_fields: vec![] };
         ops::lower(&mut ocx)?;
+        if ocx.symbolic.get() {
+            return Err(format!("{} with symbolic dims is not supported by the Rust backend yet", op.opcode.name()));
+        }
         let header = format!("        // {}\n", describe(op, cx.f));
         Ok(header + &ocx.blocks.concat())
     }
@@ -223,10 +281,72 @@ pub struct OpCx<'e, 'a> {
     id: OpId,
     blocks: Vec<String>,
     cur: Option<Block>,
+    /// Set when a lowering asked for static dims of a value whose dims are symbolic.
+    symbolic: Cell<bool>,
+    /// Fields this op created (named in its scratch expressions).
+    my_fields: Vec<String>,
+}
+
+/// True if an item's value reads no run-time variable: only literals,
+/// paths, struct syntax and punctuation (run-time sizes are `s12[3]`,
+/// `p0s[1]`, `t4_0` and friends: lower-case identifiers not followed by `:`
+/// or `(` or preceded by `::`).
+fn is_literal_item(value: &str) -> bool {
+    let b = value.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i] as char;
+        if c.is_ascii_alphabetic() || c == '_' {
+            let start = i;
+            while i < b.len() && ((b[i] as char).is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            let word = &value[start..i];
+            if c.is_ascii_uppercase() {
+                continue; // a type or a constant
+            }
+            let after = value[i..].trim_start();
+            let path = start >= 2 && &value[start - 2..start] == "::";
+            let field = after.starts_with(':') && !after.starts_with("::");
+            let keyword = matches!(word, "true" | "false" | "vec");
+            if !(path
+                || field
+                || keyword
+                || after.starts_with("::")
+                || after.starts_with('(')
+                || after.starts_with('!'))
+            {
+                return false;
+            }
+        } else if c.is_ascii_digit() {
+            // A number, with any type suffix (`1usize`, `0.5f32`).
+            while i < b.len() && ((b[i] as char).is_ascii_alphanumeric() || b[i] == b'.') {
+                i += 1;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    true
+}
+
+/// `s` with every whole-word occurrence of identifier `from` replaced by `to`.
+fn replace_ident(s: &str, from: &str, to: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(p) = rest.find(from) {
+        let before_ok = !rest[..p].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+        let after = &rest[p + from.len()..];
+        let after_ok = !after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+        out += &rest[..p];
+        out += if before_ok && after_ok { to } else { from };
+        rest = after;
+    }
+    out + rest
 }
 
 struct Block {
-    out: Option<(Class, usize, usize)>,
+    out: Option<(Class, Sz, Sz)>,
     lines: Vec<String>,
     bound: Vec<(usize, String)>,
 }
@@ -240,17 +360,52 @@ impl<'e, 'a> OpCx<'e, 'a> {
     pub fn func(&self) -> &'a Function {
         self.cx.f
     }
-    /// Static dims of value `v` (the planner checked they are static).
+    /// Static dims of value `v`. A lowering that calls this has no run-time
+    /// shape path: on a value with symbolic dims the op is reported as
+    /// unsupported (see [`OpCx::sdims`]).
     pub fn dims(&self, v: Value) -> Vec<usize> {
-        self.cx.f.ty(v).shape.static_dims().unwrap_or_default().into_iter().map(|d| d as usize).collect()
+        let dims = self.sdims(v);
+        Sz::all_lit(&dims).unwrap_or_else(|| {
+            self.symbolic.set(true);
+            vec![0; dims.len()]
+        })
     }
-    /// Dims of operand `i`.
-    pub fn in_dims(&self, i: usize) -> Vec<usize> {
+    /// Dims of value `v` as sizes: literals, or run-time expressions in a
+    /// function with symbolic dims.
+    pub fn sdims(&self, v: Value) -> Vec<Sz> {
+        if let Some(d) = self.cx.dy.and_then(|d| d.dims.get(&v)) {
+            return d.clone();
+        }
+        let dims = self.cx.f.ty(v).shape.static_dims().unwrap_or_default();
+        dims.into_iter().map(|d| Sz::Lit(d as usize)).collect()
+    }
+    /// Dims of operand `i` as sizes.
+    pub fn in_sdims(&self, i: usize) -> Vec<Sz> {
+        self.op.operand(i).map(|v| self.sdims(v)).unwrap_or_default()
+    }
+    /// Dims of result `i` as sizes.
+    pub fn out_sdims(&self, i: usize) -> Vec<Sz> {
+        self.sdims(self.op.results[i])
+    }
+    /// True in a function with symbolic dims (sizes may be run-time expressions).
+    pub fn is_dynamic(&self) -> bool {
+        self.cx.dy.is_some()
+    }
+    /// Static dims of operand `i` (see [`OpCx::dims`]).
+    pub fn in_static(&self, i: usize) -> Vec<usize> {
         self.op.operand(i).map(|v| self.dims(v)).unwrap_or_default()
     }
-    /// Dims of result `i`.
-    pub fn out_dims(&self, i: usize) -> Vec<usize> {
+    /// Static dims of result `i` (see [`OpCx::dims`]).
+    pub fn out_static(&self, i: usize) -> Vec<usize> {
         self.dims(self.op.results[i])
+    }
+    /// Dims of operand `i` as sizes.
+    pub fn in_dims(&self, i: usize) -> Vec<Sz> {
+        self.in_sdims(i)
+    }
+    /// Dims of result `i` as sizes.
+    pub fn out_dims(&self, i: usize) -> Vec<Sz> {
+        self.out_sdims(i)
     }
     /// Element type class of result `i`.
     pub fn out_class(&self, i: usize) -> Class {
@@ -286,13 +441,11 @@ impl<'e, 'a> OpCx<'e, 'a> {
         self.flush();
         let v = self.op.results[j];
         let out = match self.cx.plan.storage.get(&v) {
-            Some(Storage::Buffer(b)) => {
-                let buf = &self.cx.plan.buffers[*b];
-                Some((buf.class, self.cx.plan.base.get(&buf.class).copied().unwrap_or(0) + buf.offset, buf.len))
-            }
+            Some(Storage::Buffer(b)) => Some(self.cx.buf_region(*b)),
             Some(Storage::Hoisted(b)) => {
                 let buf = &self.cx.plan.hoisted[*b];
-                Some((buf.class, self.cx.const_base.get(&buf.class).copied().unwrap_or(0) + buf.offset, buf.len))
+                let off = self.cx.const_base.get(&buf.class).copied().unwrap_or(0) + buf.offset;
+                Some((buf.class, Sz::Lit(off), Sz::Lit(buf.len)))
             }
             _ => None,
         };
@@ -315,7 +468,7 @@ impl<'e, 'a> OpCx<'e, 'a> {
     }
 
     fn source(&mut self, v: Value) -> Result<String, String> {
-        let out_class = self.cur.as_ref().and_then(|b| b.out.map(|o| o.0));
+        let out_class = self.cur.as_ref().and_then(|b| b.out.as_ref().map(|o| o.0));
         value_expr(self.e, self.cx, v, out_class)
     }
 
@@ -353,13 +506,20 @@ impl<'e, 'a> OpCx<'e, 'a> {
     pub fn field(&mut self, ty: &str, init: String) -> String {
         let name = self.e.parts.fresh(&self.base_name());
         self.e.parts.fields.push((name.clone(), ty.to_string(), init));
+        self.my_fields.push(name.clone());
         name
     }
 
-    /// A module-level constant item; returns its name.
+    /// A module-level constant item; returns its name. In a function with
+    /// symbolic dims, `value` may read run-time sizes: it is then a local of
+    /// the current block instead (a constant item if it has none).
     pub fn item(&mut self, ty: &str, value: String) -> String {
         let name = self.e.parts.fresh(&self.base_name()).to_uppercase();
-        self.e.parts.items.push(format!("const {name}: {ty} = {value};"));
+        if self.is_dynamic() && self.cur.is_some() && !is_literal_item(&value) {
+            self.line(format!("let {name}: {ty} = {value};"));
+        } else {
+            self.e.parts.items.push(format!("const {name}: {ty} = {value};"));
+        }
         name
     }
 
@@ -383,13 +543,23 @@ impl<'e, 'a> OpCx<'e, 'a> {
 
     /// Register a scratch length needed by this op.
     pub fn scratch(&mut self, expr: String) {
-        self.e.parts.scratch.push(expr);
+        if !self.is_dynamic() || self.cur.is_none() {
+            self.e.parts.scratch.push(expr);
+            return;
+        }
+        // Sized when the model runs: grow the scratch buffer before the call.
+        // (Scratch expressions name this op's fields as constructor locals.)
+        let mut e = expr;
+        for f in &self.my_fields {
+            e = replace_ident(&e, f, &format!("self.{f}"));
+        }
+        self.line(format!("k::rt::grow(&mut self.scratch, {e});"));
     }
 
     fn flush(&mut self) {
         let Some(b) = self.cur.take() else { return };
         let mut s = String::from("        {\n");
-        if let Some((class, off, len)) = b.out {
+        if let Some((class, off, len)) = &b.out {
             let uses_rest = b.lines.iter().any(|l| l.contains("r.get("));
             let r = if uses_rest { "r" } else { "_r" };
             let arena = if self.cx.hoist { "c" } else { "a" };

@@ -14,10 +14,13 @@
 
 mod cli;
 mod control;
+mod dynamic;
 mod func;
 mod model;
 pub mod ops;
 mod report;
+mod shapes;
+mod sz;
 mod weights;
 mod widen;
 
@@ -59,6 +62,15 @@ pub struct Entry<'a> {
     pub dispatch: Option<(&'a ir::OpData, ir::ops::dispatch::Dispatch)>,
     /// Functions to emit as methods, with their plans.
     pub funcs: Vec<(&'a ir::Function, Plan)>,
+    /// `@main` has symbolic dims (shapes computed when the model runs).
+    pub dynamic: bool,
+}
+
+impl Entry<'_> {
+    /// `run` takes and returns shaped views (bucketed or symbolic dims).
+    pub fn view_api(&self) -> bool {
+        self.dispatch.is_some() || self.dynamic
+    }
 }
 
 fn entry(m: &Module) -> Result<Entry<'_>, Vec<String>> {
@@ -80,7 +92,8 @@ fn entry(m: &Module) -> Result<Entry<'_>, Vec<String>> {
             errs.push(format!("callee @{n} is missing"));
             continue;
         };
-        match plan_function(f, &PlanOptions { params_in_arena, reuse, hoistable }) {
+        let dynamic = dispatch.is_none() && has_symbolic_sizes(f);
+        match plan_function(f, &PlanOptions { params_in_arena, reuse, hoistable, dynamic }) {
             Ok(p) => {
                 for (i, r) in f.body.results.iter().enumerate() {
                     let ok = p.result_copies.contains_key(&i)
@@ -101,10 +114,17 @@ fn entry(m: &Module) -> Result<Entry<'_>, Vec<String>> {
         }
     }
     if errs.is_empty() {
-        Ok(Entry { dispatch, funcs })
+        let dynamic = dispatch.is_none() && funcs.iter().any(|(f, p)| dynamic::is_dynamic(f, p));
+        Ok(Entry { dispatch, funcs, dynamic })
     } else {
         Err(errs)
     }
+}
+
+/// True if a parameter or a value of `f`'s body has a symbolic or unknown size.
+fn has_symbolic_sizes(f: &ir::Function) -> bool {
+    let body = f.body.ops.iter().flat_map(|&id| f.ops[id].results.iter());
+    f.body.params.iter().chain(body).any(|&v| f.ty(v).shape.static_dims().is_none())
 }
 
 /// Generate the crate for `m` (optimized for the cpu target).
@@ -116,11 +136,28 @@ pub fn emit(m: &Module, opts: &EmitOptions) -> Result<Generated, EmitErrors> {
         Emitter { m, weights: Default::default(), parts: Default::default(), errors: vec![], ops: BTreeMap::new() };
     let mut func_reports = Vec::new();
     let mut const_base: BTreeMap<crate::plan::Class, usize> = BTreeMap::new();
+    let mut shapes = Vec::new();
     for (f, plan) in &entry.funcs {
-        let cx = FuncCx { f, plan, base: BTreeMap::new(), const_base: const_base.clone(), hoist: false };
-        let args = if entry.dispatch.is_some() { String::new() } else { model::param_args(f) };
-        e.function(&cx, &model::method_name(&f.name), &args);
-        let hx = FuncCx { hoist: true, ..cx };
+        shapes.push(match dynamic::is_dynamic(f, plan) {
+            true => Some(dynamic::prologue(&mut e, f, plan).map_err(EmitErrors)?),
+            false => None,
+        });
+    }
+    for ((f, plan), dy) in entry.funcs.iter().zip(&shapes) {
+        let cx = FuncCx {
+            f,
+            plan,
+            base: BTreeMap::new(),
+            const_base: const_base.clone(),
+            hoist: false,
+            dy: dy.as_ref().map(|(_, s)| s),
+        };
+        let args = if entry.dispatch.is_some() { String::new() } else { model::param_args(f, cx.dy.is_some()) };
+        match dy {
+            Some((prologue, _)) => e.function_dyn(&cx, &model::method_name(&f.name), &args, prologue),
+            None => e.function(&cx, &model::method_name(&f.name), &args),
+        }
+        let hx = FuncCx { hoist: true, dy: None, ..cx };
         e.function(&hx, &model::hoist_name(&f.name), "");
         for (&c, &n) in &plan.const_arena {
             *const_base.entry(c).or_default() += n;

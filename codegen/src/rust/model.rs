@@ -20,9 +20,11 @@ pub fn hoist_name(name: &str) -> String {
     format!("h_{s}")
 }
 
-/// Rust parameters `, p0: &[T], ...` of a function whose inputs are arguments.
-pub fn param_args(f: &Function) -> String {
-    f.body.params.iter().enumerate().map(|(i, &p)| format!(", p{i}: &[{}]", rust_ty(f, p))).collect()
+/// Rust parameters `, p0: &[T], ...` of a function whose inputs are
+/// arguments (with `dynamic`, each followed by its shape `p0s: &[usize]`).
+pub fn param_args(f: &Function, dynamic: bool) -> String {
+    let shape = |i: usize| if dynamic { format!(", p{i}s: &[usize]") } else { String::new() };
+    f.body.params.iter().enumerate().map(|(i, &p)| format!(", p{i}: &[{}]{}", rust_ty(f, p), shape(i))).collect()
 }
 
 fn rust_ty(f: &Function, v: ir::Value) -> &'static str {
@@ -149,13 +151,14 @@ pub fn lib_rs(m: &Module, entry: &Entry<'_>, e: &mut Emitter<'_>, opts: &EmitOpt
         s += item;
         s.push('\n');
     }
-    s += &outputs_struct(main, &out_names, &outs_id, entry.dispatch.is_some());
+    s += &outputs_struct(main, &out_names, &outs_id, entry.view_api());
     let csizes = const_sizes(entry);
     s += &consts_struct(e, &csizes);
-    s += &model_struct(e, &sizes, entry.dispatch.is_some(), main);
+    s += &model_struct(e, &sizes, entry, main);
     s += "impl Model {\n";
     s += &constructor(e, entry, &sizes, &csizes, main);
     s += &match &entry.dispatch {
+        None if entry.dynamic => run_dynamic(main, &entry.funcs[0].1, &ins, &in_names, &outs_id),
         None => run_static(main, &entry.funcs[0].1, &ins, &in_names, &outs_id),
         Some((_, d)) => run_bucketed(main, entry, d, &ins, &in_names, &outs_id, &outs),
     };
@@ -232,7 +235,8 @@ fn consts_struct(e: &Emitter<'_>, csizes: &BTreeMap<Class, usize>) -> String {
     s + "}\n\n"
 }
 
-fn model_struct(e: &Emitter<'_>, sizes: &BTreeMap<Class, usize>, bucketed: bool, main: &Function) -> String {
+fn model_struct(e: &Emitter<'_>, sizes: &BTreeMap<Class, usize>, entry: &Entry<'_>, main: &Function) -> String {
+    let bucketed = entry.dispatch.is_some();
     let mut s = String::from(
         "/// The model: constants, packed operands and the arenas; `run` allocates nothing.\n#[allow(dead_code)] // buffers this model does not use\npub struct Model {\n    c: Consts,\n",
     );
@@ -248,6 +252,12 @@ fn model_struct(e: &Emitter<'_>, sizes: &BTreeMap<Class, usize>, bucketed: bool,
     if bucketed {
         for (i, t) in main.result_types.iter().enumerate() {
             s += &format!("    shape{i}: [usize; {}],\n", t.rank().unwrap_or(0));
+        }
+    }
+    if entry.dynamic {
+        s += &format!("    {}: k::plan::PlanCache,\n", super::dynamic::cache_field(&main.name));
+        for (i, t) in main.result_types.iter().enumerate() {
+            s += &format!("    os{i}: [usize; {}],\n    oo{i}: (usize, usize),\n", t.rank().unwrap_or(0));
         }
     }
     s + "}\n\n"
@@ -293,6 +303,12 @@ fn constructor(
     if entry.dispatch.is_some() {
         for (i, t) in main.result_types.iter().enumerate() {
             s += &format!("            shape{i}: [0; {}],\n", t.rank().unwrap_or(0));
+        }
+    }
+    if entry.dynamic {
+        s += &format!("            {}: k::plan::PlanCache::new(),\n", super::dynamic::cache_field(&main.name));
+        for (i, t) in main.result_types.iter().enumerate() {
+            s += &format!("            os{i}: [0; {}],\n            oo{i}: (0, 0),\n", t.rank().unwrap_or(0));
         }
     }
     s + "        })\n    }\n\n"
@@ -343,6 +359,42 @@ fn run_static(main: &Function, plan: &Plan, ins: &[String], in_names: &[String],
     s += "        Ok(Outputs {\n";
     for (o, (id, &v)) in outs.iter().zip(&main.body.results).enumerate() {
         s += &format!("            {id}: {},\n", output_expr(plan, o, v));
+    }
+    s + "        })\n    }\n\n"
+}
+
+/// `run` of a model with symbolic dims: shaped views in, shaped views out.
+fn run_dynamic(main: &Function, plan: &Plan, ins: &[String], in_names: &[String], outs: &[String]) -> String {
+    let mut s = String::from(
+        "    /// Run the model on one set of inputs; symbolic dims take the sizes the inputs have.\n    pub fn run(&mut self",
+    );
+    for (id, &p) in ins.iter().zip(&main.body.params) {
+        s += &format!(", {id}: View<'_, {}>", rust_ty(main, p));
+    }
+    s += ") -> Result<Outputs<'_>, Error> {\n";
+    let mut args = Vec::new();
+    for ((id, n), &p) in ins.iter().zip(in_names).zip(&main.body.params) {
+        let dims: Vec<String> = main
+            .ty(p)
+            .dims()
+            .unwrap_or(&[])
+            .iter()
+            .map(|d| d.as_static().map_or("None".into(), |n| format!("Some({n})")))
+            .collect();
+        s += &format!("        k::rt::check_shape({n:?}, &{id}, &[{}])?;\n", dims.join(", "));
+        args.push(format!("{id}.data, {id}.shape"));
+    }
+    s += &format!("        self.{}({})?;\n", method_name(&main.name), args.join(", "));
+    s += "        Ok(Outputs {\n";
+    for (o, (id, &v)) in outs.iter().zip(&main.body.results).enumerate() {
+        let data = match plan.storage.get(&v) {
+            Some(Storage::Hoisted(_)) if !plan.result_copies.contains_key(&o) => output_expr(plan, o, v),
+            _ => {
+                let c = Class::of(main.ty(v).dtype).unwrap_or(Class::F32);
+                format!("&self.a{}[self.oo{o}.0..self.oo{o}.0 + self.oo{o}.1]", c.suffix())
+            }
+        };
+        s += &format!("            {id}: View {{ shape: &self.os{o}, data: {data} }},\n");
     }
     s + "        })\n    }\n\n"
 }

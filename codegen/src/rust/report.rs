@@ -64,6 +64,9 @@ pub struct Report {
     pub ops: BTreeMap<String, usize>,
     /// Bucketed dims and their buckets.
     pub buckets: Vec<(String, Vec<u64>)>,
+    /// `@main` has symbolic dims: its memory is planned when the model runs,
+    /// once per set of sizes (the arena figures above are then zero).
+    pub dynamic: bool,
 }
 
 impl Report {
@@ -92,6 +95,7 @@ impl Report {
             weights_bytes,
             ops: e.ops.clone(),
             buckets,
+            dynamic: entry.dynamic,
         }
     }
 

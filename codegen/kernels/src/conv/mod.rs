@@ -106,9 +106,10 @@ impl Conv2d {
             "groups do not divide channels: {self:?}"
         );
     }
-    /// The same convolution up to batch and input size (what the weights fix).
+    /// The same weights (channels, kernel, groups) as `o`; batch, input size,
+    /// and with them `auto_pad` padding, may differ.
     fn same_weights_geometry(&self, o: &Conv2d) -> bool {
-        Conv2d { n: 0, h: 0, w: 0, ..*self } == Conv2d { n: 0, h: 0, w: 0, ..*o }
+        (self.c_in, self.c_out, self.kh, self.kw, self.groups) == (o.c_in, o.c_out, o.kh, o.kw, o.groups)
     }
 }
 
@@ -174,6 +175,8 @@ pub fn conv2d(
 ) {
     p.check();
     assert!(p.same_weights_geometry(&w.p), "weights packed for {:?}, used for {p:?}", w.p);
+    // The 1x1 path reads the input as the GEMM operand: it needs no padding or stride.
+    assert!(!matches!(w.path, Path::Pointwise(_)) || p.is_1x1(), "1x1 weights used for {p:?}");
     let (is, os) = (p.h * p.w, p.out_h() * p.out_w());
     assert_eq!(x.len(), p.n * p.c_in * is, "conv input has {} elements, {p:?} needs more", x.len());
     assert_eq!(y.len(), p.n * p.c_out * os, "conv output has {} elements, {p:?} needs more", y.len());

@@ -8,7 +8,7 @@
 mod attention;
 
 use super::layout::axis;
-use super::{dims, f32_lit, f32_only};
+use super::{f32_lit, f32_only, udims};
 use crate::rust::func::OpCx;
 use ir::{DType, Opcode};
 
@@ -61,7 +61,7 @@ fn eps(cx: &OpCx<'_, '_>) -> String {
 /// `row`: its dims, leading 1s dropped, are a suffix of `row` (what the
 /// kernels' "repeat along the row" means under numpy broadcasting).
 fn row_param(cx: &OpCx<'_, '_>, i: usize, row: &[usize], what: &str) -> Result<(), String> {
-    let d = cx.in_dims(i);
+    let d = cx.in_static(i);
     let lead = d.iter().take_while(|&&x| x == 1).count();
     let core = &d[lead..];
     if core.len() > row.len() || row[row.len() - core.len()..] != *core {
@@ -84,13 +84,13 @@ fn unary(cx: &mut OpCx<'_, '_>, prefix: &str) -> Result<(), String> {
 /// LayerNormalization; `Mean` and `InvStdDev` recomputed by their own blocks.
 fn layer_norm(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     all_f32(cx, &[0, 1, 2])?;
-    let xs = cx.in_dims(0);
+    let xs = cx.in_static(0);
     let a = norm_axis(cx, xs.len())?;
     row_param(cx, 1, &xs[a..], "Scale")?;
     if cx.op.operand(2).is_some() {
         row_param(cx, 2, &xs[a..], "B")?;
     }
-    let (shape, e) = (dims(&xs), eps(cx));
+    let (shape, e) = (udims(&xs), eps(cx));
     let out = cx.begin(0);
     let (x, s) = (cx.input(0)?, cx.input(1)?);
     let b = match cx.op.operand(2) {
@@ -103,8 +103,8 @@ fn layer_norm(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         if j >= cx.op.results.len() {
             break;
         }
-        if cx.out_dims(j).iter().product::<usize>() != rows {
-            return Err(format!("LayerNormalization {stat} {:?} does not hold one value per row", cx.out_dims(j)));
+        if cx.out_static(j).iter().product::<usize>() != rows {
+            return Err(format!("LayerNormalization {stat} {:?} does not hold one value per row", cx.out_static(j)));
         }
         let out = cx.begin(j);
         let x = cx.input(0)?;
@@ -117,10 +117,10 @@ fn layer_norm(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
 /// kernel accumulates in f64).
 fn rms_norm(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     all_f32(cx, &[0, 1])?;
-    let xs = cx.in_dims(0);
+    let xs = cx.in_static(0);
     let a = norm_axis(cx, xs.len())?;
     row_param(cx, 1, &xs[a..], "scale")?;
-    let (shape, e) = (dims(&xs), eps(cx));
+    let (shape, e) = (udims(&xs), eps(cx));
     let out = cx.begin(0);
     let (x, s) = (cx.input(0)?, cx.input(1)?);
     cx.line(format!("k::norm::rms_norm({shape}, {a}, {x}, {s}, {e}, {out});"));
@@ -130,21 +130,21 @@ fn rms_norm(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
 /// GroupNormalization (opset 21: per-channel `scale` and `bias`).
 fn group_norm(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     all_f32(cx, &[0, 1, 2])?;
-    let xs = cx.in_dims(0);
+    let xs = cx.in_static(0);
     let groups = cx.op.attrs.int("num_groups").ok_or("GroupNormalization needs attribute `num_groups`")?;
     let c = *xs.get(1).ok_or_else(|| format!("GroupNormalization input {xs:?} must have rank >= 2"))?;
     if groups < 1 || c % groups as usize != 0 {
         return Err(format!("GroupNormalization: {c} channels do not split into num_groups = {groups}"));
     }
     for (i, what) in [(1, "scale"), (2, "bias")] {
-        if cx.in_dims(i) != [c] {
+        if cx.in_static(i) != [c] {
             return Err(format!(
                 "GroupNormalization {what} {:?} is not supported: it must be per channel [{c}] (opset 21)",
-                cx.in_dims(i)
+                cx.in_static(i)
             ));
         }
     }
-    let (shape, e) = (dims(&xs), eps(cx));
+    let (shape, e) = (udims(&xs), eps(cx));
     let out = cx.begin(0);
     let (x, s, b) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
     cx.line(format!("k::norm::group_norm({shape}, {groups}, {x}, {s}, {b}, {e}, {out});"));
@@ -154,18 +154,18 @@ fn group_norm(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
 /// MeanVarianceNormalization over `axes` (default `[0, 2, 3]`).
 fn mvn(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     all_f32(cx, &[0])?;
-    let xs = cx.in_dims(0);
+    let xs = cx.in_static(0);
     let raw = cx.op.attrs.ints("axes").map_or_else(|| vec![0, 2, 3], <[i64]>::to_vec);
     let mut axes: Vec<usize> = raw.iter().map(|&a| axis(a, xs.len())).collect::<Result<_, _>>()?;
     axes.sort_unstable();
     axes.dedup();
-    unary(cx, &format!("k::norm::mean_variance_normalization({}, &{axes:?}, ", dims(&xs)))
+    unary(cx, &format!("k::norm::mean_variance_normalization({}, &{axes:?}, ", udims(&xs)))
 }
 
 /// LpNormalization (`p` 1 or 2, default 2) along `axis` (default -1).
 fn lp_norm(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     all_f32(cx, &[0])?;
-    let xs = cx.in_dims(0);
+    let xs = cx.in_static(0);
     let a = norm_axis(cx, xs.len())?;
     let p = cx.op.attrs.int("p").unwrap_or(2);
     if p != 1 && p != 2 {
@@ -174,14 +174,14 @@ fn lp_norm(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     if xs.is_empty() {
         return Err("LpNormalization of a scalar is not supported".into());
     }
-    unary(cx, &format!("k::norm::lp_normalization({}, {a}, {p}, ", dims(&xs)))
+    unary(cx, &format!("k::norm::lp_normalization({}, {a}, {p}, ", udims(&xs)))
 }
 
 /// LpPool (`p ≥ 1`, default 2), through the N-D pooling kernel.
 fn lp_pool(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     all_f32(cx, &[0])?;
     let op = cx.op;
-    let (xs, ys) = (cx.in_dims(0), cx.out_dims(0));
+    let (xs, ys) = (cx.in_static(0), cx.out_static(0));
     let r = xs.len().checked_sub(2).filter(|&r| r >= 1).ok_or("LpPool input must have rank >= 3")?;
     let kernel = super::conv::ints(op, "kernel_shape", r, 1);
     let (stride, dil) = (super::conv::ints(op, "strides", r, 1), super::conv::ints(op, "dilations", r, 1));
@@ -189,7 +189,9 @@ fn lp_pool(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     if lens.iter().any(|&l| l != r) || [&kernel, &stride, &dil].iter().any(|v| v.contains(&0)) {
         return Err(format!("LpPool kernel_shape/strides/dilations {kernel:?}/{stride:?}/{dil:?} do not fit {r} axes"));
     }
-    let pads = super::conv::pads(op, &xs[2..], &ys[2..], &kernel, &stride, &dil);
+    let (sx, sy) = (super::Sz::lits(&xs[2..]), super::Sz::lits(&ys[2..]));
+    let pads: Vec<usize> =
+        super::conv::pads(cx, &sx, &sy, &kernel, &stride, &dil).iter().map(|p| p.lit().unwrap_or(0)).collect();
     let p = op.attrs.int("p").unwrap_or(2);
     if p < 1 {
         return Err(format!("LpPool with p = {p} is not supported (p must be at least 1)"));

@@ -1,9 +1,10 @@
 //! Convolutions, pooling and attention. Padding (explicit or `auto_pad`)
-//! and output sizes are resolved here, at compile time, from the op's static
-//! types, so the kernels get plain numbers.
+//! and output sizes are resolved here from the op's types: numbers for
+//! static dims, run-time expressions (`auto_pad` padding computed from the
+//! input size) for symbolic ones.
 
-use super::dims;
 use super::linalg::act;
+use super::{dims, Sz};
 use crate::rust::func::OpCx;
 use ir::{OpData, Opcode};
 
@@ -11,63 +12,96 @@ pub(super) fn ints(op: &OpData, k: &str, n: usize, d: usize) -> Vec<usize> {
     op.attrs.ints(k).map_or(vec![d; n], |v| v.iter().map(|&x| x.max(0) as usize).collect())
 }
 
-/// Begin and end pads of a conv/pool over `spatial` with output `out`.
+/// Begin and end pads of a conv/pool over `spatial` with output `out`
+/// (SAME padding of a symbolic input size is computed when the model runs,
+/// by statements added to `cx`'s current block).
 pub(super) fn pads(
-    op: &OpData,
-    spatial: &[usize],
-    out: &[usize],
+    cx: &mut OpCx<'_, '_>,
+    spatial: &[Sz],
+    out: &[Sz],
     kernel: &[usize],
     stride: &[usize],
     dil: &[usize],
-) -> Vec<usize> {
+) -> Vec<Sz> {
+    let op = cx.op;
     let r = spatial.len();
     match op.attrs.str("auto_pad").unwrap_or("NOTSET") {
         "SAME_UPPER" | "SAME_LOWER" => {
             let lower = op.attrs.str("auto_pad") == Some("SAME_LOWER");
-            let mut p = vec![0; 2 * r];
+            let mut p = vec![Sz::Lit(0); 2 * r];
             for i in 0..r {
-                let need = (out[i].saturating_sub(1)) * stride[i] + (kernel[i] - 1) * dil[i] + 1;
-                let total = need.saturating_sub(spatial[i]);
-                let small = total / 2;
-                (p[i], p[i + r]) = if lower { (total - small, small) } else { (small, total - small) };
+                if let (Some(x), Some(o)) = (spatial[i].lit(), out[i].lit()) {
+                    let need = (o.saturating_sub(1)) * stride[i] + (kernel[i] - 1) * dil[i] + 1;
+                    let total = need.saturating_sub(x);
+                    let small = total / 2;
+                    let (b, e) = if lower { (total - small, small) } else { (small, total - small) };
+                    (p[i], p[i + r]) = (Sz::Lit(b), Sz::Lit(e));
+                    continue;
+                }
+                let name = format!("pad{i}");
+                cx.line(format!(
+                    "let {name} = k::shape::same_pads({}, {}, {}, {}, {lower});",
+                    spatial[i], kernel[i], stride[i], dil[i]
+                ));
+                (p[i], p[i + r]) = (Sz::expr(format!("{name}.0")), Sz::expr(format!("{name}.1")));
             }
             p
         }
-        "VALID" => vec![0; 2 * r],
-        _ => ints(op, "pads", 2 * r, 0),
+        "VALID" => vec![Sz::Lit(0); 2 * r],
+        _ => ints(op, "pads", 2 * r, 0).into_iter().map(Sz::Lit).collect(),
     }
+}
+
+/// `p` with symbolic entries replaced by `fill` (a construction-time copy
+/// of run-time geometry, for packing weights).
+fn lits_or(p: &[Sz], fill: usize) -> Vec<usize> {
+    p.iter().map(|x| x.lit().unwrap_or(fill)).collect()
 }
 
 /// `onnx.Conv` / `core.conv`.
 pub fn conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let op = cx.op;
-    let (xs, ws, ys) = (cx.in_dims(0), cx.in_dims(1), cx.out_dims(0));
+    let (xs, ws, ys) = (cx.in_dims(0), cx.in_static(1), cx.out_dims(0));
     let r = xs.len().checked_sub(2).ok_or("conv input must have rank >= 3")?;
     let kernel = ws[2..].to_vec();
     let (stride, dil) = (ints(op, "strides", r, 1), ints(op, "dilations", r, 1));
-    let p = pads(op, &xs[2..], &ys[2..], &kernel, &stride, &dil);
     let groups = op.attrs.int("group").unwrap_or(1).max(1) as usize;
     let act = if op.opcode == Opcode::CoreConv { act(op)? } else { "k::act::Act::None".into() };
     let out = cx.begin(0);
+    let p = pads(cx, &xs[2..], &ys[2..], &kernel, &stride, &dil);
     let bias = match op.operand(2) {
         Some(_) => format!("Some({})", cx.input(2)?),
         None => "None".into(),
     };
     let x = cx.input(0)?;
+    let conv2d = |n: &dyn std::fmt::Display, h: &dyn std::fmt::Display, w: &dyn std::fmt::Display, p: &[String]| {
+        format!(
+            "k::conv::Conv2d {{ n: {n}, c_in: {}, h: {h}, w: {w}, c_out: {}, kh: {}, kw: {}, stride_h: {}, stride_w: {}, pad_top: {}, pad_left: {}, pad_bottom: {}, pad_right: {}, dil_h: {}, dil_w: {}, groups: {groups} }}",
+            xs[1], ws[0], kernel[0], kernel[1], stride[0], stride[1], p[0], p[1], p[2], p[3], dil[0], dil[1]
+        )
+    };
     if r == 2 && cx.is_static(1) {
-        let params = format!(
-            "k::conv::Conv2d {{ n: {}, c_in: {}, h: {}, w: {}, c_out: {}, kh: {}, kw: {}, stride_h: {}, stride_w: {}, pad_top: {}, pad_left: {}, pad_bottom: {}, pad_right: {}, dil_h: {}, dil_w: {}, groups: {groups} }}",
-            xs[0], xs[1], xs[2], xs[3], ws[0], kernel[0], kernel[1], stride[0], stride[1], p[0], p[1], p[2], p[3], dil[0], dil[1]
-        );
-        let c = cx.item("k::conv::Conv2d", params);
+        let ps: Vec<String> = p.iter().map(Sz::to_string).collect();
+        let c = cx.item("k::conv::Conv2d", conv2d(&xs[0], &xs[2], &xs[3], &ps));
         let w = cx.init_weights(1)?;
-        let pw = cx.field("k::conv::PackedConv", format!("k::conv::PackedConv::new(&{c}, {w})"));
+        let packing = if cx.is_dynamic() {
+            // The weights fix channels, kernel and groups; sizes are the run's.
+            let pl: Vec<String> = lits_or(&p, 1).iter().map(usize::to_string).collect();
+            cx.item("k::conv::Conv2d", conv2d(&1, &1, &1, &pl))
+        } else {
+            c.clone()
+        };
+        let pw = cx.field("k::conv::PackedConv", format!("k::conv::PackedConv::new(&{packing}, {w})"));
         cx.scratch(format!("k::conv::conv2d_scratch_len(&{c})"));
         cx.line(format!("k::conv::conv2d(&{c}, {x}, &self.{pw}, {bias}, {act}, {out}, &mut self.scratch);"));
     } else {
         let params = format!(
-            "k::conv::ConvNd {{ n: {}, c_in: {}, c_out: {}, spatial: vec!{:?}, kernel: vec!{kernel:?}, stride: vec!{stride:?}, pads: vec!{p:?}, dilation: vec!{dil:?}, groups: {groups} }}",
-            xs[0], xs[1], ws[0], &xs[2..]
+            "k::conv::ConvNd {{ n: {}, c_in: {}, c_out: {}, spatial: vec!{:?}, kernel: vec!{kernel:?}, stride: vec!{stride:?}, pads: vec!{:?}, dilation: vec!{dil:?}, groups: {groups} }}",
+            cx.dims(op.operand(0).ok_or("conv without input")?)[0],
+            xs[1],
+            ws[0],
+            &cx.in_static(0)[2..],
+            lits_or(&p, 0)
         );
         let f = cx.field("k::conv::ConvNd", params);
         let w = cx.input(1)?;
@@ -79,18 +113,21 @@ pub fn conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
 /// Begin pads of a transposed conv (explicit, or from `auto_pad` and the output size).
 fn transpose_pads(
     op: &OpData,
-    xs: &[usize],
-    ys: &[usize],
+    xs: &[Sz],
+    ys: &[Sz],
     kernel: &[usize],
     stride: &[usize],
     dil: &[usize],
-) -> Vec<usize> {
+) -> Result<Vec<usize>, String> {
     let r = kernel.len();
     if let Some(p) = op.attrs.ints("pads").filter(|_| op.attrs.str("auto_pad").is_none_or(|a| a == "NOTSET")) {
-        return p[..r].iter().map(|&x| x.max(0) as usize).collect();
+        return Ok(p[..r].iter().map(|&x| x.max(0) as usize).collect());
     }
+    let (Some(xs), Some(ys)) = (Sz::all_lit(xs), Sz::all_lit(ys)) else {
+        return Err("ConvTranspose with auto_pad or output_shape on symbolic dims is not supported".into());
+    };
     let opad = ints(op, "output_padding", r, 0);
-    (0..r)
+    Ok((0..r)
         .map(|i| {
             let full = stride[i] * (xs[i] - 1) + opad[i] + (kernel[i] - 1) * dil[i] + 1;
             let total = full.saturating_sub(ys[i]);
@@ -100,19 +137,19 @@ fn transpose_pads(
                 total - total / 2
             }
         })
-        .collect()
+        .collect())
 }
 
 /// `onnx.ConvTranspose` / `core.conv_transpose`.
 pub fn conv_transpose(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let op = cx.op;
-    let (xs, ws, ys) = (cx.in_dims(0), cx.in_dims(1), cx.out_dims(0));
+    let (xs, ws, ys) = (cx.in_dims(0), cx.in_static(1), cx.out_dims(0));
     let r = xs.len().checked_sub(2).ok_or("conv_transpose input must have rank >= 3")?;
     let kernel = ws[2..].to_vec();
     let (stride, dil) = (ints(op, "strides", r, 1), ints(op, "dilations", r, 1));
     let groups = op.attrs.int("group").unwrap_or(1).max(1) as usize;
-    let pb = transpose_pads(op, &xs[2..], &ys[2..], &kernel, &stride, &dil);
-    let c_out = ys[1];
+    let pb = transpose_pads(op, &xs[2..], &ys[2..], &kernel, &stride, &dil)?;
+    let c_out = ys[1].clone();
     let act = if op.opcode == Opcode::CoreConvTranspose { act(op)? } else { "k::act::Act::None".into() };
     let out = cx.begin(0);
     let bias = match op.operand(2) {
@@ -131,7 +168,7 @@ pub fn conv_transpose(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     } else {
         let params = format!(
             "k::conv::ConvTransposeNd {{ n: {}, c_in: {}, c_out: {c_out}, spatial: vec!{:?}, kernel: vec!{kernel:?}, stride: vec!{stride:?}, pads_begin: vec!{pb:?}, dilation: vec!{dil:?}, groups: {groups}, out: vec!{:?} }}",
-            xs[0], xs[1], &xs[2..], &ys[2..]
+            xs[0], xs[1], &cx.in_static(0)[2..], &cx.out_static(0)[2..]
         );
         let f = cx.field("k::conv::ConvTransposeNd", params);
         cx.line(format!("k::conv::conv_transpose_nd(&self.{f}, {x}, {w}, {bias}, {act}, {out});"));
@@ -160,13 +197,15 @@ pub fn pool(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
     let r = xs.len().checked_sub(2).ok_or("pool input must have rank >= 3")?;
     let kernel = ints(op, "kernel_shape", r, 1);
     let (stride, dil) = (ints(op, "strides", r, 1), ints(op, "dilations", r, 1));
-    let p = pads(op, &xs[2..], &ys[2..], &kernel, &stride, &dil);
     let max = op.opcode == Opcode::MaxPool;
     if max && op.results.len() > 1 {
-        max_pool_indices(cx, &xs, &ys, [&kernel, &stride, &dil, &p[..r]])?;
+        let (xu, yu) = (cx.in_static(0), cx.out_static(0));
+        let p = pads(cx, &Sz::lits(&xu[2..]), &Sz::lits(&yu[2..]), &kernel, &stride, &dil);
+        max_pool_indices(cx, &xu, &yu, [&kernel, &stride, &dil, &lits_or(&p[..r], 0)])?;
     }
     let cip = op.attrs.int("count_include_pad").unwrap_or(0) != 0;
     let out = cx.begin(0);
+    let p = pads(cx, &xs[2..], &ys[2..], &kernel, &stride, &dil);
     let x = cx.input(0)?;
     let extra = if max { String::new() } else { format!("{cip}, ") };
     if r == 2 {
@@ -179,8 +218,8 @@ pub fn pool(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
         cx.line(format!("k::pool::{k}(&{c}, {extra}{x}, {out});"));
     } else {
         let params = format!(
-            "k::pool::PoolNd {{ n: {}, c: {}, spatial: vec!{:?}, kernel: vec!{kernel:?}, stride: vec!{stride:?}, pads: vec!{p:?}, dilation: vec!{dil:?}, out: vec!{:?} }}",
-            xs[0], xs[1], &xs[2..], &ys[2..]
+            "k::pool::PoolNd {{ n: {}, c: {}, spatial: vec!{:?}, kernel: vec!{kernel:?}, stride: vec!{stride:?}, pads: vec!{:?}, dilation: vec!{dil:?}, out: vec!{:?} }}",
+            xs[0], xs[1], &cx.in_static(0)[2..], lits_or(&p, 0), &cx.out_static(0)[2..]
         );
         let f = cx.field("k::pool::PoolNd", params);
         let k = if max { "max_pool_nd" } else { "avg_pool_nd" };
@@ -262,7 +301,7 @@ pub fn attention(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
 /// window mask folded into one `[nW, heads, N, N]` additive mask at construction.
 fn window_attention(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let op = cx.op;
-    let qs = cx.in_dims(0);
+    let qs = cx.in_static(0);
     let [bw, heads, n, _] = qs[..] else { return Err("window attention takes [B*nW, heads, N, D]".into()) };
     let nw = op.attrs.int("num_windows").unwrap_or(1).max(1) as usize;
     let scale = super::f32_lit(op.attrs.float("scale").unwrap_or(1.0));
@@ -280,12 +319,12 @@ fn window_attention(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let grouped = |d: &[usize]| {
         let mut g = vec![bw / nw, nw];
         g.extend_from_slice(&d[1..]);
-        dims(&g)
+        super::udims(&g)
     };
-    let (sq, sk, sv) = (grouped(&qs), grouped(&cx.in_dims(1)), grouped(&cx.in_dims(2)));
+    let (sq, sk, sv) = (grouped(&qs), grouped(&cx.in_static(1)), grouped(&cx.in_static(2)));
     let out = cx.begin(0);
     let (q, k, v) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
-    let ms = dims(&[nw, heads, n, n]);
+    let ms = super::udims(&[nw, heads, n, n]);
     cx.scratch(format!("k::attention::attention_scratch_len({sq}, {sk}, {sv})"));
     cx.line(format!(
         "k::attention::attention({sq}, {q}, {sk}, {k}, {sv}, {v}, k::attention::Mask::Float(&self.{wm}, {ms}), {scale}, false, None, {out}, &mut self.scratch);"

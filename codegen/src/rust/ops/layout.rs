@@ -1,9 +1,10 @@
 //! Data movement: Transpose, Concat, Split, Slice, Gather(Elements), Pad,
-//! Expand, Tile, DepthToSpace/SpaceToDepth, and ops whose result is known at
-//! compile time (Shape, Size, ConstantOfShape, Range of constants). Every
-//! parameter is resolved here from static shapes and constant operands.
+//! Expand, Tile, DepthToSpace/SpaceToDepth, and ops whose result is known
+//! from shapes (Shape, Size, ConstantOfShape). Parameters are resolved here
+//! from shapes and constant operands when those are known, else read when
+//! the model runs.
 
-use super::dims;
+use super::{dims, Sz};
 use crate::rust::func::OpCx;
 use ir::{Attr, Opcode};
 
@@ -63,8 +64,11 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
             cx.line(format!("k::layout::expand({}, {x}, {}, {out});", dims(&xs), dims(&ys)));
         }
         Tile => {
-            let reps: Vec<usize> = const_ints(cx, 1)?.iter().map(|&r| r.max(0) as usize).collect();
-            two(cx, &format!("k::layout::tile({}, &{reps:?}, ", dims(&xs)))?;
+            let reps: Vec<Sz> = match cx.in_const(1).and_then(|c| c.to_i64s()) {
+                Some(r) => r.iter().map(|&r| Sz::Lit(r.max(0) as usize)).collect(),
+                None => xs.iter().zip(&ys).map(|(x, y)| y / x).collect(),
+            };
+            two(cx, &format!("k::layout::tile({}, {}, ", dims(&xs), dims(&reps)))?;
         }
         DepthToSpace => {
             let b = op.attrs.int("blocksize").unwrap_or(1);
@@ -81,7 +85,11 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
             let img = if merge { ys.clone() } else { xs.clone() };
             let win: Vec<i64> = op.attrs.ints("window").map(<[i64]>::to_vec).unwrap_or_default();
             let sh: Vec<i64> = op.attrs.ints("shift").map_or(vec![0, 0], <[i64]>::to_vec);
-            let [b, h, w, c] = img[..] else { return Err("window ops take [B, H, W, C] images".into()) };
+            let [b, h, w, c] =
+                img.iter().map(|d| d.lit().ok_or("window ops need static images")).collect::<Result<Vec<_>, _>>()?[..]
+            else {
+                return Err("window ops take [B, H, W, C] images".into());
+            };
             let p = format!(
                 "k::layout::Windows {{ b: {b}, h: {h}, w: {w}, c: {c}, wh: {}, ww: {}, sh: {}, sw: {} }}",
                 win[0], win[1], sh[0], sh[1]
@@ -103,55 +111,78 @@ fn two(cx: &mut OpCx<'_, '_>, prefix: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn split(cx: &mut OpCx<'_, '_>, xs: &[usize]) -> Result<(), String> {
+fn split(cx: &mut OpCx<'_, '_>, xs: &[Sz]) -> Result<(), String> {
     let a = axis(cx.op.attrs.int("axis").unwrap_or(0), xs.len())?;
-    let mut start = 0;
+    let mut start = Sz::Lit(0);
     for j in 0..cx.op.results.len() {
-        let len = cx.out_dims(j)[a];
+        let len = cx.out_dims(j)[a].clone();
         let out = cx.begin(j);
         let x = cx.input(0)?;
         cx.line(format!("k::layout::split_part({a}, {}, {x}, {start}, {len}, {out});", dims(xs)));
-        start += len;
+        start = &start + &len;
     }
     Ok(())
 }
 
-/// Slice ranges per axis from the op's constant operands or attributes.
-fn slice(cx: &mut OpCx<'_, '_>, xs: &[usize]) -> Result<(), String> {
+/// Element `j` of integer operand `i` as an `i64` expression: a literal
+/// for a constant, a read of the operand when the model runs otherwise.
+fn int_at(cx: &mut OpCx<'_, '_>, i: usize, j: usize) -> Result<String, String> {
+    if let Some(v) = cx.in_const(i).and_then(|c| c.to_i64s()) {
+        return v.get(j).map(|x| x.to_string()).ok_or_else(|| format!("operand #{i} has no element {j}"));
+    }
+    Ok(format!("(({})[{j}] as i64)", cx.input(i)?))
+}
+
+/// Slice ranges per axis from the op's constant operands or attributes
+/// (resolved now when the sizes are known), else computed when the model runs.
+fn slice(cx: &mut OpCx<'_, '_>, xs: &[Sz]) -> Result<(), String> {
     let op = cx.op;
-    let (starts, ends, axes, steps) = if op.opcode == Opcode::CoreSlice {
+    let out = cx.begin(0);
+    let (starts, ends, axes, steps): (Vec<String>, Vec<String>, Vec<i64>, Vec<i64>) = if op.opcode == Opcode::CoreSlice
+    {
         let g = |k: &str| op.attrs.ints(k).map(<[i64]>::to_vec).ok_or(format!("core.slice without `{k}`"));
-        (g("starts")?, g("ends")?, g("axes")?, g("steps")?)
+        let strs = |v: Vec<i64>| v.iter().map(i64::to_string).collect();
+        (strs(g("starts")?), strs(g("ends")?), g("axes")?, g("steps")?)
     } else {
-        let (s, e) = (const_ints(cx, 1)?, const_ints(cx, 2)?);
-        let axes = if op.operand(3).is_some() { const_ints(cx, 3)? } else { (0..s.len() as i64).collect() };
-        let steps = if op.operand(4).is_some() { const_ints(cx, 4)? } else { vec![1; s.len()] };
+        let n = op
+            .operand(1)
+            .and_then(|v| cx.func().ty(v).shape.num_elements())
+            .ok_or("Slice starts must have a static length")? as usize;
+        let s = (0..n).map(|j| int_at(cx, 1, j)).collect::<Result<Vec<_>, _>>()?;
+        let e = (0..n).map(|j| int_at(cx, 2, j)).collect::<Result<Vec<_>, _>>()?;
+        let axes = if op.operand(3).is_some() { const_ints(cx, 3)? } else { (0..n as i64).collect() };
+        let steps = if op.operand(4).is_some() { const_ints(cx, 4)? } else { vec![1; n] };
         (s, e, axes, steps)
     };
-    let mut ranges: Vec<edgec_kernels::layout::SliceAxis> =
-        xs.iter().map(|&d| edgec_kernels::layout::SliceAxis { start: 0, step: 1, len: d }).collect();
+    let mut ranges: Vec<String> =
+        xs.iter().map(|d| format!("k::layout::SliceAxis {{ start: 0, step: 1, len: {d} }}")).collect();
     for (i, &a) in axes.iter().enumerate() {
         let a = axis(a, xs.len())?;
         if steps[i] == 0 {
             return Err("Slice with step 0".into());
         }
-        ranges[a] = edgec_kernels::layout::slice_axis(xs[a], starts[i], ends[i], steps[i]);
+        ranges[a] = match (xs[a].lit(), starts[i].parse::<i64>(), ends[i].parse::<i64>()) {
+            (Some(d), Ok(s), Ok(e)) => {
+                let r = edgec_kernels::layout::slice_axis(d, s, e, steps[i]);
+                format!("k::layout::SliceAxis {{ start: {}, step: {}, len: {} }}", r.start, r.step, r.len)
+            }
+            _ => format!("k::layout::slice_axis({}, {}, {}, {})", xs[a], starts[i], ends[i], steps[i]),
+        };
     }
-    let lit: Vec<String> = ranges
-        .iter()
-        .map(|r| format!("k::layout::SliceAxis {{ start: {}, step: {}, len: {} }}", r.start, r.step, r.len))
-        .collect();
-    let c = cx.item(&format!("[k::layout::SliceAxis; {}]", lit.len()), format!("[{}]", lit.join(", ")));
-    let out = cx.begin(0);
+    let c = cx.item(&format!("[k::layout::SliceAxis; {}]", ranges.len()), format!("[{}]", ranges.join(", ")));
     let x = cx.input(0)?;
     cx.line(format!("k::layout::slice({}, &{c}, {x}, {out});", dims(xs)));
     Ok(())
 }
 
-fn pad(cx: &mut OpCx<'_, '_>, xs: &[usize]) -> Result<(), String> {
+fn pad(cx: &mut OpCx<'_, '_>, xs: &[Sz]) -> Result<(), String> {
     let op = cx.op;
     let r = xs.len();
-    let pads = const_ints(cx, 1)?;
+    let out = cx.begin(0);
+    let np =
+        op.operand(1).and_then(|v| cx.func().ty(v).shape.num_elements()).ok_or("Pad pads must have a static length")?
+            as usize;
+    let pads = (0..np).map(|j| int_at(cx, 1, j)).collect::<Result<Vec<_>, _>>()?;
     let axes: Vec<usize> = if op.operand(3).is_some() {
         const_ints(cx, 3)?.iter().map(|&a| axis(a, r)).collect::<Result<_, _>>()?
     } else {
@@ -161,44 +192,52 @@ fn pad(cx: &mut OpCx<'_, '_>, xs: &[usize]) -> Result<(), String> {
     if pads.len() != 2 * n {
         return Err(format!("Pad has {} pads for {n} axes", pads.len()));
     }
-    let (mut begin, mut end) = (vec![0i64; r], vec![0i64; r]);
+    let (mut begin, mut end) = (vec!["0".to_string(); r], vec!["0".to_string(); r]);
     for (i, &a) in axes.iter().enumerate() {
-        (begin[a], end[a]) = (pads[i], pads[i + n]);
+        (begin[a], end[a]) = (pads[i].clone(), pads[i + n].clone());
     }
-    let value = match op.operand(2).and_then(|_| cx.in_const(2)).and_then(|c| c.to_f64s()) {
-        Some(v) => v.first().copied().unwrap_or(0.0),
-        None if op.operand(2).is_some() => return Err("Pad with a non-constant value".into()),
-        None => 0.0,
+    let value = match op.operand(2) {
+        None => cx.out_class(0).literal(0.0),
+        Some(_) => match cx.in_const(2).and_then(|c| c.to_f64s()) {
+            Some(v) => cx.out_class(0).literal(v.first().copied().unwrap_or(0.0)),
+            None => format!("({})[0]", cx.input(2)?),
+        },
     };
-    let class = cx.out_class(0);
-    let lit = class.literal(value);
     let mode = match op.attrs.str("mode").unwrap_or("constant") {
         "reflect" => "Reflect".to_string(),
         "edge" => "Edge".to_string(),
         "wrap" => "Wrap".to_string(),
-        _ => format!("Constant({lit})"),
+        _ => format!("Constant({value})"),
     };
-    let out = cx.begin(0);
     let x = cx.input(0)?;
-    cx.line(format!("k::layout::pad({}, &{begin:?}, &{end:?}, k::layout::PadMode::{mode}, {x}, {out});", dims(xs)));
+    cx.line(format!(
+        "k::layout::pad({}, &[{}], &[{}], k::layout::PadMode::{mode}, {x}, {out});",
+        dims(xs),
+        begin.join(", "),
+        end.join(", ")
+    ));
     Ok(())
 }
 
-/// Ops whose result the compiler knows: written once per run from a literal.
+/// Ops whose result follows from shapes: written once per run.
 fn known(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let op = cx.op;
     let class = cx.out_class(0);
+    let as_int = |d: &Sz| match d {
+        Sz::Lit(n) => n.to_string(),
+        e => format!("{e} as {}", class.rust()),
+    };
     let values: Vec<String> = match op.opcode {
         Opcode::Shape => {
             let d = cx.in_dims(0);
             let r = d.len() as i64;
             let clamp = |x: i64| (if x < 0 { x + r } else { x }).clamp(0, r) as usize;
             let (s, e) = (clamp(op.attrs.int("start").unwrap_or(0)), clamp(op.attrs.int("end").unwrap_or(r)));
-            d[s..e.max(s)].iter().map(|x| x.to_string()).collect()
+            d[s..e.max(s)].iter().map(as_int).collect()
         }
-        Opcode::Size => vec![cx.in_dims(0).iter().product::<usize>().to_string()],
+        Opcode::Size => vec![as_int(&Sz::product(&cx.in_dims(0)))],
         Opcode::ConstantOfShape => {
-            let n: usize = cx.out_dims(0).iter().product();
+            let n = Sz::product(&cx.out_dims(0));
             let v = match op.attrs.get("value") {
                 Some(Attr::Sym(name)) => cx
                     .module()

@@ -3,7 +3,7 @@
 //! `core.conv_transpose`. Constant B matrices and conv weights are packed
 //! once, at model construction; bias and activation run in the GEMM epilogue.
 
-use super::{dims, f32_lit};
+use super::{dims, f32_lit, Sz};
 use crate::rust::func::OpCx;
 use ir::ops::fused::Activation;
 use ir::{OpData, Opcode};
@@ -51,24 +51,24 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
 }
 
 /// Promote 1-D matmul operands (`[k]` → `[1, k]` for A, `[k, 1]` for B).
-fn promoted(d: Vec<usize>, is_a: bool) -> Vec<usize> {
+fn promoted(d: Vec<Sz>, is_a: bool) -> Vec<Sz> {
     match (d.len(), is_a) {
-        (1, true) => vec![1, d[0]],
-        (1, false) => vec![d[0], 1],
+        (1, true) => vec![Sz::Lit(1), d[0].clone()],
+        (1, false) => vec![d[0].clone(), Sz::Lit(1)],
         _ => d,
     }
 }
 
 /// The epilogue bias for a bias operand of shape `b` and a product `[.., m, n]`.
-fn bias_expr(b: &[usize], out: &[usize], name: &str) -> Result<String, String> {
-    let n = *out.last().unwrap_or(&1);
-    let elems: usize = b.iter().product();
-    let m_all: usize = out[..out.len().saturating_sub(1)].iter().product();
-    if elems == 1 {
+fn bias_expr(b: &[Sz], out: &[Sz], name: &str) -> Result<String, String> {
+    let n = out.last().cloned().unwrap_or(Sz::Lit(1));
+    let elems = Sz::product(b);
+    let m_all = Sz::product(&out[..out.len().saturating_sub(1)]);
+    if elems.is(1) {
         Ok(format!("k::gemm::Bias::Scalar({name}[0])"))
     } else if elems == n && b.last() == Some(&n) {
         Ok(format!("k::gemm::Bias::PerCol({name})"))
-    } else if elems == m_all * n && b.iter().rev().zip(out.iter().rev()).all(|(x, y)| x == y) && b.len() <= 2 {
+    } else if elems == &m_all * &n && b.iter().rev().zip(out.iter().rev()).all(|(x, y)| x == y) && b.len() <= 2 {
         Ok(format!("k::gemm::Bias::Full({name})"))
     } else {
         Err(format!("bias of shape {b:?} for a product of shape {out:?} is not supported"))
@@ -80,8 +80,8 @@ fn product(cx: &mut OpCx<'_, '_>, trans_b: bool, bias: Option<usize>, act: Strin
     let (sa, sb, so) = (promoted(cx.in_dims(0), true), promoted(cx.in_dims(1), false), cx.out_dims(0));
     let bias_shape = bias.map(|i| cx.in_dims(i));
     let b_const = cx.is_static(1) && sb.len() == 2;
-    let (k, n) = if trans_b { (sb[1], sb[0]) } else { (sb[0], sb[1]) };
-    let m_total: usize = sa[..sa.len() - 1].iter().product();
+    let (k, n) = if trans_b { (&sb[1], &sb[0]) } else { (&sb[0], &sb[1]) };
+    let m_total = Sz::product(&sa[..sa.len() - 1]);
     let out = cx.begin(0);
     let ep_bias = match (bias, &bias_shape) {
         (Some(i), Some(bs)) => {
@@ -115,22 +115,22 @@ fn gemm(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let (ta, tb) = (op.attrs.int("transA").unwrap_or(0) != 0, op.attrs.int("transB").unwrap_or(0) != 0);
     let (alpha, beta) = (op.attrs.float("alpha").unwrap_or(1.0), op.attrs.float("beta").unwrap_or(1.0));
     let (sa, so) = (cx.in_dims(0), cx.out_dims(0));
-    let (m, n) = (so[0], so[1]);
-    let k = if ta { sa[0] } else { sa[1] };
+    let (m, n) = (so[0].clone(), so[1].clone());
+    let k = if ta { sa[0].clone() } else { sa[1].clone() };
     let out = cx.begin(0);
     let bias = match op.operand(2) {
         None => "k::gemm::Bias::None".into(),
         Some(_) => {
             let cs = cx.in_dims(2);
             let name = cx.input(2)?;
-            let elems: usize = cs.iter().product();
-            if elems == 1 {
+            let elems = Sz::product(&cs);
+            if elems.is(1) {
                 format!("k::gemm::Bias::Scalar({name}[0])")
             } else if cs.last() == Some(&n) && elems == n {
                 format!("k::gemm::Bias::PerCol({name})")
-            } else if elems == m && cs.len() == 2 && cs[1] == 1 {
+            } else if elems == m && cs.len() == 2 && cs[1].is(1) {
                 format!("k::gemm::Bias::PerRow({name})")
-            } else if elems == m * n {
+            } else if elems == &m * &n {
                 format!("k::gemm::Bias::Full({name})")
             } else {
                 return Err(format!("Gemm C of shape {cs:?} is not supported"));

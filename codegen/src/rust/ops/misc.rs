@@ -9,7 +9,7 @@
 //! stay run-time values: the kernels check their range.
 
 use super::layout::{axis, const_ints};
-use super::{dims, f32_lit, f32_only};
+use super::{f32_lit, f32_only, udims};
 use crate::plan::Class;
 use crate::rust::func::OpCx;
 use ir::Opcode;
@@ -68,7 +68,7 @@ fn loss(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let op = cx.op;
     f32_only(cx)?;
     index_operand(cx, 1, "the target")?;
-    let xs = cx.in_dims(0);
+    let xs = cx.in_static(0);
     if xs.len() < 2 {
         return Err(format!("{}: the input {xs:?} needs rank >= 2 ([N, C, d...])", name(cx)));
     }
@@ -83,7 +83,7 @@ fn loss(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     if sce && used(cx, 1) {
         let out = cx.begin(1);
         let x = cx.input(0)?;
-        cx.line(format!("k::misc::loss::log_softmax_classes({}, {x}, {out});", dims(&xs)));
+        cx.line(format!("k::misc::loss::log_softmax_classes({}, {x}, {out});", udims(&xs)));
     }
     let out = cx.begin(0);
     let (x, t) = (cx.input(0)?, cx.input(1)?);
@@ -93,10 +93,10 @@ fn loss(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     };
     cx.line(format!(
         "let p = k::misc::loss::Loss {{ shape: {}, weight: {w}, ignore_index: {ignore}, reduction: k::misc::loss::Reduction::{red} }};",
-        dims(&xs)
+        udims(&xs)
     ));
     if sce {
-        cx.scratch(format!("k::misc::loss::softmax_cross_entropy_scratch_len({})", dims(&xs)));
+        cx.scratch(format!("k::misc::loss::softmax_cross_entropy_scratch_len({})", udims(&xs)));
         cx.line(format!("k::misc::loss::softmax_cross_entropy(&p, {x}, {t}, {out}, &mut self.scratch);"));
     } else {
         cx.line(format!("k::misc::loss::nll_loss(&p, {x}, {t}, {out});"));
@@ -122,7 +122,7 @@ fn combine(cx: &OpCx<'_, '_>) -> Result<String, String> {
 
 fn scatter(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     index_operand(cx, 1, "the indices")?;
-    let (xs, is) = (cx.in_dims(0), cx.in_dims(1));
+    let (xs, is) = (cx.in_static(0), cx.in_static(1));
     let f = combine(cx)?;
     let out = cx.begin(0);
     let (x, i, u) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
@@ -130,7 +130,7 @@ fn scatter(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         if is.is_empty() || is[is.len() - 1] > xs.len() {
             return Err(format!("ScatterND: indices {is:?} do not fit data {xs:?}"));
         }
-        cx.line(format!("k::misc::scatter::scatter_nd({}, {x}, {}, {i}, {u}, {f}, {out});", dims(&xs), dims(&is)));
+        cx.line(format!("k::misc::scatter::scatter_nd({}, {x}, {}, {i}, {u}, {f}, {out});", udims(&xs), udims(&is)));
     } else {
         let a = axis(cx.op.attrs.int("axis").unwrap_or(0), xs.len())?;
         if is.len() != xs.len() || (0..xs.len()).any(|d| d != a && is[d] > xs[d]) {
@@ -138,8 +138,8 @@ fn scatter(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         }
         cx.line(format!(
             "k::misc::scatter::scatter_elements({}, {a}, {x}, {}, {i}, {u}, {f}, {out});",
-            dims(&xs),
-            dims(&is)
+            udims(&xs),
+            udims(&is)
         ));
     }
     Ok(())
@@ -147,7 +147,7 @@ fn scatter(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
 
 fn gather_nd(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     index_operand(cx, 1, "the indices")?;
-    let (xs, is) = (cx.in_dims(0), cx.in_dims(1));
+    let (xs, is) = (cx.in_static(0), cx.in_static(1));
     let b = cx.op.attrs.int("batch_dims").unwrap_or(0);
     let k = is.last().copied().unwrap_or(usize::MAX);
     let fits = b >= 0 && (b as usize) < is.len().min(xs.len()) && k <= xs.len() - b as usize;
@@ -156,19 +156,19 @@ fn gather_nd(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     }
     let out = cx.begin(0);
     let (x, i) = (cx.input(0)?, cx.input(1)?);
-    cx.line(format!("k::misc::scatter::gather_nd({}, {b}, {x}, {}, {i}, {out});", dims(&xs), dims(&is)));
+    cx.line(format!("k::misc::scatter::gather_nd({}, {b}, {x}, {}, {i}, {out});", udims(&xs), udims(&is)));
     Ok(())
 }
 
 fn top_k(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
-    let xs = cx.in_dims(0);
+    let xs = cx.in_static(0);
     let a = axis(cx.op.attrs.int("axis").unwrap_or(-1), xs.len())?;
-    let k = cx.out_dims(0)[a];
+    let k = cx.out_static(0)[a];
     let largest = cx.op.attrs.int("largest").unwrap_or(1) != 0;
     if cx.in_class(0) == Some(Class::Bool) {
         return Err("TopK on bool is not supported".into());
     }
-    let p = format!("k::misc::select::TopK {{ shape: {}, axis: {a}, k: {k}, largest: {largest} }}", dims(&xs));
+    let p = format!("k::misc::select::TopK {{ shape: {}, axis: {a}, k: {k}, largest: {largest} }}", udims(&xs));
     if used(cx, 1) {
         let out = cx.begin(1);
         let x = cx.input(0)?;
@@ -181,7 +181,7 @@ fn top_k(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
 }
 
 fn trilu(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
-    let xs = cx.in_dims(0);
+    let xs = cx.in_static(0);
     if xs.len() < 2 {
         return Err(format!("Trilu: the input {xs:?} needs rank >= 2"));
     }
@@ -200,12 +200,12 @@ fn trilu(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         k
     };
     let x = cx.input(0)?;
-    cx.line(format!("k::misc::select::trilu({}, {upper}, {k}, {zero}, {x}, {out});", dims(&xs)));
+    cx.line(format!("k::misc::select::trilu({}, {upper}, {k}, {zero}, {x}, {out});", udims(&xs)));
     Ok(())
 }
 
 fn eye_like(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
-    let ys = cx.out_dims(0);
+    let ys = cx.out_static(0);
     let [rows, cols] = ys[..] else { return Err(format!("EyeLike: the input {ys:?} must be 2-D")) };
     let k = cx.op.attrs.int("k").unwrap_or(0);
     let c = cx.out_class(0);
@@ -216,7 +216,7 @@ fn eye_like(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
 }
 
 fn one_hot(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
-    let (is, ys) = (cx.in_dims(0), cx.out_dims(0));
+    let (is, ys) = (cx.in_static(0), cx.out_static(0));
     let a = axis(cx.op.attrs.int("axis").unwrap_or(-1), is.len() + 1)?;
     let depth = ys[a];
     if cx.in_class(0) == Some(Class::Bool) || cx.in_class(0).is_none() {
@@ -224,13 +224,13 @@ fn one_hot(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     }
     let out = cx.begin(0);
     let (i, v) = (cx.input(0)?, cx.input(2)?);
-    cx.line(format!("k::misc::select::one_hot({}, {a}, {depth}, {i}, {v}, {out});", dims(&is)));
+    cx.line(format!("k::misc::select::one_hot({}, {a}, {depth}, {i}, {v}, {out});", udims(&is)));
     Ok(())
 }
 
 /// CenterCropPad as a Pad with negative (cropping) or positive pads.
 fn center_crop_pad(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
-    let (xs, ys) = (cx.in_dims(0), cx.out_dims(0));
+    let (xs, ys) = (cx.in_static(0), cx.out_static(0));
     if xs.len() != ys.len() {
         return Err(format!("CenterCropPad: output {ys:?} for input {xs:?}"));
     }
@@ -245,14 +245,14 @@ fn center_crop_pad(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let x = cx.input(0)?;
     cx.line(format!(
         "k::layout::pad({}, &{begin:?}, &{end:?}, k::layout::PadMode::Constant({zero}), {x}, {out});",
-        dims(&xs)
+        udims(&xs)
     ));
     Ok(())
 }
 
 /// Compress with a constant condition: a Gather of the kept positions.
 fn compress(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
-    let xs = cx.in_dims(0);
+    let xs = cx.in_static(0);
     let cond = cx
         .in_const(1)
         .and_then(|c| c.to_i64s())
@@ -268,13 +268,13 @@ fn compress(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let out = cx.begin(0);
     let x = cx.input(0)?;
     cx.line(format!("let keep: &[i64] = &{keep:?};"));
-    cx.line(format!("k::layout::gather({}, {a}, {x}, keep, {out});", dims(&shape)));
+    cx.line(format!("k::layout::gather({}, {a}, {x}, keep, {out});", udims(&shape)));
     Ok(())
 }
 
 fn reverse_sequence(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     index_operand(cx, 1, "sequence_lens")?;
-    let xs = cx.in_dims(0);
+    let xs = cx.in_static(0);
     if xs.len() < 2 {
         return Err(format!("ReverseSequence: the input {xs:?} needs rank >= 2"));
     }
@@ -285,13 +285,13 @@ fn reverse_sequence(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     }
     let out = cx.begin(0);
     let (x, l) = (cx.input(0)?, cx.input(1)?);
-    cx.line(format!("k::misc::seq::reverse_sequence({}, {b}, {t}, {l}, {x}, {out});", dims(&xs)));
+    cx.line(format!("k::misc::seq::reverse_sequence({}, {b}, {t}, {l}, {x}, {out});", udims(&xs)));
     Ok(())
 }
 
 fn col2im(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     f32_only(cx)?;
-    let (xs, ys) = (cx.in_dims(0), cx.out_dims(0));
+    let (xs, ys) = (cx.in_static(0), cx.out_static(0));
     let image: Vec<usize> = const_ints(cx, 1)?.iter().map(|&d| d.max(0) as usize).collect();
     let block: Vec<usize> = const_ints(cx, 2)?.iter().map(|&d| d.max(0) as usize).collect();
     let n = image.len();
@@ -328,7 +328,7 @@ fn grid_sample(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     if cx.in_class(1) != Some(Class::F32) {
         return Err("GridSample: the grid must be f32".into());
     }
-    let (xs, gs) = (cx.in_dims(0), cx.in_dims(1));
+    let (xs, gs) = (cx.in_static(0), cx.in_static(1));
     let r = xs.len().saturating_sub(2);
     if r == 0 || r > edgec_kernels::misc::grid::MAX_RANK || gs.len() != r + 2 || gs[r + 1] != r || gs[0] != xs[0] {
         return Err(format!("GridSample: grid {gs:?} for X {xs:?} is not supported (1 to 4 spatial axes)"));
@@ -364,7 +364,7 @@ fn dft(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     use ir::ops::signal::{dft_axis, dft_check_last, dft_length, dft_out_len, flag};
     f32_only(cx)?;
     let op = cx.op;
-    let xs = cx.in_dims(0);
+    let xs = cx.in_static(0);
     let r = xs.len();
     let inverse = flag(op.attrs.int("inverse").unwrap_or(0), "inverse")?;
     let onesided = flag(op.attrs.int("onesided").unwrap_or(0), "onesided")?;

@@ -5,6 +5,7 @@
 //! ONNX node; `edgec compile` lists every such op at once.
 
 use super::func::OpCx;
+pub use super::sz::Sz;
 use crate::plan::Reuse;
 use ir::{Function, OpData, Opcode};
 
@@ -137,8 +138,14 @@ pub fn f32_only(cx: &OpCx<'_, '_>) -> Result<(), String> {
     Ok(())
 }
 
-/// A shape as a Rust slice literal: `&[1, 3, 224, 224]`.
-pub fn dims(d: &[usize]) -> String {
+/// A shape as a Rust slice literal: `&[1, 3, 224, 224]` (run-time
+/// expressions for symbolic dims).
+pub fn dims(d: &[Sz]) -> String {
+    Sz::slice(d)
+}
+
+/// A static shape as a Rust slice literal (lowerings without a run-time shape path).
+pub fn udims(d: &[usize]) -> String {
     format!("&{d:?}")
 }
 

@@ -68,7 +68,7 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
             let k = if op.opcode == ArgMax { "arg_max" } else { "arg_min" };
             unary(cx, &format!("k::reduce::{k}({}, {a}, {last}, ", dims(&xs)))?;
         }
-        Resize | Upsample => super::resize::resize(cx, &xs)?,
+        Resize | Upsample => super::resize::resize(cx, &cx.in_static(0))?,
         _ => return Ok(false),
     }
     Ok(true)
@@ -90,7 +90,7 @@ fn unary(cx: &mut OpCx<'_, '_>, prefix: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn reduce(cx: &mut OpCx<'_, '_>, xs: &[usize]) -> Result<(), String> {
+fn reduce(cx: &mut OpCx<'_, '_>, xs: &[super::Sz]) -> Result<(), String> {
     let op = cx.op;
     let kind = match op.opcode {
         Opcode::CoreReduce => op.attrs.str("kind").unwrap_or("sum").to_string(),
@@ -131,7 +131,7 @@ fn reduce(cx: &mut OpCx<'_, '_>, xs: &[usize]) -> Result<(), String> {
 }
 
 /// A Max/Min (integers, bool) or Sum/Prod (integers) reduction, wrapping.
-fn exact_reduce(cx: &mut OpCx<'_, '_>, k: &str, xs: &[usize], axes: &[usize]) -> Result<(), String> {
+fn exact_reduce(cx: &mut OpCx<'_, '_>, k: &str, xs: &[super::Sz], axes: &[usize]) -> Result<(), String> {
     let c = cx.out_class(0);
     let ok = match k {
         "Max" | "Min" => c.is_int() || c == crate::plan::Class::Bool,

@@ -3,8 +3,8 @@
 //! DynamicQuantizeLinear, MatMulInteger and QLinearMatMul (scalar or
 //! per-row/per-column parameters).
 
-use super::dims;
 use super::layout::axis;
+use super::udims;
 use crate::plan::Class;
 use crate::rust::func::OpCx;
 use ir::Opcode;
@@ -28,7 +28,7 @@ fn q8(c: Option<Class>) -> bool {
 /// The kernel's `QLayout` for a tensor of shape `x` and a scale (operand 1)
 /// of shape `s` (the interpreter's `param_index` rules).
 fn layout(cx: &OpCx<'_, '_>) -> Result<String, String> {
-    let (x, s) = (cx.in_dims(0), cx.in_dims(1));
+    let (x, s) = (cx.in_static(0), cx.in_static(1));
     if s.iter().product::<usize>() == 1 {
         return Ok("k::quant::QLayout::Tensor".into());
     }
@@ -170,7 +170,7 @@ fn matmul_plan(a: &[usize], b: &[usize]) -> Result<MatPlan, String> {
 
 /// A parameter of one value or a 1-D one of `want` values (per row/column).
 fn param(cx: &OpCx<'_, '_>, i: usize, want: usize, what: &str) -> Result<(), String> {
-    let d = cx.in_dims(i);
+    let d = cx.in_static(i);
     let n: usize = d.iter().product();
     if n == 1 || (d.len() == 1 && n == want) {
         Ok(())
@@ -188,7 +188,7 @@ fn matmul(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     if q && (cx.in_class(0) != cx.in_class(3) || cx.in_class(0) != Some(cx.out_class(0))) {
         return Err("QLinearMatMul with operands of different element types is not supported".into());
     }
-    let ((m, k, n), ao, bo) = matmul_plan(&cx.in_dims(ia), &cx.in_dims(ib))?;
+    let ((m, k, n), ao, bo) = matmul_plan(&cx.in_static(ia), &cx.in_static(ib))?;
     let params: &[(usize, usize, &str)] = if q {
         &[
             (1, m, "a_scale"),
@@ -222,14 +222,14 @@ fn matmul(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let a = format!(
         "k::quant::QMat {{ data: {}, offsets: {}, zero: {}, scale: {} }}",
         cx.input(ia)?,
-        dims(&ao),
+        udims(&ao),
         arg(cx, za)?,
         arg(cx, sa)?
     );
     let b = format!(
         "k::quant::QMat {{ data: {}, offsets: {}, zero: {}, scale: {} }}",
         cx.input(ib)?,
-        dims(&bo),
+        udims(&bo),
         arg(cx, zb)?,
         arg(cx, sb)?
     );

@@ -93,7 +93,7 @@ fn axes(cx: &OpCx<'_, '_>, xs: &[usize], ys: &[usize]) -> Result<Vec<String>, St
 
 /// Lower `Resize` / `Upsample` of `x` with dims `xs`.
 pub fn resize(cx: &mut OpCx<'_, '_>, xs: &[usize]) -> Result<(), String> {
-    let ys = cx.out_dims(0);
+    let ys = cx.out_static(0);
     let plan = format!("k::resize::ResizePlan::new(&{xs:?}, &[{}], &{})", axes(cx, xs, &ys)?.join(", "), params(cx)?);
     let f = cx.field("k::resize::ResizePlan", plan);
     let class = cx.out_class(0);

@@ -84,7 +84,7 @@ struct Geometry {
 
 fn geometry(cx: &OpCx<'_, '_>, cell: Cell) -> Result<Geometry, String> {
     let op = cx.op;
-    let (xs, ws, rs) = (cx.in_dims(0), cx.in_dims(1), cx.in_dims(2));
+    let (xs, ws, rs) = (cx.in_static(0), cx.in_static(1), cx.in_static(2));
     let layout1 = op.attrs.int("layout").unwrap_or(0) != 0;
     let [s0, s1, input] = xs[..] else { return Err(format!("X must be 3-D, found {xs:?}")) };
     let (seq, batch) = if layout1 { (s1, s0) } else { (s0, s1) };

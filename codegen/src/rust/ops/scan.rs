@@ -35,7 +35,7 @@ fn cum(cx: &mut OpCx<'_, '_>, fold: &str) -> Result<(), String> {
     if cx.out_class(0) == Class::Bool {
         return Err(format!("{name} on bool is not supported"));
     }
-    let xs = cx.in_dims(0);
+    let xs = cx.in_static(0);
     let ax = match const_ints(cx, 1)?.as_slice() {
         [a] => axis(*a, xs.len())?,
         other => return Err(format!("{name}: the axis must be one integer, got {other:?}")),
@@ -60,7 +60,7 @@ fn bitcast(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
 }
 
 fn det(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
-    let xs = cx.in_dims(0);
+    let xs = cx.in_static(0);
     let n = xs.last().copied().unwrap_or(0);
     if !cx.out_class(0).is_float() {
         return Err("Det takes float tensors only".into());
@@ -83,7 +83,7 @@ fn einsum(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         return Err(format!("Einsum on {} is not supported (f32, f64 and integers)", c.name()));
     }
     let eq = cx.op.attrs.str("equation").ok_or("Einsum: missing `equation`")?.to_string();
-    let shapes: Vec<Vec<usize>> = (0..cx.op.operands.len()).map(|i| cx.in_dims(i)).collect();
+    let shapes: Vec<Vec<usize>> = (0..cx.op.operands.len()).map(|i| cx.in_static(i)).collect();
     let refs: Vec<&[usize]> = shapes.iter().map(Vec::as_slice).collect();
     let nest = ir::interp::nn::einsum::loop_nest(&eq, &refs).map_err(|e| format!("Einsum: {e}"))?;
     if nest.dims.len() > edgec_kernels::misc::einsum::EINSUM_MAX_LOOPS {
@@ -110,7 +110,7 @@ fn max_unpool(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     if !matches!(cx.in_class(1), Some(Class::I64 | Class::I32)) {
         return Err("MaxUnpool: the indices must be i64 or i32".into());
     }
-    let (xs, ys) = (cx.in_dims(0), cx.out_dims(0));
+    let (xs, ys) = (cx.in_static(0), cx.out_static(0));
     let ks = cx.op.attrs.ints("kernel_shape").ok_or("MaxUnpool: missing `kernel_shape`")?.to_vec();
     let n = ks.len();
     let strides = cx.op.attrs.ints("strides").map_or_else(|| vec![1; n], <[i64]>::to_vec);
@@ -127,7 +127,7 @@ fn max_unpool(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
 }
 
 fn tensor_scatter(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
-    let (ps, us) = (cx.in_dims(0), cx.in_dims(1));
+    let (ps, us) = (cx.in_static(0), cx.in_static(1));
     let ax = axis(cx.op.attrs.int("axis").unwrap_or(-2), ps.len())?;
     if ax == 0 || us.len() != ps.len() {
         return Err(format!("TensorScatter: update {us:?} into past_cache {ps:?} on axis {ax} is not supported"));
@@ -157,7 +157,7 @@ fn affine_grid(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     if !cx.out_class(0).is_float() {
         return Err("AffineGrid takes float theta only".into());
     }
-    let ys = cx.out_dims(0);
+    let ys = cx.out_static(0);
     let r = ys.len().saturating_sub(2);
     if !(r == 2 || r == 3) || ys.last() != Some(&r) {
         return Err(format!("AffineGrid: output {ys:?} is not [N, spatial..., r] with r = 2 or 3"));

@@ -23,7 +23,7 @@ fn opt(cx: &mut OpCx<'_, '_>, i: usize) -> Result<String, String> {
 
 fn causal_conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     super::f32_only(cx)?;
-    let (x, w) = (cx.in_dims(0), cx.in_dims(1));
+    let (x, w) = (cx.in_static(0), cx.in_static(1));
     let [b, c, l] = x[..] else { return Err(format!("input {x:?} must be [B, C, L]")) };
     let k = match w[..] {
         [wc, 1, k] if wc == c && k >= 1 => k,

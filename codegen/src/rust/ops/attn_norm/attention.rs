@@ -5,7 +5,7 @@
 //! into the scratch head, copied to their buffers by the blocks after it
 //! (no other op runs in between).
 
-use super::super::{dims, f32_lit};
+use super::super::{f32_lit, udims};
 use super::all_f32;
 use crate::plan::Class;
 use crate::rust::func::OpCx;
@@ -16,7 +16,7 @@ const BLOCK_Q: usize = 64;
 /// `[B, H, S, D]` of a 3-D (`[B, S, H·D]`, `heads` from attribute `attr`)
 /// or 4-D attention operand `i`.
 fn heads4(cx: &OpCx<'_, '_>, i: usize, attr: &str, what: &str) -> Result<[usize; 4], String> {
-    match cx.in_dims(i)[..] {
+    match cx.in_static(i)[..] {
         [b, h, s, d] => Ok([b, h, s, d]),
         [b, s, hd] => {
             let h = cx
@@ -44,15 +44,15 @@ struct Geo {
 }
 
 fn geometry(cx: &OpCx<'_, '_>) -> Result<Geo, String> {
-    let rank = cx.in_dims(0).len();
-    if cx.in_dims(1).len() != rank || cx.in_dims(2).len() != rank {
+    let rank = cx.in_static(0).len();
+    if cx.in_static(1).len() != rank || cx.in_static(2).len() != rank {
         return Err("Attention Q, K and V must have the same rank".into());
     }
     let q = heads4(cx, 0, "q_num_heads", "Q")?;
     let k = heads4(cx, 1, "kv_num_heads", "K")?;
     let v = heads4(cx, 2, "kv_num_heads", "V")?;
     let past = |i: usize, d: usize, what: &str| -> Result<usize, String> {
-        let s = cx.in_dims(i);
+        let s = cx.in_static(i);
         match (cx.op.operand(i), &s[..]) {
             (None, _) => Ok(0),
             (Some(_), &[b, h, p, dd]) if [b, h, dd] == [k[0], k[1], d] => Ok(p),
@@ -72,7 +72,7 @@ fn mask(cx: &mut OpCx<'_, '_>, g: &Geo) -> Result<String, String> {
     if cx.op.operand(3).is_none() {
         return Ok("k::attention::Mask::None".into());
     }
-    let ms = cx.in_dims(3);
+    let ms = cx.in_static(3);
     if ms.is_empty() || ms.len() > 4 {
         return Err(format!("Attention attn_mask {ms:?} must have rank 1 to 4"));
     }
@@ -92,7 +92,7 @@ fn mask(cx: &mut OpCx<'_, '_>, g: &Geo) -> Result<String, String> {
         _ => return Err("Attention attn_mask must be bool or f32 in the Rust backend".into()),
     };
     let m = cx.input(3)?;
-    Ok(format!("k::attention::Mask::{kind}({m}, {})", dims(&ms)))
+    Ok(format!("k::attention::Mask::{kind}({m}, {})", udims(&ms)))
 }
 
 /// The parameter item literal.
@@ -117,7 +117,7 @@ fn params(cx: &OpCx<'_, '_>, g: &Geo) -> Result<String, String> {
         g.kv_seq,
         g.past,
         g.v_head,
-        cx.in_dims(0).len() == 3,
+        cx.in_static(0).len() == 3,
         f32_lit(scale),
         f32_lit(softcap)
     ))
@@ -129,11 +129,11 @@ pub fn attention(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let g = geometry(cx)?;
     let [b, hq, sq, _] = g.q;
     let t = g.past + g.kv_seq;
-    let want_y = if cx.in_dims(0).len() == 3 { vec![b, sq, hq * g.v_head] } else { vec![b, hq, sq, g.v_head] };
+    let want_y = if cx.in_static(0).len() == 3 { vec![b, sq, hq * g.v_head] } else { vec![b, hq, sq, g.v_head] };
     let want = [want_y, vec![b, g.kv_heads, t, g.q[3]], vec![b, g.kv_heads, t, g.v_head], vec![b, hq, sq, t]];
     for (j, w) in want.iter().enumerate().take(cx.op.results.len()) {
-        if cx.out_dims(j) != *w {
-            return Err(format!("Attention result #{j} {:?} should be {w:?}", cx.out_dims(j)));
+        if cx.out_static(j) != *w {
+            return Err(format!("Attention result #{j} {:?} should be {w:?}", cx.out_static(j)));
         }
     }
     let p = cx.item("k::attention::OnnxAttention", params(cx, &g)?);
@@ -151,8 +151,8 @@ pub fn attention(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     if cx.op.operand(6).is_some() && cx.in_class(6) != Some(Class::I64) {
         return Err("Attention nonpad_kv_seqlen must be i64".into());
     }
-    if cx.op.operand(6).is_some() && cx.in_dims(6) != [b] {
-        return Err(format!("Attention nonpad_kv_seqlen {:?} must be [{b}]", cx.in_dims(6)));
+    if cx.op.operand(6).is_some() && cx.in_static(6) != [b] {
+        return Err(format!("Attention nonpad_kv_seqlen {:?} must be [{b}]", cx.in_static(6)));
     }
     let np = opt(cx, 6)?;
     cx.line(format!(
@@ -172,7 +172,7 @@ pub fn attention(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
 /// `onnx.FlexAttention` (no `score_mod`/`prob_mod`): a 4-D `onnx.Attention`
 /// without mask, cache or softcap.
 pub fn flex(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
-    if (0..3).any(|i| cx.in_dims(i).len() != 4) {
+    if (0..3).any(|i| cx.in_static(i).len() != 4) {
         return Err("FlexAttention Q, K and V must be 4-D [B, H, S, D]".into());
     }
     attention(cx)
@@ -193,7 +193,7 @@ fn linear_params(cx: &OpCx<'_, '_>) -> Result<String, String> {
         "gated_delta" => (true, true),
         r => return Err(format!("LinearAttention update_rule {r:?} is not supported")),
     };
-    let (qs, ks, vs) = (cx.in_dims(0), cx.in_dims(1), cx.in_dims(2));
+    let (qs, ks, vs) = (cx.in_static(0), cx.in_static(1), cx.in_static(2));
     let bad = || format!("LinearAttention query {qs:?}, key {ks:?}, value {vs:?} do not fit {hq}/{hkv} heads");
     let ([b, t, ql], [_, _, vl]) = (qs[..].try_into().map_err(|_| bad())?, vs[..].try_into().map_err(|_| bad())?);
     if ql % hq != 0 || vl % hkv != 0 || vl == 0 || hq % hkv != 0 || ks != [b, t, hkv * (ql / hq)] || vs[..2] != [b, t] {
@@ -203,14 +203,14 @@ fn linear_params(cx: &OpCx<'_, '_>) -> Result<String, String> {
     if op.operand(4).is_some() != gating || op.operand(5).is_some() != delta {
         return Err(format!("LinearAttention update_rule {rule:?} does not match the decay/beta operands given"));
     }
-    let last = |i: usize, ok: &[usize]| match cx.in_dims(i)[..] {
+    let last = |i: usize, ok: &[usize]| match cx.in_static(i)[..] {
         [db, dt, l] if db == b && dt == t && ok.contains(&l) => Ok(l),
         ref s => Err(format!("LinearAttention operand #{i} {s:?} must be [{b}, {t}, one of {ok:?}]")),
     };
     let per_dim = if gating { last(4, &[hkv, hkv * dk])? != hkv } else { false };
     let beta_last = if delta { last(5, &[hkv, 1])? } else { 1 };
-    if op.operand(3).is_some() && cx.in_dims(3) != [b, hkv, dk, dv] {
-        return Err(format!("LinearAttention past_state {:?} must be [{b}, {hkv}, {dk}, {dv}]", cx.in_dims(3)));
+    if op.operand(3).is_some() && cx.in_static(3) != [b, hkv, dk, dv] {
+        return Err(format!("LinearAttention past_state {:?} must be [{b}, {hkv}, {dk}, {dv}]", cx.in_static(3)));
     }
     let scale = match op.attrs.float("scale").unwrap_or(0.0) {
         0.0 => 1.0 / (dk as f32).sqrt(),
@@ -243,7 +243,7 @@ pub fn linear(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         ex.join(", ")
     ));
     if cx.op.results.len() > 1 {
-        let len: usize = cx.out_dims(1).iter().product();
+        let len: usize = cx.out_static(1).iter().product();
         let out = cx.begin(1);
         cx.line(format!("{out}.copy_from_slice(&self.scratch[..{len}]);"));
     }
@@ -254,7 +254,7 @@ pub fn linear(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
 pub fn rotary(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     all_f32(cx, &[0, 1, 2])?;
     let op = cx.op;
-    let (b, s, h, d, four) = match cx.in_dims(0)[..] {
+    let (b, s, h, d, four) = match cx.in_static(0)[..] {
         [b, h, s, d] => (b, s, h, d, true),
         [b, s, hd] => {
             let h = op
@@ -274,7 +274,7 @@ pub fn rotary(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         r if r > 0 && r as usize <= d && r % 2 == 0 => r as usize,
         r => return Err(format!("RotaryEmbedding rotary_embedding_dim = {r} must be even and <= head size {d}")),
     };
-    let (cs, ss) = (cx.in_dims(1), cx.in_dims(2));
+    let (cs, ss) = (cx.in_static(1), cx.in_static(2));
     let half = rot / 2;
     if cs != ss || cs.last() != Some(&half) {
         return Err(format!(
@@ -282,7 +282,7 @@ pub fn rotary(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         ));
     }
     let with_pos = op.operand(3).is_some();
-    let cache_ok = if with_pos { cs.len() == 2 && cx.in_dims(3) == [b, s] } else { cs == [b, s, half] };
+    let cache_ok = if with_pos { cs.len() == 2 && cx.in_static(3) == [b, s] } else { cs == [b, s, half] };
     if !cache_ok {
         return Err(format!(
             "RotaryEmbedding cos_cache {cs:?} and position_ids do not match X's batch {b} and sequence {s}"

@@ -1,0 +1,290 @@
+//! Result shapes of ops in functions with symbolic dims, as [`Sz`] per dim:
+//! literals where the compiler knows the size, run-time expressions (and
+//! the statements that check and bind them) elsewhere.
+//!
+//! Every rule follows the op's ONNX shape formula, the one the IR's shape
+//! inference applies to static dims; operands whose *values* set a shape
+//! (a Reshape target, Slice bounds, Resize scales) are read from constants
+//! when generating, else from the operand at run time (see
+//! `dynamic::shape_slice`, which computes those operands before planning).
+
+mod layout;
+mod nn;
+pub mod values;
+
+use super::sz::Sz;
+use ir::{Function, Module, OpData, Opcode};
+
+/// One integer of a shape-carrying tensor: known when generating, or an
+/// `i64` expression evaluated when the model runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Iv {
+    /// Known.
+    Lit(i64),
+    /// A run-time `i64` expression.
+    Expr(String),
+}
+
+impl std::fmt::Display for Iv {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Iv::Lit(n) => write!(f, "{n}i64"),
+            Iv::Expr(e) => f.write_str(e),
+        }
+    }
+}
+
+impl Iv {
+    /// The value of a size.
+    pub fn of_size(d: &Sz) -> Iv {
+        match d {
+            Sz::Lit(n) => Iv::Lit(*n as i64),
+            Sz::Expr(e) => Iv::Expr(format!("({e} as i64)")),
+        }
+    }
+}
+
+/// The values of an operand that shapes depend on.
+#[derive(Clone, Debug)]
+pub enum Vals {
+    /// Known when generating (a constant; floats for Resize scales).
+    Lit(Vec<f64>),
+    /// Integers computed from dims and inputs when the model runs.
+    Sym(Vec<Iv>),
+}
+
+impl Vals {
+    /// Element `j` as an `i64` expression (literal when known).
+    pub fn int(&self, j: usize) -> String {
+        match self {
+            Vals::Lit(v) => format!("{}i64", v[j] as i64),
+            Vals::Sym(v) => v[j].to_string(),
+        }
+    }
+    /// Element `j` if known when generating.
+    pub fn lit_int(&self, j: usize) -> Option<i64> {
+        match self {
+            Vals::Lit(v) => v.get(j).map(|&x| x as i64),
+            Vals::Sym(v) => match v.get(j) {
+                Some(Iv::Lit(n)) => Some(*n),
+                _ => None,
+            },
+        }
+    }
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        match self {
+            Vals::Lit(v) => v.len(),
+            Vals::Sym(v) => v.len(),
+        }
+    }
+    /// True if empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// All elements as integers, if known when generating.
+    pub fn lit_ints(&self) -> Option<Vec<i64>> {
+        (0..self.len()).map(|j| self.lit_int(j)).collect()
+    }
+}
+
+/// What a shape rule sees of one op.
+pub struct ShapeCx<'a> {
+    /// The module (constants).
+    pub m: &'a Module,
+    /// The function.
+    pub f: &'a Function,
+    /// The op.
+    pub op: &'a OpData,
+    /// Dims of each operand (`None` for an absent one).
+    pub ins: Vec<Option<Vec<Sz>>>,
+    /// Run-time values of operands computed before planning, by operand index.
+    pub rt_vals: Vec<Option<Vals>>,
+    /// Statements the rule emits (checks, bindings), in order.
+    pub lines: Vec<String>,
+    /// A prefix unique to this op for the names it binds.
+    pub tag: String,
+    /// What to call the op in run-time errors.
+    pub what: String,
+    next: usize,
+}
+
+impl<'a> ShapeCx<'a> {
+    /// A context for `op` with operand dims `ins`.
+    pub fn new(m: &'a Module, f: &'a Function, op: &'a OpData, ins: Vec<Option<Vec<Sz>>>, tag: String) -> Self {
+        let what = match &op.loc {
+            ir::Loc::Unknown => op.opcode.name().to_string(),
+            l => format!("{} [{l}]", op.opcode.name()),
+        };
+        let n = op.operands.len();
+        ShapeCx { m, f, op, ins, rt_vals: vec![None; n], lines: vec![], tag, what, next: 0 }
+    }
+    /// Dims of operand `i`.
+    pub fn dims(&self, i: usize) -> Result<&[Sz], String> {
+        self.ins.get(i).and_then(|d| d.as_deref()).ok_or_else(|| format!("operand #{i} is absent"))
+    }
+    /// True if operand `i` is present.
+    pub fn has(&self, i: usize) -> bool {
+        self.ins.get(i).is_some_and(Option::is_some)
+    }
+    /// Rank of result `j` (from the IR type).
+    pub fn out_rank(&self, j: usize) -> Result<usize, String> {
+        let v = self.op.results.get(j).ok_or("missing result")?;
+        self.f.ty(*v).rank().ok_or_else(|| "result rank unknown".to_string())
+    }
+    /// The values of operand `i`, if constant or computed before planning.
+    pub fn vals(&self, i: usize) -> Option<Vals> {
+        let v = self.op.operand(i)?;
+        if let Some(c) = ir::infer::defining_const(self.m, self.f, v) {
+            return c.to_f64s().map(Vals::Lit);
+        }
+        self.rt_vals.get(i).cloned().flatten()
+    }
+    /// The values of operand `i`, or an error saying why they are needed.
+    /// (Values computed from data, not from shapes, would need the model
+    /// to run up to that op before its memory can be planned.)
+    pub fn need_vals(&self, i: usize, role: &str) -> Result<Vals, String> {
+        self.vals(i)
+            .ok_or_else(|| format!("its {role} (operand #{i}) is computed from data the shapes cannot wait for"))
+    }
+    /// Bind `expr` to a fresh name; returns it as a size.
+    pub fn bind(&mut self, expr: String) -> Sz {
+        let name = format!("{}_{}", self.tag, self.next);
+        self.next += 1;
+        self.lines.push(format!("let {name}: usize = {expr};"));
+        Sz::Expr(name)
+    }
+    /// `a` broadcast with `b`: folded when known, else checked at run time.
+    pub fn bcast(&mut self, a: &Sz, b: &Sz) -> Result<Sz, String> {
+        Ok(match (a, b) {
+            _ if a == b => a.clone(),
+            (Sz::Lit(1), x) | (x, Sz::Lit(1)) => x.clone(),
+            (Sz::Lit(x), Sz::Lit(y)) => return Err(format!("dims {x} and {y} do not broadcast")),
+            _ => {
+                let what = self.what.clone();
+                self.bind(format!("k::shape::bcast({what:?}, {a}, {b})?"))
+            }
+        })
+    }
+    /// Numpy broadcast of several shapes.
+    pub fn bcast_all(&mut self, shapes: &[Vec<Sz>]) -> Result<Vec<Sz>, String> {
+        let rank = shapes.iter().map(Vec::len).max().unwrap_or(0);
+        let mut out = vec![Sz::Lit(1); rank];
+        for s in shapes {
+            let off = rank - s.len();
+            for (k, d) in s.iter().enumerate() {
+                out[off + k] = self.bcast(&out[off + k], d)?;
+            }
+        }
+        Ok(out)
+    }
+    /// Integer attribute `k` (default `d`).
+    pub fn int(&self, k: &str, d: i64) -> i64 {
+        self.op.attrs.int(k).unwrap_or(d)
+    }
+}
+
+/// Normalize a possibly negative axis for `rank`.
+pub fn axis(a: i64, rank: usize) -> Result<usize, String> {
+    let r = rank as i64;
+    let x = if a < 0 { a + r } else { a };
+    if (0..r.max(1)).contains(&x) {
+        Ok(x as usize)
+    } else {
+        Err(format!("axis {a} is out of range for rank {rank}"))
+    }
+}
+
+/// The result shapes of `sc.op`, one `Vec<Sz>` per result.
+pub fn result_shapes(sc: &mut ShapeCx<'_>) -> Result<Vec<Vec<Sz>>, String> {
+    use Opcode::*;
+    let op = sc.op;
+    if let Some(s) = nn::shapes(sc)? {
+        return Ok(s);
+    }
+    if let Some(s) = layout::shapes(sc)? {
+        return Ok(s);
+    }
+    let same = |sc: &ShapeCx<'_>| -> Result<Vec<Vec<Sz>>, String> { Ok(vec![sc.dims(0)?.to_vec()]) };
+    match op.opcode {
+        _ if is_unary_same(op.opcode) => same(sc),
+        Add | Sub | Mul | Div | Pow | Mod | PRelu | Equal | Less | LessOrEqual | Greater | GreaterOrEqual | And
+        | Or | Xor | BitwiseAnd | BitwiseOr | BitwiseXor | BitShift | Where | Sum | Mean | Max | Min => {
+            let shapes: Vec<Vec<Sz>> = sc.ins.iter().flatten().cloned().collect();
+            Ok(vec![sc.bcast_all(&shapes)?])
+        }
+        Clip => same(sc),
+        _ => Err(format!("{} with symbolic dims is not supported by the Rust backend yet", op.opcode.name())),
+    }
+}
+
+/// Ops whose one result has operand 0's shape.
+fn is_unary_same(o: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        o,
+        Identity
+            | Relu
+            | LeakyRelu
+            | Elu
+            | Selu
+            | Sigmoid
+            | HardSigmoid
+            | HardSwish
+            | Gelu
+            | Tanh
+            | Exp
+            | Log
+            | Sqrt
+            | Reciprocal
+            | Erf
+            | Softplus
+            | Sin
+            | Cos
+            | Abs
+            | Neg
+            | Sign
+            | Floor
+            | Ceil
+            | Round
+            | Cast
+            | CastLike
+            | Tan
+            | Asin
+            | Acos
+            | Atan
+            | Sinh
+            | Cosh
+            | Asinh
+            | Acosh
+            | Atanh
+            | Softsign
+            | Celu
+            | ThresholdedRelu
+            | Mish
+            | Shrink
+            | IsNaN
+            | IsInf
+            | BitwiseNot
+            | Not
+            | Swish
+            | CoreSilu
+            | Softmax
+            | LogSoftmax
+            | Hardmax
+            | LpNormalization
+            | InstanceNormalization
+            | GroupNormalization
+            | MeanVarianceNormalization
+            | LRN
+            | RMSNormalization
+            | CumSum
+            | CumProd
+            | Trilu
+            | ReverseSequence
+            | ScatterElements
+            | ScatterND
+            | EyeLike
+            | RotaryEmbedding
+    )
+}
