@@ -95,7 +95,13 @@ pub fn reshape<const R: usize>(
 }
 
 /// [`reshape`] into `out` (of `target`'s length).
-pub fn reshape_into(what: &str, input: &[usize], target: &[i64], allowzero: bool, out: &mut [usize]) -> Result<(), Error> {
+pub fn reshape_into(
+    what: &str,
+    input: &[usize],
+    target: &[i64],
+    allowzero: bool,
+    out: &mut [usize],
+) -> Result<(), Error> {
     let bad = |why: String| Error(format!("{what}: cannot reshape {input:?} to {target:?}: {why}"));
     let total: usize = input.iter().product();
     let mut infer = None;

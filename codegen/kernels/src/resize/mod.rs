@@ -139,6 +139,27 @@ pub struct ResizePlan {
     bufs: [usize; 2],
 }
 
+/// The plan of one Resize of a model with symbolic dims: rebuilt when the
+/// input size or the axes change, reused (nothing allocated) while they
+/// repeat.
+#[derive(Clone, Debug, Default)]
+pub struct ResizeSlot {
+    key: Option<(Vec<usize>, Vec<ResizeAxis>)>,
+    plan: Option<ResizePlan>,
+}
+
+impl ResizeSlot {
+    /// The plan for resizing `in_shape` along `axes` with `params`.
+    pub fn get(&mut self, in_shape: &[usize], axes: &[ResizeAxis], params: &ResizeParams) -> &ResizePlan {
+        let same = self.key.as_ref().is_some_and(|(s, a)| s == in_shape && a == axes);
+        if !same || self.plan.is_none() {
+            self.key = Some((in_shape.to_vec(), axes.to_vec()));
+            self.plan = Some(ResizePlan::new(in_shape, axes, params));
+        }
+        self.plan.get_or_insert_with(|| ResizePlan::new(in_shape, axes, params))
+    }
+}
+
 /// `|p - q| <= 1e-9 max(|p|, |q|)`.
 fn close(p: f64, q: f64) -> bool {
     (p - q).abs() <= 1e-9 * p.abs().max(q.abs())

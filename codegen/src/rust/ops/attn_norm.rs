@@ -8,7 +8,7 @@
 mod attention;
 
 use super::layout::axis;
-use super::{f32_lit, f32_only, udims};
+use super::{f32_lit, f32_only, Sz};
 use crate::rust::func::OpCx;
 use ir::{DType, Opcode};
 
@@ -60,11 +60,14 @@ fn eps(cx: &OpCx<'_, '_>) -> String {
 /// Check that parameter operand `i` repeats along the normalized rows
 /// `row`: its dims, leading 1s dropped, are a suffix of `row` (what the
 /// kernels' "repeat along the row" means under numpy broadcasting).
-fn row_param(cx: &OpCx<'_, '_>, i: usize, row: &[usize], what: &str) -> Result<(), String> {
+fn row_param(cx: &OpCx<'_, '_>, i: usize, row: &[Sz], what: &str) -> Result<(), String> {
     let d = cx.in_static(i);
     let lead = d.iter().take_while(|&&x| x == 1).count();
     let core = &d[lead..];
-    if core.len() > row.len() || row[row.len() - core.len()..] != *core {
+    // A symbolic row dim cannot be checked now; the kernel asserts the lengths.
+    let fits = core.len() <= row.len()
+        && row[row.len() - core.len()..].iter().zip(core).all(|(r, &c)| r.lit().is_none_or(|r| r == c));
+    if !fits {
         return Err(format!(
             "{} {what} {d:?} is not supported: it must broadcast along the normalized dims {row:?} only",
             cx.op.opcode.name()
@@ -84,13 +87,13 @@ fn unary(cx: &mut OpCx<'_, '_>, prefix: &str) -> Result<(), String> {
 /// LayerNormalization; `Mean` and `InvStdDev` recomputed by their own blocks.
 fn layer_norm(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     all_f32(cx, &[0, 1, 2])?;
-    let xs = cx.in_static(0);
+    let xs = cx.in_dims(0);
     let a = norm_axis(cx, xs.len())?;
     row_param(cx, 1, &xs[a..], "Scale")?;
     if cx.op.operand(2).is_some() {
         row_param(cx, 2, &xs[a..], "B")?;
     }
-    let (shape, e) = (udims(&xs), eps(cx));
+    let (shape, e) = (super::dims(&xs), eps(cx));
     let out = cx.begin(0);
     let (x, s) = (cx.input(0)?, cx.input(1)?);
     let b = match cx.op.operand(2) {
@@ -98,13 +101,13 @@ fn layer_norm(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         None => "None".into(),
     };
     cx.line(format!("k::norm::layer_norm({shape}, {a}, {x}, {s}, {b}, {e}, {out});"));
-    let rows: usize = xs[..a].iter().product();
+    let rows = Sz::product(&xs[..a]);
     for (j, stat) in [(1, "Mean"), (2, "InvStdDev")] {
         if j >= cx.op.results.len() {
             break;
         }
-        if cx.out_static(j).iter().product::<usize>() != rows {
-            return Err(format!("LayerNormalization {stat} {:?} does not hold one value per row", cx.out_static(j)));
+        if Sz::product(&cx.out_dims(j)) != rows {
+            return Err(format!("LayerNormalization {stat} {:?} does not hold one value per row", cx.out_dims(j)));
         }
         let out = cx.begin(j);
         let x = cx.input(0)?;
@@ -117,10 +120,10 @@ fn layer_norm(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
 /// kernel accumulates in f64).
 fn rms_norm(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     all_f32(cx, &[0, 1])?;
-    let xs = cx.in_static(0);
+    let xs = cx.in_dims(0);
     let a = norm_axis(cx, xs.len())?;
     row_param(cx, 1, &xs[a..], "scale")?;
-    let (shape, e) = (udims(&xs), eps(cx));
+    let (shape, e) = (super::dims(&xs), eps(cx));
     let out = cx.begin(0);
     let (x, s) = (cx.input(0)?, cx.input(1)?);
     cx.line(format!("k::norm::rms_norm({shape}, {a}, {x}, {s}, {e}, {out});"));
@@ -130,9 +133,12 @@ fn rms_norm(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
 /// GroupNormalization (opset 21: per-channel `scale` and `bias`).
 fn group_norm(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     all_f32(cx, &[0, 1, 2])?;
-    let xs = cx.in_static(0);
+    let xs = cx.in_dims(0);
     let groups = cx.op.attrs.int("num_groups").ok_or("GroupNormalization needs attribute `num_groups`")?;
-    let c = *xs.get(1).ok_or_else(|| format!("GroupNormalization input {xs:?} must have rank >= 2"))?;
+    let c = xs
+        .get(1)
+        .and_then(Sz::lit)
+        .ok_or_else(|| format!("GroupNormalization input {xs:?} needs a static channel dim"))?;
     if groups < 1 || c % groups as usize != 0 {
         return Err(format!("GroupNormalization: {c} channels do not split into num_groups = {groups}"));
     }
@@ -144,7 +150,7 @@ fn group_norm(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
             ));
         }
     }
-    let (shape, e) = (udims(&xs), eps(cx));
+    let (shape, e) = (super::dims(&xs), eps(cx));
     let out = cx.begin(0);
     let (x, s, b) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
     cx.line(format!("k::norm::group_norm({shape}, {groups}, {x}, {s}, {b}, {e}, {out});"));
@@ -154,18 +160,18 @@ fn group_norm(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
 /// MeanVarianceNormalization over `axes` (default `[0, 2, 3]`).
 fn mvn(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     all_f32(cx, &[0])?;
-    let xs = cx.in_static(0);
+    let xs = cx.in_dims(0);
     let raw = cx.op.attrs.ints("axes").map_or_else(|| vec![0, 2, 3], <[i64]>::to_vec);
     let mut axes: Vec<usize> = raw.iter().map(|&a| axis(a, xs.len())).collect::<Result<_, _>>()?;
     axes.sort_unstable();
     axes.dedup();
-    unary(cx, &format!("k::norm::mean_variance_normalization({}, &{axes:?}, ", udims(&xs)))
+    unary(cx, &format!("k::norm::mean_variance_normalization({}, &{axes:?}, ", super::dims(&xs)))
 }
 
 /// LpNormalization (`p` 1 or 2, default 2) along `axis` (default -1).
 fn lp_norm(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     all_f32(cx, &[0])?;
-    let xs = cx.in_static(0);
+    let xs = cx.in_dims(0);
     let a = norm_axis(cx, xs.len())?;
     let p = cx.op.attrs.int("p").unwrap_or(2);
     if p != 1 && p != 2 {
@@ -174,7 +180,7 @@ fn lp_norm(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     if xs.is_empty() {
         return Err("LpNormalization of a scalar is not supported".into());
     }
-    unary(cx, &format!("k::norm::lp_normalization({}, {a}, {p}, ", udims(&xs)))
+    unary(cx, &format!("k::norm::lp_normalization({}, {a}, {p}, ", super::dims(&xs)))
 }
 
 /// LpPool (`p ≥ 1`, default 2), through the N-D pooling kernel.

@@ -74,20 +74,21 @@ pub fn conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         None => "None".into(),
     };
     let x = cx.input(0)?;
-    let conv2d = |n: &dyn std::fmt::Display, h: &dyn std::fmt::Display, w: &dyn std::fmt::Display, p: &[String]| {
+    type D<'a> = &'a dyn std::fmt::Display;
+    let conv2d = |n: D<'_>, c: D<'_>, h: D<'_>, w: D<'_>, p: &[String]| {
         format!(
-            "k::conv::Conv2d {{ n: {n}, c_in: {}, h: {h}, w: {w}, c_out: {}, kh: {}, kw: {}, stride_h: {}, stride_w: {}, pad_top: {}, pad_left: {}, pad_bottom: {}, pad_right: {}, dil_h: {}, dil_w: {}, groups: {groups} }}",
-            xs[1], ws[0], kernel[0], kernel[1], stride[0], stride[1], p[0], p[1], p[2], p[3], dil[0], dil[1]
+            "k::conv::Conv2d {{ n: {n}, c_in: {c}, h: {h}, w: {w}, c_out: {}, kh: {}, kw: {}, stride_h: {}, stride_w: {}, pad_top: {}, pad_left: {}, pad_bottom: {}, pad_right: {}, dil_h: {}, dil_w: {}, groups: {groups} }}",
+            ws[0], kernel[0], kernel[1], stride[0], stride[1], p[0], p[1], p[2], p[3], dil[0], dil[1]
         )
     };
     if r == 2 && cx.is_static(1) {
         let ps: Vec<String> = p.iter().map(Sz::to_string).collect();
-        let c = cx.item("k::conv::Conv2d", conv2d(&xs[0], &xs[2], &xs[3], &ps));
+        let c = cx.item("k::conv::Conv2d", conv2d(&xs[0], &xs[1], &xs[2], &xs[3], &ps));
         let w = cx.init_weights(1)?;
         let packing = if cx.is_dynamic() {
             // The weights fix channels, kernel and groups; sizes are the run's.
             let pl: Vec<String> = lits_or(&p, 1).iter().map(usize::to_string).collect();
-            cx.item("k::conv::Conv2d", conv2d(&1, &1, &1, &pl))
+            cx.item("k::conv::Conv2d", conv2d(&1, &(ws[1] * groups), &1, &1, &pl))
         } else {
             c.clone()
         };

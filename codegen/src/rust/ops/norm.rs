@@ -68,7 +68,10 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
             let k = if op.opcode == ArgMax { "arg_max" } else { "arg_min" };
             unary(cx, &format!("k::reduce::{k}({}, {a}, {last}, ", dims(&xs)))?;
         }
-        Resize | Upsample => super::resize::resize(cx, &cx.in_static(0))?,
+        Resize | Upsample => {
+            let xs: Vec<usize> = xs.iter().map(|d| d.lit().unwrap_or(0)).collect();
+            super::resize::resize(cx, &xs)?
+        }
         _ => return Ok(false),
     }
     Ok(true)

@@ -3,6 +3,7 @@
 //! and its constant `scales`/`sizes`/`roi` operands.
 
 use super::layout::axis;
+use super::Sz;
 use crate::rust::func::OpCx;
 use ir::Opcode;
 
@@ -91,8 +92,63 @@ fn axes(cx: &OpCx<'_, '_>, xs: &[usize], ys: &[usize]) -> Result<Vec<String>, St
     Ok(out)
 }
 
+/// The resized axes of a model with symbolic dims, as `ResizeAxis`
+/// expressions (output size from the shapes, scale from the constant
+/// `scales` or `out / in`).
+fn dyn_axes(cx: &OpCx<'_, '_>, xs: &[Sz], ys: &[Sz]) -> Result<Vec<String>, String> {
+    let op = cx.op;
+    let listed: Vec<usize> = match op.attrs.ints("axes") {
+        Some(a) => a.iter().map(|&x| axis(x, xs.len())).collect::<Result<_, _>>()?,
+        None => (0..xs.len()).collect(),
+    };
+    if op.attrs.str("coordinate_transformation_mode") == Some("tf_crop_and_resize") {
+        return Err("Resize tf_crop_and_resize on symbolic dims is not supported".into());
+    }
+    let scales = if op.opcode == Opcode::Upsample { floats(cx, 1)? } else { floats(cx, 2)? };
+    let mut out = Vec::new();
+    for (i, &a) in listed.iter().enumerate() {
+        let scale = match &scales {
+            Some(s) => format!("{:?}", *s.get(i).ok_or("Resize scales do not cover the axes")?),
+            None => format!("{} as f64 / {} as f64", ys[a], xs[a]),
+        };
+        if xs[a] == ys[a] && scales.as_ref().is_none_or(|s| s[i] == 1.0) {
+            continue;
+        }
+        out.push(format!("k::resize::ResizeAxis {{ axis: {a}, out: {}, scale: {scale}, roi: None }}", ys[a]));
+    }
+    Ok(out)
+}
+
+/// `Resize` in a model with symbolic dims: the plan is rebuilt only when the sizes change.
+fn resize_dyn(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    let (xs, ys) = (cx.in_dims(0), cx.out_dims(0));
+    let class = cx.out_class(0);
+    let mode = cx.op.attrs.str("mode").unwrap_or("nearest");
+    if class.is_float() && class != crate::plan::Class::F32 && mode != "nearest" {
+        return Err(format!("Resize in {mode} mode on {} is not supported (f32 only)", class.name()));
+    }
+    let params = cx.item("k::resize::ResizeParams", params(cx)?);
+    let slot = cx.field("k::resize::ResizeSlot", "k::resize::ResizeSlot::default()".into());
+    let out = cx.begin(0);
+    let axes = dyn_axes(cx, &xs, &ys)?;
+    cx.line(format!("let axes = [{}];", axes.join(", ")));
+    cx.line(format!("let plan = self.{slot}.get({}, &axes, &{params});", super::dims(&xs)));
+    let x = cx.input(0)?;
+    if class == crate::plan::Class::F32 {
+        cx.line("k::rt::grow(&mut self.scratch, plan.scratch_len());".into());
+        cx.line(format!("k::resize::resize(plan, {x}, {out}, &mut self.scratch);"));
+    } else {
+        let z = class.literal(0.0);
+        cx.line(format!("k::resize::resize_nearest(plan, {x}, {out}, {z}, {z});"));
+    }
+    Ok(())
+}
+
 /// Lower `Resize` / `Upsample` of `x` with dims `xs`.
 pub fn resize(cx: &mut OpCx<'_, '_>, xs: &[usize]) -> Result<(), String> {
+    if cx.is_dynamic() && Sz::all_lit(&cx.in_dims(0)).zip(Sz::all_lit(&cx.out_dims(0))).is_none() {
+        return resize_dyn(cx);
+    }
     let ys = cx.out_static(0);
     let plan = format!("k::resize::ResizePlan::new(&{xs:?}, &[{}], &{})", axes(cx, xs, &ys)?.join(", "), params(cx)?);
     let f = cx.field("k::resize::ResizePlan", plan);
