@@ -5,3 +5,4 @@ pub mod filetest;
 pub mod par;
 pub mod rulecheck;
 pub mod rustbatch;
+pub mod wild;
