@@ -23,6 +23,15 @@ impl Default for Tolerance {
     }
 }
 
+impl Tolerance {
+    /// How closely a generated crate must match the reference interpreter
+    /// running the crate's own IR (`edgec verify CRATE` fails beyond it):
+    /// the same program in f32 kernels against the interpreter's (partly
+    /// f64) arithmetic, so tighter than the tolerance against another
+    /// runtime's outputs. Integers and bools always compare exactly.
+    pub const CRATE_VS_INTERPRETER: Tolerance = Tolerance { rtol: 1e-4, atol: 1e-5 };
+}
+
 /// Error statistics of one output.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OutputCheck {
@@ -123,7 +132,8 @@ pub fn narrow_like(got: Tensor, want: &Tensor) -> Tensor {
     }
 }
 
-/// Compare one output with its expected value.
+/// Compare one output with its expected value: integer and bool outputs
+/// exactly, floats within `tol`.
 pub fn compare(index: usize, got: &Tensor, want: &Tensor, tol: Tolerance) -> OutputCheck {
     let mut c = OutputCheck { index, max_abs: 0.0, max_rel: 0.0, failure: None };
     if got.dtype() != want.dtype() {
@@ -137,6 +147,20 @@ pub fn compare(index: usize, got: &Tensor, want: &Tensor, tol: Tolerance) -> Out
     if let (Data::String(a), Data::String(b)) = (&got.data, &want.data) {
         if let Some(i) = (0..a.len()).find(|&i| a[i] != b[i]) {
             c.failure = Some(format!("element {i}: {:?} != expected {:?}", a[i], b[i]));
+        }
+        return c;
+    }
+    // Integers and bools compare exactly: a token id or a class index that
+    // is off by one is wrong, whatever the tolerance.
+    if want.dtype().is_int() || want.dtype() == ir::DType::Bool {
+        if let Some(i) = (0..got.len()).find(|&i| got.data.get_i64(i) != want.data.get_i64(i)) {
+            c.failure = Some(format!(
+                "element {i}: {} != expected {} (compared exactly)",
+                got.data.get_i64(i),
+                want.data.get_i64(i)
+            ));
+            let d = (got.data.get_i64(i) as f64 - want.data.get_i64(i) as f64).abs();
+            c.max_abs = d;
         }
         return c;
     }

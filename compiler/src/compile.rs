@@ -147,7 +147,9 @@ fn unique() -> u64 {
 /// Verify the crate in `dir` on data sets (default: those beside its source
 /// model): the crate's outputs against the expected outputs (or, for a data
 /// set with inputs only, against the interpreter), and against the reference
-/// interpreter running the crate's own IR (`edgec/model.eir`).
+/// interpreter running the crate's own IR (`edgec/model.eir`) within
+/// [`Tolerance::CRATE_VS_INTERPRETER`](crate::check::Tolerance::CRATE_VS_INTERPRETER):
+/// both must pass.
 pub fn verify_crate(
     dir: &Path,
     data: &[PathBuf],
@@ -175,6 +177,7 @@ pub fn verify_crate(
             against: Against::Expected,
             reference: None,
             notes: vec![],
+            reference_gates: true,
         };
         match crate::check::read_data_set(&d) {
             Err(e) => r.outputs = Err(e),
@@ -186,7 +189,8 @@ pub fn verify_crate(
                 match run_crate(dir, &exe, &inputs) {
                     Err(e) => r.outputs = Err(e),
                     Ok(got) => {
-                        r.reference = Some(interp.and_then(|want| compare_all(&got, &want, tol, "the interpreter")));
+                        let itol = crate::check::Tolerance::CRATE_VS_INTERPRETER;
+                        r.reference = Some(interp.and_then(|want| compare_all(&got, &want, itol, "the interpreter")));
                         r.outputs = if expected.is_empty() {
                             r.against = Against::Reference;
                             r.reference.clone().unwrap_or(Err("no reference".into()))

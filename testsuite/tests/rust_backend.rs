@@ -46,6 +46,8 @@ fn compile(model: &Path, name: &str, bucket: &[&str]) -> Result<(PathBuf, codege
         buckets_max: 4,
         attention_window: None,
         consts: vec![],
+        shapes: vec![],
+        dims: vec![],
     };
     let out = compiler::pipeline::run(&req, passes::PassOptions::default()).map_err(|e| format!("{e:?}"))?;
     let dir = crates_dir().join(name);

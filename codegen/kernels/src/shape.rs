@@ -129,6 +129,49 @@ pub fn reshape_into(
     Ok(())
 }
 
+/// Axes given as values (a Reduce or Squeeze `axes` input): normalized,
+/// sorted and deduplicated, at most 8.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Axes {
+    a: [usize; 8],
+    n: usize,
+}
+
+impl Axes {
+    /// The axes `vals` of a rank-`rank` tensor; an empty list means every
+    /// axis, or none when `noop_empty` (ONNX `noop_with_empty_axes`).
+    pub fn new(what: &str, vals: &[i64], rank: usize, noop_empty: bool) -> Result<Axes, Error> {
+        let mut out = Axes { a: [0; 8], n: 0 };
+        if vals.is_empty() && !noop_empty {
+            out.n = rank.min(8);
+            for (i, a) in out.a.iter_mut().enumerate().take(out.n) {
+                *a = i;
+            }
+            return Ok(out);
+        }
+        for &v in vals {
+            let r = rank as i64;
+            let x = if v < 0 { v + r } else { v };
+            if !(0..r).contains(&x) {
+                return Err(Error(format!("{what}: axis {v} is out of range for rank {rank}")));
+            }
+            if !out.a[..out.n].contains(&(x as usize)) {
+                if out.n == 8 {
+                    return Err(Error(format!("{what}: more than 8 axes")));
+                }
+                out.a[out.n] = x as usize;
+                out.n += 1;
+            }
+        }
+        out.a[..out.n].sort_unstable();
+        Ok(out)
+    }
+    /// The axes.
+    pub fn as_slice(&self) -> &[usize] {
+        &self.a[..self.n]
+    }
+}
+
 /// `floor(input × scale)`, the output size of a Resize by `scale`.
 pub fn scaled(input: usize, scale: f32) -> usize {
     (input as f64 * scale as f64).floor().max(0.0) as usize

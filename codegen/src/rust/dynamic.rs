@@ -12,7 +12,7 @@
 //! the prologue's variables.
 
 use super::func::Emitter;
-use super::shapes::{result_shapes, values, Iv, ShapeCx, Vals};
+use super::shapes::{has_runtime_shape_operands, result_shapes, values, Iv, ShapeCx, Vals};
 use super::sz::Sz;
 use crate::plan::{Class, Plan, Storage};
 use ir::{Dim, Function, OpId, Value};
@@ -29,9 +29,12 @@ pub struct Shapes {
     pub buf_len: Vec<Sz>,
 }
 
-/// True if any value `plan` stores has a symbolic or unknown dim.
-pub fn is_dynamic(f: &Function, plan: &Plan) -> bool {
+/// True if any value `plan` stores has a symbolic or unknown dim, or an op
+/// takes a shape parameter (a Reshape target, Slice bounds) that is not a
+/// constant: its result's sizes are then checked when the model runs.
+pub fn is_dynamic(m: &ir::Module, f: &Function, plan: &Plan) -> bool {
     plan.storage.keys().any(|&v| f.ty(v).shape.static_dims().is_none())
+        || plan.schedule.iter().any(|&id| has_runtime_shape_operands(m, f, &f.ops[id]))
 }
 
 /// The name of the plan cache field of function `name`.
@@ -119,7 +122,9 @@ fn op_shapes(
             contents.insert(op.results[0], c);
         }
     }
-    if op.results.iter().all(|&r| f.ty(r).shape.static_dims().is_some()) && op.regions.is_empty() {
+    let all_static = op.results.iter().all(|&r| f.ty(r).shape.static_dims().is_some());
+    let checked = all_static && op.regions.is_empty() && has_runtime_shape_operands(e.m, f, op);
+    if all_static && !checked {
         for &r in &op.results {
             sh.dims.insert(r, static_dims(f, r).unwrap_or_default());
         }
@@ -128,7 +133,16 @@ fn op_shapes(
     if !op.regions.is_empty() {
         return Err("control flow with symbolic dims is not supported by the Rust backend yet".into());
     }
-    let shapes = result_shapes(&mut sc)?;
+    let shapes = match result_shapes(&mut sc) {
+        Ok(s) => s,
+        // Static sizes the rule cannot check from these run-time values are
+        // taken as declared (the kernels still check lengths).
+        Err(_) if checked => {
+            sc.lines.clear();
+            op.results.iter().map(|&r| static_dims(f, r).unwrap_or_default()).collect()
+        }
+        Err(e) => return Err(e),
+    };
     for l in &sc.lines {
         *code += &format!("        {l}\n");
     }
@@ -183,14 +197,19 @@ fn bind_result(r: Value, dims: Vec<Sz>, code: &mut String) -> Vec<Sz> {
         .collect()
 }
 
-/// The values of `v` if it is an integer input of the model (read when it runs).
+/// The values of `v` if it is a small input of the model (read when it runs).
 fn input_values(f: &Function, plan: &Plan, v: Value) -> Option<Vals> {
     let Some(Storage::Param(i)) = plan.storage.get(&v) else { return None };
     let len = f.ty(v).shape.num_elements()? as usize;
-    if !f.ty(v).dtype.is_int() || len > 64 {
+    let dt = f.ty(v).dtype;
+    if len > 64 {
         return None;
     }
-    Some(Vals::Sym((0..len).map(|j| Iv::Expr(format!("(p{i}[{j}] as i64)"))).collect()))
+    if dt.is_int() {
+        return Some(Vals::Sym((0..len).map(|j| Iv::Expr(format!("(p{i}[{j}] as i64)"))).collect()));
+    }
+    (dt == ir::DType::F32 || dt == ir::DType::F64)
+        .then(|| Vals::Floats((0..len).map(|j| format!("(p{i}[{j}] as f32)")).collect()))
 }
 
 /// Buffer lengths, the plan lookup and arena growth.

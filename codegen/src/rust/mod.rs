@@ -114,7 +114,7 @@ fn entry(m: &Module) -> Result<Entry<'_>, Vec<String>> {
         }
     }
     if errs.is_empty() {
-        let dynamic = dispatch.is_none() && funcs.iter().any(|(f, p)| dynamic::is_dynamic(f, p));
+        let dynamic = dispatch.is_none() && funcs.iter().any(|(f, p)| dynamic::is_dynamic(m, f, p));
         Ok(Entry { dispatch, funcs, dynamic })
     } else {
         Err(errs)
@@ -138,7 +138,7 @@ pub fn emit(m: &Module, opts: &EmitOptions) -> Result<Generated, EmitErrors> {
     let mut const_base: BTreeMap<crate::plan::Class, usize> = BTreeMap::new();
     let mut shapes = Vec::new();
     for (f, plan) in &entry.funcs {
-        shapes.push(match dynamic::is_dynamic(f, plan) {
+        shapes.push(match dynamic::is_dynamic(m, f, plan) {
             true => Some(dynamic::prologue(&mut e, f, plan).map_err(EmitErrors)?),
             false => None,
         });

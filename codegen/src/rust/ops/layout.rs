@@ -182,7 +182,9 @@ fn pad(cx: &mut OpCx<'_, '_>, xs: &[Sz]) -> Result<(), String> {
     let np =
         op.operand(1).and_then(|v| cx.func().ty(v).shape.num_elements()).ok_or("Pad pads must have a static length")?
             as usize;
-    let pads = (0..np).map(|j| int_at(cx, 1, j)).collect::<Result<Vec<_>, _>>()?;
+    let pads = (0..np)
+        .map(|j| int_at(cx, 1, j).map(|p| if p.parse::<i64>().is_ok() { p } else { format!("{p} as isize") }))
+        .collect::<Result<Vec<_>, _>>()?;
     let axes: Vec<usize> = if op.operand(3).is_some() {
         const_ints(cx, 3)?.iter().map(|&a| axis(a, r)).collect::<Result<_, _>>()?
     } else {

@@ -61,7 +61,7 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
             unary(cx, &format!("k::norm::lrn({}, {size}, {a}, {b}, {k}, ", dims(&xs)))?;
         }
         CoreReduce | ReduceSum | ReduceMean | ReduceMax | ReduceMin | ReduceProd | ReduceL1 | ReduceL2
-        | ReduceSumSquare | ReduceLogSumExp => reduce(cx, &xs)?,
+        | ReduceSumSquare | ReduceLogSumExp | ReduceLogSum => reduce(cx, &xs)?,
         ArgMax | ArgMin => {
             let a = axis(op.attrs.int("axis").unwrap_or(0), xs.len())?;
             let last = op.attrs.int("select_last_index").unwrap_or(0) != 0;
@@ -112,14 +112,17 @@ fn reduce(cx: &mut OpCx<'_, '_>, xs: &[super::Sz]) -> Result<(), String> {
         "logsumexp" | "log_sum_exp" => "LogSumExp",
         other => return Err(format!("reduction `{other}` is not supported")),
     };
+    let noop = op.attrs.int("noop_with_empty_axes").unwrap_or(0) != 0;
     let axes: Vec<usize> = if op.opcode == Opcode::CoreReduce {
         op.attrs.ints("axes").unwrap_or(&[]).iter().map(|&a| a as usize).collect()
+    } else if op.operand(1).is_some() && cx.in_const(1).is_none() {
+        return reduce_rt_axes(cx, k, xs, noop);
     } else if op.operand(1).is_some() {
         let mut a: Vec<usize> = const_ints(cx, 1)?.iter().map(|&a| axis(a, xs.len())).collect::<Result<_, _>>()?;
         a.sort_unstable();
         a.dedup();
         a
-    } else if op.attrs.int("noop_with_empty_axes").unwrap_or(0) != 0 {
+    } else if noop {
         vec![]
     } else {
         (0..xs.len()).collect()
@@ -128,13 +131,35 @@ fn reduce(cx: &mut OpCx<'_, '_>, xs: &[super::Sz]) -> Result<(), String> {
         return Err("reductions whose result type differs from the input's are not supported".into());
     }
     if !cx.out_class(0).is_float() {
-        return exact_reduce(cx, k, xs, &axes);
+        return exact_reduce(cx, k, xs, &format!("&{axes:?}"));
     }
     unary(cx, &format!("k::reduce::reduce(k::reduce::Reduce::{k}, {}, &{axes:?}, ", dims(xs)))
 }
 
-/// A Max/Min (integers, bool) or Sum/Prod (integers) reduction, wrapping.
-fn exact_reduce(cx: &mut OpCx<'_, '_>, k: &str, xs: &[super::Sz], axes: &[usize]) -> Result<(), String> {
+/// A reduction whose `axes` operand is read when the model runs.
+fn reduce_rt_axes(cx: &mut OpCx<'_, '_>, k: &str, xs: &[super::Sz], noop: bool) -> Result<(), String> {
+    if cx.in_class(0) != Some(cx.out_class(0)) {
+        return Err("reductions whose result type differs from the input's are not supported".into());
+    }
+    let out = cx.begin(0);
+    let a = cx.input(1)?;
+    let what = format!("{} {}", cx.op.opcode.name(), cx.op.loc);
+    cx.line(format!("let axes = k::shape::Axes::new({what:?}, {a}, {}, {noop})?;", xs.len()));
+    let x = cx.input(0)?;
+    if !cx.out_class(0).is_float() {
+        exact_check(cx, k, xs)?;
+        cx.line(format!(
+            "k::reduce_exact::reduce_exact(k::reduce_exact::ExactReduce::{k}, {}, axes.as_slice(), {x}, {out});",
+            dims(xs)
+        ));
+        return Ok(());
+    }
+    cx.line(format!("k::reduce::reduce(k::reduce::Reduce::{k}, {}, axes.as_slice(), {x}, {out});", dims(xs)));
+    Ok(())
+}
+
+/// Fail unless an exact reduction `k` exists for this op's class and rank.
+fn exact_check(cx: &OpCx<'_, '_>, k: &str, xs: &[super::Sz]) -> Result<(), String> {
     let c = cx.out_class(0);
     let ok = match k {
         "Max" | "Min" => c.is_int() || c == crate::plan::Class::Bool,
@@ -151,5 +176,11 @@ fn exact_reduce(cx: &mut OpCx<'_, '_>, k: &str, xs: &[super::Sz], axes: &[usize]
     if xs.len() > edgec_kernels::reduce_exact::EXACT_MAX_RANK {
         return Err(format!("{} of a rank-{} integer tensor is not supported", cx.op.opcode.name(), xs.len()));
     }
-    unary(cx, &format!("k::reduce_exact::reduce_exact(k::reduce_exact::ExactReduce::{k}, {}, &{axes:?}, ", dims(xs)))
+    Ok(())
+}
+
+/// A Max/Min (integers, bool) or Sum/Prod (integers) reduction, wrapping.
+fn exact_reduce(cx: &mut OpCx<'_, '_>, k: &str, xs: &[super::Sz], axes: &str) -> Result<(), String> {
+    exact_check(cx, k, xs)?;
+    unary(cx, &format!("k::reduce_exact::reduce_exact(k::reduce_exact::ExactReduce::{k}, {}, {axes}, ", dims(xs)))
 }

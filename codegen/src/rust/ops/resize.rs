@@ -92,29 +92,64 @@ fn axes(cx: &OpCx<'_, '_>, xs: &[usize], ys: &[usize]) -> Result<Vec<String>, St
     Ok(out)
 }
 
-/// The resized axes of a model with symbolic dims, as `ResizeAxis`
-/// expressions (output size from the shapes, scale from the constant
-/// `scales` or `out / in`).
-fn dyn_axes(cx: &OpCx<'_, '_>, xs: &[Sz], ys: &[Sz]) -> Result<Vec<String>, String> {
+/// Element `i` of float operand `k` as an `f64` expression: a literal for
+/// a constant, a read of the operand when the model runs otherwise.
+fn float_at(cx: &mut OpCx<'_, '_>, k: usize, i: usize) -> Result<String, String> {
+    match floats(cx, k) {
+        Ok(Some(v)) => v.get(i).map(|x| format!("{x:?}")).ok_or_else(|| format!("Resize operand #{k} is too short")),
+        Ok(None) => Err(format!("Resize operand #{k} is empty")),
+        Err(_) => Ok(format!("(({})[{i}] as f64)", cx.input(k)?)),
+    }
+}
+
+/// The resized axes with sizes and parameters known only when the model
+/// runs, as `ResizeAxis` expressions (output size from the shapes; scale
+/// from `scales`, or `out / in`, or the common factor of
+/// `keep_aspect_ratio_policy`; roi for `tf_crop_and_resize`). Statements
+/// they need go to the current block.
+fn dyn_axes(cx: &mut OpCx<'_, '_>, xs: &[Sz], ys: &[Sz]) -> Result<Vec<String>, String> {
     let op = cx.op;
     let listed: Vec<usize> = match op.attrs.ints("axes") {
         Some(a) => a.iter().map(|&x| axis(x, xs.len())).collect::<Result<_, _>>()?,
         None => (0..xs.len()).collect(),
     };
-    if op.attrs.str("coordinate_transformation_mode") == Some("tf_crop_and_resize") {
-        return Err("Resize tf_crop_and_resize on symbolic dims is not supported".into());
+    let n = listed.len();
+    let upsample = op.opcode == Opcode::Upsample;
+    let scales_at = if upsample { 1 } else { 2 };
+    let has = |cx: &OpCx<'_, '_>, k: usize| {
+        op.operand(k).is_some_and(|v| cx.func().ty(v).shape.num_elements().is_some_and(|e| e > 0))
+    };
+    let crop = op.attrs.str("coordinate_transformation_mode") == Some("tf_crop_and_resize");
+    let policy = op.attrs.str("keep_aspect_ratio_policy").unwrap_or("stretch");
+    let sized = !upsample && has(cx, 3);
+    if sized && policy != "stretch" {
+        let f = if policy == "not_larger" { "min" } else { "max" };
+        let terms: Vec<String> = listed
+            .iter()
+            .enumerate()
+            .map(|(i, &a)| Ok(format!("{} / {} as f64", float_at(cx, 3, i)?, xs[a])))
+            .collect::<Result<_, String>>()?;
+        cx.line(format!("let common = [{}].into_iter().fold(f64::NAN, f64::{f});", terms.join(", ")));
     }
-    let scales = if op.opcode == Opcode::Upsample { floats(cx, 1)? } else { floats(cx, 2)? };
     let mut out = Vec::new();
     for (i, &a) in listed.iter().enumerate() {
-        let scale = match &scales {
-            Some(s) => format!("{:?}", *s.get(i).ok_or("Resize scales do not cover the axes")?),
-            None => format!("{} as f64 / {} as f64", ys[a], xs[a]),
+        let scale = if sized {
+            if policy != "stretch" {
+                "common".to_string()
+            } else {
+                format!("{} as f64 / {} as f64", ys[a], xs[a])
+            }
+        } else if has(cx, scales_at) {
+            float_at(cx, scales_at, i)?
+        } else {
+            return Err("Resize needs scales or sizes".into());
         };
-        if xs[a] == ys[a] && scales.as_ref().is_none_or(|s| s[i] == 1.0) {
-            continue;
-        }
-        out.push(format!("k::resize::ResizeAxis {{ axis: {a}, out: {}, scale: {scale}, roi: None }}", ys[a]));
+        let roi = if crop && has(cx, 1) {
+            format!("Some(({}, {}))", float_at(cx, 1, i)?, float_at(cx, 1, i + n)?)
+        } else {
+            "None".into()
+        };
+        out.push(format!("k::resize::ResizeAxis {{ axis: {a}, out: {}, scale: {scale}, roi: {roi} }}", ys[a]));
     }
     Ok(out)
 }
@@ -146,7 +181,8 @@ fn resize_dyn(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
 
 /// Lower `Resize` / `Upsample` of `x` with dims `xs`.
 pub fn resize(cx: &mut OpCx<'_, '_>, xs: &[usize]) -> Result<(), String> {
-    if cx.is_dynamic() && Sz::all_lit(&cx.in_dims(0)).zip(Sz::all_lit(&cx.out_dims(0))).is_none() {
+    let runtime_params = (1..cx.op.operands.len()).any(|k| cx.op.operand(k).is_some() && cx.in_const(k).is_none());
+    if cx.is_dynamic() && (runtime_params || Sz::all_lit(&cx.in_dims(0)).zip(Sz::all_lit(&cx.out_dims(0))).is_none()) {
         return resize_dyn(cx);
     }
     let ys = cx.out_static(0);

@@ -326,6 +326,7 @@ fn resize(sc: &mut ShapeCx<'_>) -> Result<Vec<Sz>, String> {
                     (Vals::Lit(v), None) if v[i] == 1.0 => x[k].clone(),
                     (Vals::Lit(v), None) if v[i].fract() == 0.0 && v[i] >= 1.0 => &x[k] * (v[i] as usize),
                     (Vals::Lit(v), None) => sc.bind(format!("k::shape::scaled({}, {:?}f32)", x[k], v[i] as f32)),
+                    (Vals::Floats(v), _) => sc.bind(format!("k::shape::scaled({}, {})", x[k], v[i])),
                     (Vals::Sym(_), _) => return Err("Resize scales computed when the model runs".into()),
                 };
             }

@@ -51,6 +51,8 @@ pub enum Vals {
     Lit(Vec<f64>),
     /// Integers computed from dims and inputs when the model runs.
     Sym(Vec<Iv>),
+    /// Floats read when the model runs (`f32` expressions; Resize scales).
+    Floats(Vec<String>),
 }
 
 impl Vals {
@@ -59,6 +61,7 @@ impl Vals {
         match self {
             Vals::Lit(v) => format!("{}i64", v[j] as i64),
             Vals::Sym(v) => v[j].to_string(),
+            Vals::Floats(v) => format!("({} as i64)", v[j]),
         }
     }
     /// Element `j` if known when generating.
@@ -69,6 +72,7 @@ impl Vals {
                 Some(Iv::Lit(n)) => Some(*n),
                 _ => None,
             },
+            Vals::Floats(_) => None,
         }
     }
     /// Number of elements.
@@ -76,6 +80,7 @@ impl Vals {
         match self {
             Vals::Lit(v) => v.len(),
             Vals::Sym(v) => v.len(),
+            Vals::Floats(v) => v.len(),
         }
     }
     /// True if empty.
@@ -287,4 +292,33 @@ fn is_unary_same(o: Opcode) -> bool {
             | EyeLike
             | RotaryEmbedding
     )
+}
+
+/// The operands whose *values* (not only shapes) set `op`'s result shape.
+pub fn value_operands(op: &OpData) -> &'static [usize] {
+    use Opcode::*;
+    match op.opcode {
+        Reshape | Expand | Tile | OneHot | TopK | Split | Squeeze | Unsqueeze | CenterCropPad => &[1],
+        ReduceMean | ReduceSum | ReduceMax | ReduceMin | ReduceProd | ReduceL1 | ReduceL2 | ReduceSumSquare
+        | ReduceLogSumExp | ReduceLogSum => &[1],
+        Slice => &[1, 2, 3, 4],
+        Pad => &[1, 3],
+        ConstantOfShape => &[0],
+        Range => &[0, 1, 2],
+        Resize => &[1, 2, 3],
+        Upsample => &[1],
+        _ => &[],
+    }
+}
+
+/// True if `op`'s result shape is known only when the model runs: a value
+/// operand (see [`value_operands`]) is not a constant, or the shape depends
+/// on the input data itself (NonZero, Unique, NonMaxSuppression, Compress:
+/// their lowerings check the count against a declared static size).
+pub fn has_runtime_shape_operands(m: &Module, f: &Function, op: &OpData) -> bool {
+    use Opcode::*;
+    matches!(op.opcode, NonZero | Unique | NonMaxSuppression | Compress)
+        || value_operands(op)
+            .iter()
+            .any(|&i| op.operand(i).is_some_and(|v| ir::infer::defining_const(m, f, v).is_none()))
 }

@@ -92,6 +92,7 @@ fn iv(v: &Vals, j: usize) -> Iv {
     match v {
         Vals::Lit(x) => Iv::Lit(x[j] as i64),
         Vals::Sym(x) => x[j].clone(),
+        Vals::Floats(x) => Iv::Expr(format!("({} as i64)", x[j])),
     }
 }
 

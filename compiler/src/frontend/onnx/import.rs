@@ -298,7 +298,7 @@ impl<'a> Importer<'a> {
     pub(super) fn graph_outputs(
         &mut self,
         g: &GraphProto,
-        f: &Function,
+        f: &mut Function,
         scope: &Scope,
     ) -> (Vec<Value>, Vec<TensorType>) {
         let mut results = Vec::new();
@@ -315,6 +315,11 @@ impl<'a> Importer<'a> {
                 Ok(Some(declared)) => {
                     let what = format!("graph output \"{}\"", vi.name);
                     let merged = self.merge_declared(&declared, &inferred, &what);
+                    // The producing op's result takes the declared static sizes too
+                    // (checked when the model runs), so its consumers see them.
+                    if matches!(f.values[v].def, ir::ValueDef::Result(..)) {
+                        f.values[v].ty = merged.clone();
+                    }
                     super::declared::name_output_dims(&declared, merged, &input_symbols(f))
                 }
                 Ok(None) => inferred,
