@@ -1,6 +1,7 @@
 //! edgec's test infrastructure: the filetest runner (see `testsuite/README.md`).
 
 pub mod conformance;
+pub mod contrib;
 pub mod filetest;
 pub mod par;
 pub mod rulecheck;

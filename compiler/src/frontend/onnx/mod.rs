@@ -8,6 +8,7 @@
 //! op type (with its count and first node) and every malformed node.
 
 mod bind;
+mod contrib;
 mod control;
 mod convert;
 mod import;

@@ -1,0 +1,312 @@
+//! Attention: `Attention` (packed QKV projection) and `MultiHeadAttention`
+//! lower to the standard `onnx.Attention`, their mask forms turned into the
+//! additive float mask ORT's CPU kernel builds (`mask_filter_value`, default
+//! -10000, where a key is masked; the causal mask adds it again on top).
+//! `BiasSoftmax` is `Softmax(data + bias)` flattened from `axis`.
+
+use super::{bind_at, float_attr, int_attr, ints_attr, op, op1, op_n, rank, static_dims, wants, Ins};
+use crate::frontend::onnx::convert::{NResult, NodeCx, NodeError};
+use ir::interp::{Data, Tensor};
+use ir::{Attr, Attrs, Opcode, Value};
+
+/// What the additive mask is built from.
+struct MaskSpec {
+    /// `mask_index` / `key_padding_mask`, if any.
+    mask: Option<Value>,
+    /// Additive `attention_bias` `(B|1, N|1, S, T)`, if any.
+    bias: Option<Value>,
+    /// Causal masking requested.
+    causal: bool,
+    /// Batch size, query length, past length, total key length (when known).
+    batch: Option<u64>,
+    seq: Option<u64>,
+    past: u64,
+    total: Option<u64>,
+    /// Value added where a key is masked.
+    filter: f32,
+}
+
+fn need(x: Option<u64>, what: &str) -> NResult<u64> {
+    x.ok_or_else(|| NodeError::Error(format!("this mask form needs a static {what}")))
+}
+
+fn f32_tensor(shape: Vec<usize>, v: Vec<f32>) -> Tensor {
+    Tensor::new(shape, Data::F32(v))
+}
+
+/// The additive `(B, 1, S|1, T)` float mask of a key-padding mask input.
+fn padding_mask(cx: &mut NodeCx<'_, '_, '_>, m: Value, spec: &MaskSpec) -> NResult<Value> {
+    let dims = static_dims(cx, m, "mask_index")?;
+    let filter = cx.constant(&f32_tensor(vec![], vec![spec.filter]), "mask_filter_value");
+    let zero = cx.constant(&f32_tensor(vec![], vec![0.0]), "zero");
+    let masked = match dims.len() {
+        1 => {
+            let b = need(spec.batch, "batch size")?;
+            let t = need(spec.total, "total sequence length")?;
+            let j: Vec<i32> = (0..t as i32).collect();
+            let j = cx.constant(&Tensor::new(vec![t as usize], Data::I32(j)), "key_positions");
+            let ax1 = cx.const_i64s(&[1], "axes");
+            let (z, bb, b2) =
+                (cx.const_i64s(&[0], "zero"), cx.const_i64s(&[b as i64], "b"), cx.const_i64s(&[2 * b as i64], "b2"));
+            let ends = op1(cx, Opcode::Slice, &[m, z, bb])?;
+            let ends = op1(cx, Opcode::Unsqueeze, &[ends, ax1])?;
+            let after = op1(cx, Opcode::GreaterOrEqual, &[j, ends])?;
+            if dims[0] == b {
+                after
+            } else if dims[0] == 2 * b {
+                let starts = op1(cx, Opcode::Slice, &[m, bb, b2])?;
+                let starts = op1(cx, Opcode::Unsqueeze, &[starts, ax1])?;
+                let before = op1(cx, Opcode::Less, &[j, starts])?;
+                op1(cx, Opcode::Or, &[after, before])?
+            } else {
+                return Err(NodeError::Error(format!("1-D mask of length {} is not supported (B or 2B)", dims[0])));
+            }
+        }
+        2 | 3 => {
+            let z = cx.scalar(super::dtype(cx, m), 0.0, "zero")?;
+            let keep = op1(cx, Opcode::Greater, &[m, z])?;
+            op1(cx, Opcode::Not, &[keep])?
+        }
+        r => return Err(NodeError::Error(format!("a mask of rank {r} is not supported (1, 2 or 3)"))),
+    };
+    let add = op1(cx, Opcode::Where, &[masked, filter, zero])?;
+    let axes: &[i64] = if dims.len() == 3 { &[1] } else { &[1, 2] };
+    let axes = cx.const_i64s(axes, "axes");
+    op1(cx, Opcode::Unsqueeze, &[add, axes])
+}
+
+/// The causal `(S, T)` mask: `filter` where key `j > past + i`.
+fn causal_mask(cx: &mut NodeCx<'_, '_, '_>, spec: &MaskSpec) -> NResult<Value> {
+    let (s, t) = (need(spec.seq, "sequence length")?, need(spec.total, "total sequence length")?);
+    let mut v = vec![0.0f32; (s * t) as usize];
+    for i in 0..s {
+        for j in (spec.past + i + 1)..t {
+            v[(i * t + j) as usize] = spec.filter;
+        }
+    }
+    Ok(cx.constant(&f32_tensor(vec![s as usize, t as usize], v), "causal_mask"))
+}
+
+/// `attention_bias + (padding + causal)`, or `None` when nothing masks.
+fn build_mask(cx: &mut NodeCx<'_, '_, '_>, spec: &MaskSpec) -> NResult<Option<Value>> {
+    let mut m = match spec.mask {
+        Some(mask) => Some(padding_mask(cx, mask, spec)?),
+        None => None,
+    };
+    if spec.causal && spec.seq != Some(1) {
+        let c = causal_mask(cx, spec)?;
+        m = Some(match m {
+            Some(p) => op1(cx, Opcode::Add, &[p, c])?,
+            None => c,
+        });
+    }
+    Ok(match (spec.bias, m) {
+        (Some(b), Some(m)) => Some(op1(cx, Opcode::Add, &[b, m])?),
+        (b, m) => b.or(m),
+    })
+}
+
+fn dim(dims: Option<&[ir::Dim]>, i: usize) -> Option<u64> {
+    dims.and_then(|d| d.get(i)).and_then(|d| d.as_static())
+}
+
+/// Attributes passed to `onnx.Attention`.
+fn attention_attrs(cx: &NodeCx<'_, '_, '_>, heads: Option<i64>) -> Attrs {
+    let mut attrs = Attrs::new();
+    let scale = float_attr(cx, "scale", 0.0);
+    if scale != 0.0 {
+        attrs.set("scale", Attr::Float(scale));
+    }
+    if let Some(n) = heads {
+        attrs = attrs.with("q_num_heads", Attr::Int(n)).with("kv_num_heads", Attr::Int(n));
+    }
+    attrs
+}
+
+fn num_heads(cx: &NodeCx<'_, '_, '_>) -> NResult<i64> {
+    match cx.attr("num_heads").map(|a| a.i) {
+        Some(n) if n > 0 => Ok(n),
+        _ => Err("needs a positive `num_heads`".into()),
+    }
+}
+
+fn reject_unsupported(cx: &NodeCx<'_, '_, '_>, attrs: &[&str]) -> NResult<()> {
+    for a in attrs {
+        if int_attr(cx, a, 0) != 0 {
+            return Err(NodeError::Error(format!("attribute `{a}` = 1 is not supported")));
+        }
+    }
+    Ok(())
+}
+
+/// `Attention(input, weights, bias?, mask_index?, past?, attention_bias?)`.
+pub(super) fn attention(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>) -> NResult<()> {
+    reject_unsupported(cx, &["do_rotary", "past_present_share_buffer"])?;
+    if ins.opt(6).is_some() {
+        return Err("input `past_sequence_length` is not supported".into());
+    }
+    let n = num_heads(cx)?;
+    let (input, weights) = (ins.req(0, "input")?, ins.req(1, "weights")?);
+    let wd = static_dims(cx, weights, "weights")?;
+    let total = *wd.get(1).ok_or("`weights` must be 2-D")? as i64;
+    let sizes = ints_attr(cx, "qkv_hidden_sizes").unwrap_or_else(|| vec![total / 3; 3]);
+    if sizes.len() != 3 || sizes.iter().sum::<i64>() != total || sizes.iter().any(|s| s % n != 0) {
+        return Err(NodeError::Error(format!(
+            "qkv sizes {sizes:?} do not split {total} into 3 multiples of num_heads"
+        )));
+    }
+    let mut qkv = op1(cx, Opcode::MatMul, &[input, weights])?;
+    if let Some(b) = ins.opt(2) {
+        qkv = op1(cx, Opcode::Add, &[qkv, b])?;
+    }
+    let split = cx.const_i64s(&sizes, "split");
+    let parts = op_n(cx, Opcode::Split, vec![Some(qkv), Some(split)], Attrs::new().with("axis", Attr::Int(-1)), 3)?;
+    let (mut past_k, mut past_v, mut past_len) = (None, None, 0);
+    if let Some(past) = ins.opt(4) {
+        past_len = dim(cx.ty(past).dims(), 3).ok_or("`past` needs a static past length")?;
+        let (i0, i1) = (cx.const_i64s(&[0], "k"), cx.const_i64s(&[1], "v"));
+        let ax0 = Attrs::new().with("axis", Attr::Int(0));
+        let sq = cx.const_i64s(&[0], "axes");
+        for (slot, i) in [(&mut past_k, i0), (&mut past_v, i1)] {
+            let g = op(cx, Opcode::Gather, vec![Some(past), Some(i)], ax0.clone())?;
+            *slot = Some(op1(cx, Opcode::Squeeze, &[g, sq])?);
+        }
+    }
+    let idims = cx.ty(input).dims().map(|d| d.to_vec());
+    let seq = dim(idims.as_deref(), 1);
+    let spec = MaskSpec {
+        mask: ins.opt(3),
+        bias: ins.opt(5),
+        causal: int_attr(cx, "unidirectional", 0) != 0,
+        batch: dim(idims.as_deref(), 0),
+        seq,
+        past: past_len,
+        total: seq.map(|s| s + past_len),
+        filter: float_attr(cx, "mask_filter_value", -10000.0),
+    };
+    let mask = build_mask(cx, &spec)?;
+    let present = wants(cx, 1);
+    let operands = vec![Some(parts[0]), Some(parts[1]), Some(parts[2]), mask, past_k, past_v];
+    let outs = op_n(cx, Opcode::Attention, operands, attention_attrs(cx, Some(n)), if present { 3 } else { 1 })?;
+    bind_at(cx, 0, outs[0]);
+    if present {
+        let ax = cx.const_i64s(&[0], "axes");
+        let k = op1(cx, Opcode::Unsqueeze, &[outs[1], ax])?;
+        let v = op1(cx, Opcode::Unsqueeze, &[outs[2], ax])?;
+        let p = op(cx, Opcode::Concat, vec![Some(k), Some(v)], Attrs::new().with("axis", Attr::Int(0)))?;
+        bind_at(cx, 1, p);
+    }
+    Ok(())
+}
+
+/// `(B, S, N*H)` → `(B, N, S, H)`.
+fn to_bnsh(cx: &mut NodeCx<'_, '_, '_>, x: Value, n: i64) -> NResult<Value> {
+    let x = super::reshape(cx, x, &[0, 0, n, -1])?;
+    super::transpose(cx, x, &[0, 2, 1, 3])
+}
+
+/// Slice `[start, end)` of the last axis.
+fn last_axis_slice(cx: &mut NodeCx<'_, '_, '_>, x: Value, start: i64, end: i64) -> NResult<Value> {
+    let (s, e, a) = (cx.const_i64s(&[start], "starts"), cx.const_i64s(&[end], "ends"), cx.const_i64s(&[-1], "axes"));
+    op1(cx, Opcode::Slice, &[x, s, e, a])
+}
+
+/// `MultiHeadAttention(query, key, value, bias?, key_padding_mask?,
+/// attention_bias?, past_key?, past_value?)` with 3-D query and 3-D or
+/// BNSH key/value (packed QKV/KV forms are rejected).
+pub(super) fn multi_head_attention(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>) -> NResult<()> {
+    if ins.opt(8).is_some() || ins.opt(9).is_some() {
+        return Err("inputs `past_sequence_length` / `cache_indirection` are not supported".into());
+    }
+    if wants(cx, 3) {
+        return Err("output `qk` is not supported".into());
+    }
+    let n = num_heads(cx)?;
+    let q = ins.req(0, "query")?;
+    let (k, v) = match (ins.opt(1), ins.opt(2)) {
+        (Some(k), Some(v)) => (k, v),
+        _ => return Err("packed QKV (no key/value inputs) is not supported".into()),
+    };
+    if rank(cx, q, "query")? != 3 {
+        return Err("query must be 3-D (B, S, D)".into());
+    }
+    let kr = rank(cx, k, "key")?;
+    let (mut q, mut k, mut v) = (q, k, v);
+    if let Some(bias) = ins.opt(3) {
+        if kr != 3 {
+            return Err("`bias` with BNSH key/value is not supported".into());
+        }
+        let dq = dim(cx.ty(q).dims(), 2).ok_or("query needs a static hidden size")? as i64;
+        let dk = dim(cx.ty(k).dims(), 2).ok_or("key needs a static hidden size")? as i64;
+        let dv = dim(cx.ty(v).dims(), 2).ok_or("value needs a static hidden size")? as i64;
+        let bq = last_axis_slice(cx, bias, 0, dq)?;
+        let bk = last_axis_slice(cx, bias, dq, dq + dk)?;
+        let bv = last_axis_slice(cx, bias, dq + dk, dq + dk + dv)?;
+        q = op1(cx, Opcode::Add, &[q, bq])?;
+        k = op1(cx, Opcode::Add, &[k, bk])?;
+        v = op1(cx, Opcode::Add, &[v, bv])?;
+    }
+    let q4 = to_bnsh(cx, q, n)?;
+    let (k4, v4) = match kr {
+        3 => (to_bnsh(cx, k, n)?, to_bnsh(cx, v, n)?),
+        4 => (k, v),
+        _ => return Err("packed KV (5-D key) is not supported".into()),
+    };
+    let (pk, pv) = (ins.opt(6), ins.opt(7));
+    let past = match pk {
+        Some(p) => dim(cx.ty(p).dims(), 2).ok_or("`past_key` needs a static past length")?,
+        None => 0,
+    };
+    let qd = cx.ty(q).dims().map(|d| d.to_vec());
+    let kv_len = dim(cx.ty(k4).dims(), 2);
+    let spec = MaskSpec {
+        mask: ins.opt(4),
+        bias: ins.opt(5),
+        causal: int_attr(cx, "unidirectional", 0) != 0,
+        batch: dim(qd.as_deref(), 0),
+        seq: dim(qd.as_deref(), 1),
+        past,
+        total: kv_len.map(|l| l + past),
+        filter: float_attr(cx, "mask_filter_value", -10000.0),
+    };
+    let mask = build_mask(cx, &spec)?;
+    let present = wants(cx, 1) || wants(cx, 2);
+    let operands = vec![Some(q4), Some(k4), Some(v4), mask, pk, pv];
+    let outs = op_n(cx, Opcode::Attention, operands, attention_attrs(cx, None), if present { 3 } else { 1 })?;
+    let y = super::transpose(cx, outs[0], &[0, 2, 1, 3])?;
+    let y = super::reshape(cx, y, &[0, 0, -1])?;
+    bind_at(cx, 0, y);
+    if present {
+        bind_at(cx, 1, outs[1]);
+        bind_at(cx, 2, outs[2]);
+    }
+    Ok(())
+}
+
+/// `BiasSoftmax(data, bias)`: softmax of `data + bias` over the axes from
+/// `axis` on (flattened, as ORT's kernel does); a lower-rank `bias` is
+/// broadcast over the axes just before `axis` (`is_inner_broadcast`) or
+/// over the leading axes.
+pub(super) fn bias_softmax(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>) -> NResult<()> {
+    let (x, mut b) = (ins.req(0, "data")?, ins.req(1, "bias")?);
+    let (r, rb) = (rank(cx, x, "data")? as i64, rank(cx, b, "bias")? as i64);
+    let axis = int_attr(cx, "axis", 1);
+    let axis = if axis < 0 { axis + r } else { axis };
+    if rb < r && int_attr(cx, "is_inner_broadcast", 0) != 0 {
+        let missing = r - rb;
+        let axes: Vec<i64> = (axis - missing..axis).collect();
+        let axes = cx.const_i64s(&axes, "axes");
+        b = op1(cx, Opcode::Unsqueeze, &[b, axes])?;
+    }
+    let s = op1(cx, Opcode::Add, &[x, b])?;
+    let y = if axis == r - 1 {
+        op(cx, Opcode::Softmax, vec![Some(s)], Attrs::new().with("axis", Attr::Int(-1)))?
+    } else {
+        let shape = op1(cx, Opcode::Shape, &[s])?;
+        let flat = op(cx, Opcode::Flatten, vec![Some(s)], Attrs::new().with("axis", Attr::Int(axis)))?;
+        let sm = op(cx, Opcode::Softmax, vec![Some(flat)], Attrs::new().with("axis", Attr::Int(1)))?;
+        op1(cx, Opcode::Reshape, &[sm, shape])?
+    };
+    cx.bind(&[y]);
+    Ok(())
+}
