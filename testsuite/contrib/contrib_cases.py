@@ -295,3 +295,5 @@ case("gridsample_nearest_border", "GridSample", {"X": rand(1, 2, 4, 5), "grid": 
 case("gridsample_bicubic_reflection", "GridSample", {"X": rand(1, 1, 5, 5), "grid": rand(1, 2, 4, 2, lo=-1.2, hi=1.2)},
      attrs={"mode": "bicubic", "padding_mode": "reflection"})
 case("inverse", "Inverse", {"X": rand(2, 3, 3) + 3 * np.eye(3, dtype=F)})
+case("inverse_4x4", "Inverse", {"X": rand(4, 4) + 2 * np.eye(4, dtype=F)})
+case("inverse_needs_pivot", "Inverse", {"X": np.array([[0, 1, 0], [1, 0, 0], [0, 0, 2]], F) + rand(3, 3, lo=-0.01, hi=0.01)})

@@ -59,6 +59,7 @@ const SUPPORTED: &[&str] = &[
     "Range",
     "Trilu",
     "GridSample",
+    "Inverse",
     // norm.rs
     "LayerNormalization",
     "SimplifiedLayerNormalization",
@@ -96,6 +97,7 @@ pub(super) fn convert(cx: &mut NodeCx<'_, '_, '_>, inputs: &[Option<Value>]) -> 
         "QLinearWhere" => quant::select(cx, &ins),
         "QuantizeLinear" | "DequantizeLinear" => quant::q_dq(cx, &ins, &op),
         "NhwcMaxPool" => misc::nhwc_max_pool(cx, &ins),
+        "Inverse" => misc::inverse(cx, &ins),
         "DynamicQuantizeMatMul" => qmatmul::dynamic_quantize_matmul(cx, &ins),
         "MatMulIntegerToFloat" => qmatmul::matmul_integer_to_float(cx, &ins),
         "QGemm" => qmatmul::qgemm(cx, &ins),
