@@ -2,6 +2,7 @@
 
 pub mod conformance;
 pub mod contrib;
+pub mod contrib_rust;
 pub mod filetest;
 pub mod par;
 pub mod rulecheck;
