@@ -192,7 +192,8 @@ case("fastgelu_bias", "FastGelu", {"X": rand(2, 3, 16, lo=-5, hi=5), "bias": ran
 case("biasgelu", "BiasGelu", {"A": rand(2, 3, 16, lo=-5, hi=5), "B": rand(16)}, init=["B"])
 case("quickgelu", "QuickGelu", {"X": rand(3, 40, lo=-6, hi=6)})
 case("quickgelu_alpha1", "QuickGelu", {"X": rand(3, 40, lo=-6, hi=6)}, attrs={"alpha": 1.0})
-case("biasadd", "BiasAdd", {"X": rand(2, 4, 8), "bias": rand(8), "skip": rand(2, 4, 8)}, init=["bias"])
+case("biasadd", "BiasAdd", {"X": rand(2, 4, 8), "bias": rand(8), "skip": rand(2, 4, 8)}, init=["bias"],
+     ref=lambda X, bias, skip: [(X + bias) + skip])
 
 # ------------------------------------------------------- normalization
 case("skiplayernorm", "SkipLayerNormalization", {
@@ -209,7 +210,15 @@ case("simplifiedlayernorm", "SimplifiedLayerNormalization", {"X": rand(2, 3, 16)
      init=["scale"], outputs=2, domain="", attrs={"epsilon": 1e-6})
 case("simplifiedlayernorm_axis", "SimplifiedLayerNormalization", {"X": rand(2, 3, 4), "scale": rand(3, 4)},
      init=["scale"], domain="", attrs={"axis": 1})
-case("layernorm_ms", "LayerNormalization", {"X": rand(2, 3, 8), "Scale": rand(8), "B": rand(8)}, init=["Scale", "B"])
+def layer_norm(X, Scale, B, eps=1e-5):
+    x = X.astype(np.float64)
+    m = x.mean(axis=-1, keepdims=True)
+    v = ((x - m) ** 2).mean(axis=-1, keepdims=True)
+    return (x - m) / np.sqrt(v + eps) * Scale + B
+
+
+case("layernorm_ms", "LayerNormalization", {"X": rand(2, 3, 8), "Scale": rand(8), "B": rand(8)}, init=["Scale", "B"],
+     ref=lambda X, Scale, B: [layer_norm(X, Scale, B)])
 case("embedlayernorm", "EmbedLayerNormalization", {
     "ids": np.array([[1, 4, 2, 0], [3, 3, 5, 1]], I32), "seg": np.array([[0, 0, 1, 1], [0, 1, 1, 1]], I32),
     "word": rand(6, 8), "pos": rand(5, 8), "segemb": rand(2, 8), "gamma": rand(8), "beta": rand(8),
@@ -282,7 +291,16 @@ mha("multiheadattention_unidirectional", attrs={"unidirectional": 1})
 mha("multiheadattention_bnsh", l=5, bias=False, bnsh=True)
 mha("multiheadattention_past", past=True, outputs=3)
 
-case("biassoftmax", "BiasSoftmax", {"data": rand(2, 3, 8), "bias": rand(2, 3, 8)}, attrs={"axis": 2, "is_inner_broadcast": 0})
+def softmax_from(x, axis):
+    flat = x.reshape(int(np.prod(x.shape[:axis])), -1).astype(np.float64)
+    e = np.exp(flat - flat.max(axis=1, keepdims=True))
+    return (e / e.sum(axis=1, keepdims=True)).reshape(x.shape)
+
+
+case("biassoftmax_outer", "BiasSoftmax", {"data": rand(2, 3, 4, 8, lo=-3, hi=3), "bias": rand(3, 4, 8, lo=-3, hi=3)},
+     attrs={"axis": 2, "is_inner_broadcast": 0}, ref=lambda data, bias: [softmax_from(data + bias, 2)])
+case("biassoftmax_inner", "BiasSoftmax", {"data": rand(2, 3, 4, 8, lo=-3, hi=3), "bias": rand(2, 1, 1, 8, lo=-3, hi=3)},
+     attrs={"axis": 3, "is_inner_broadcast": 1}, ref=lambda data, bias: [softmax_from(data + bias, 3)])
 
 # ------------------------------------------------------- misc
 case("range_float", "Range", {"start": scalar(1.5), "limit": scalar(7.0), "delta": scalar(0.75)})

@@ -69,6 +69,10 @@ pub struct Case {
     pub op: String,
     /// Its domain (`com.microsoft`, or empty for ORT's default-domain ops).
     pub domain: String,
+    /// Where the expected outputs come from when not from onnxruntime (the
+    /// case's `REFERENCE` file: a numpy formula, for ops ORT has no CPU
+    /// kernel for).
+    pub reference: Option<String>,
 }
 
 /// Where the cases live.
@@ -90,7 +94,8 @@ pub fn cases(root: &Path) -> Result<Vec<Case>, String> {
         let m = ModelProto::decode(bytes.as_slice()).map_err(|e| format!("{}: {e}", model.display()))?;
         let node = m.graph.as_ref().and_then(|g| g.node.first()).ok_or(format!("{}: no node", model.display()))?;
         let name = e.file_name().to_string_lossy().into_owned();
-        out.push(Case { name, dir, op: node.op_type.clone(), domain: node.domain.clone() });
+        let reference = std::fs::read_to_string(dir.join("REFERENCE")).ok().map(|r| r.trim().to_string());
+        out.push(Case { name, dir, op: node.op_type.clone(), domain: node.domain.clone(), reference });
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(out)

@@ -284,20 +284,14 @@ pub(super) fn multi_head_attention(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>) -
 }
 
 /// `BiasSoftmax(data, bias)`: softmax of `data + bias` over the axes from
-/// `axis` on (flattened, as ORT's kernel does); a lower-rank `bias` is
-/// broadcast over the axes just before `axis` (`is_inner_broadcast`) or
-/// over the leading axes.
+/// `axis` on (flattened, as ORT's kernel does). The bias broadcasts as in
+/// numpy (aligned to the trailing axes) whatever `is_inner_broadcast` says:
+/// the attribute only tells ORT's CUDA kernel which fast path applies.
 pub(super) fn bias_softmax(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>) -> NResult<()> {
-    let (x, mut b) = (ins.req(0, "data")?, ins.req(1, "bias")?);
-    let (r, rb) = (rank(cx, x, "data")? as i64, rank(cx, b, "bias")? as i64);
+    let (x, b) = (ins.req(0, "data")?, ins.req(1, "bias")?);
+    let r = rank(cx, x, "data")? as i64;
     let axis = int_attr(cx, "axis", 1);
     let axis = if axis < 0 { axis + r } else { axis };
-    if rb < r && int_attr(cx, "is_inner_broadcast", 0) != 0 {
-        let missing = r - rb;
-        let axes: Vec<i64> = (axis - missing..axis).collect();
-        let axes = cx.const_i64s(&axes, "axes");
-        b = op1(cx, Opcode::Unsqueeze, &[b, axes])?;
-    }
     let s = op1(cx, Opcode::Add, &[x, b])?;
     let y = if axis == r - 1 {
         op(cx, Opcode::Softmax, vec![Some(s)], Attrs::new().with("axis", Attr::Int(-1)))?
