@@ -315,3 +315,40 @@ case("gridsample_bicubic_reflection", "GridSample", {"X": rand(1, 1, 5, 5), "gri
 case("inverse", "Inverse", {"X": rand(2, 3, 3) + 3 * np.eye(3, dtype=F)})
 case("inverse_4x4", "Inverse", {"X": rand(4, 4) + 2 * np.eye(4, dtype=F)})
 case("inverse_needs_pivot", "Inverse", {"X": np.array([[0, 1, 0], [1, 0, 0], [0, 0, 2]], F) + rand(3, 3, lo=-0.01, hi=0.01)})
+
+
+# QAttention (quantizer's dynamic BERT attention): u8 input, i8/u8 weights.
+def qattn(name, wdt, mask=None, per_column=False, attrs=None):
+    ins = {"input": qrand(U8, B_, S_, H_), "weight": qrand(wdt, H_, 3 * H_), "bias": rand(3 * H_),
+           "input_scale": scalar(0.02), "weight_scale": rand(3 * H_, lo=0.01, hi=0.02) if per_column else scalar(0.015),
+           "mask_index": mask, "input_zero_point": q(U8, 120),
+           "weight_zero_point": np.zeros(3 * H_, wdt) + (128 if wdt == U8 else 0) if per_column else q(wdt, 128 if wdt == U8 else 0)}
+    a = {"num_heads": N_}
+    a.update(attrs or {})
+    case(name, "QAttention", ins, init=["weight", "bias", "weight_scale", "weight_zero_point"], attrs=a)
+
+
+qattn("qattention_i8", I8)
+qattn("qattention_u8_mask", U8, mask=np.array([3, 2], I32))
+qattn("qattention_perchannel_unidirectional", I8, per_column=True, attrs={"unidirectional": 1})
+
+
+# RotaryEmbedding (com.microsoft): 3-D input with num_heads, position_ids (B, S) or a 1-element offset.
+def rope(name, interleaved, offset, four_d=False, rot=None):
+    head = 8
+    half = (rot or head) // 2
+    x = rand(B_, N_, S_, head) if four_d else rand(B_, S_, N_ * head)
+    pos = np.array([2], I64) if offset else np.array([[0, 1, 2, 3], [3, 4, 5, 6]], I64)
+    ang = np.arange(10)[:, None] * (1.0 / 10000 ** (np.arange(half) / half))[None, :]
+    a = {"interleaved": interleaved}
+    if not four_d or rot:
+        a["num_heads"] = N_
+    if rot:
+        a["rotary_embedding_dim"] = rot
+    case(name, "RotaryEmbedding", {"input": x, "position_ids": pos, "cos_cache": np.cos(ang).astype(F),
+                                   "sin_cache": np.sin(ang).astype(F)}, init=["cos_cache", "sin_cache"], attrs=a)
+
+
+rope("rotaryembedding", 0, False)
+rope("rotaryembedding_interleaved_offset", 1, True)
+rope("rotaryembedding_4d_partial", 0, False, four_d=True, rot=4)

@@ -10,6 +10,9 @@
 //! backend cannot compile are listed in the report with the reason.
 //! `EDGEC_CONTRIB_SKIP_RUST=1` checks the interpreter only (no report).
 
+use compiler::frontend::onnx::import_bytes;
+use compiler::frontend::onnx::proto::{AttributeProto, ModelProto, NodeProto};
+use prost::Message;
 use std::path::Path;
 use testsuite::contrib::{cases, root, run_interpreter};
 use testsuite::contrib_rust::{report, run_all, RustStatus};
@@ -46,4 +49,85 @@ fn contrib_ops_match_onnxruntime() {
     }
     assert!(failures.is_empty(), "{} contrib check(s) fail", failures.len());
     assert_eq!(checked, cases.len(), "every contrib case checked");
+}
+
+/// A case's model with its node edited by `edit`, imported.
+fn import_edited(case: &str, edit: impl FnOnce(&mut NodeProto)) -> Result<ir::Module, String> {
+    let path = root().join(case).join("model.onnx");
+    let bytes = std::fs::read(&path).expect("case model");
+    let mut m = ModelProto::decode(bytes.as_slice()).expect("model decodes");
+    let node = m.graph.as_mut().and_then(|g| g.node.first_mut()).expect("a node");
+    edit(node);
+    import_bytes(&m.encode_to_vec(), None, case).map_err(|e| e.to_string())
+}
+
+fn set_attr(node: &mut NodeProto, name: &str, f: impl FnOnce(&mut AttributeProto)) {
+    let a = node.attribute.iter_mut().find(|a| a.name == name).expect("attribute present");
+    f(a);
+}
+
+/// An edit of a case's node.
+type Edit = Box<dyn FnOnce(&mut NodeProto)>;
+
+#[test]
+fn contrib_errors_name_the_node_and_the_problem() {
+    let unknown = import_edited("gelu", |n| n.op_type = "NoSuchContribOp".into()).unwrap_err();
+    assert!(unknown.contains("com.microsoft::NoSuchContribOp"), "{unknown}");
+    let cases: Vec<(&str, Edit, &str)> = vec![
+        ("attention_nomask", Box::new(|n| n.attribute.retain(|a| a.name != "num_heads")), "num_heads"),
+        (
+            "dynamicquantizelstm_forward",
+            Box::new(|n| set_attr(n, "direction", |a| a.s = b"sideways".to_vec())),
+            "direction `sideways`",
+        ),
+        (
+            "qlinearconcat_u8",
+            Box::new(|n| {
+                n.input.pop();
+            }),
+            "2 + 3k inputs",
+        ),
+        ("matmulnbits_4bit_zp", Box::new(|n| set_attr(n, "bits", |a| a.i = 3)), "bits = 3"),
+        (
+            "fusedconv_relu",
+            Box::new(|n| set_attr(n, "activation", |a| a.s = b"Swoosh".to_vec())),
+            "activation `Swoosh`",
+        ),
+        (
+            "attention_nomask",
+            Box::new(|n| {
+                n.attribute.push(AttributeProto { name: "do_rotary".into(), i: 1, r#type: 2, ..Default::default() })
+            }),
+            "do_rotary",
+        ),
+    ];
+    for (case, edit, want) in cases {
+        let e = import_edited(case, edit).unwrap_err();
+        assert!(e.contains(want) && e.contains(&format!("{case}_node")), "{case}: {e}");
+    }
+}
+
+#[test]
+fn mutated_contrib_models_never_panic() {
+    let cases = cases(&root()).expect("contrib cases listed");
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for c in &cases {
+        let bytes = std::fs::read(c.dir.join("model.onnx")).expect("case model");
+        for _ in 0..20 {
+            let mut b = bytes.clone();
+            for _ in 0..3 {
+                let i = (next() as usize) % b.len();
+                b[i] = next() as u8;
+            }
+            if let Ok(m) = import_bytes(&b, None, &c.name) {
+                let _ = ir::verify::verify(&m);
+            }
+        }
+    }
 }

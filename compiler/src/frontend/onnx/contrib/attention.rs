@@ -26,8 +26,15 @@ struct MaskSpec {
     filter: f32,
 }
 
+/// Largest mask the importer builds as a constant (elements).
+const MAX_MASK: u64 = 1 << 26;
+
 fn need(x: Option<u64>, what: &str) -> NResult<u64> {
-    x.ok_or_else(|| NodeError::Error(format!("this mask form needs a static {what}")))
+    match x {
+        Some(v) if v <= MAX_MASK => Ok(v),
+        Some(v) => Err(NodeError::Error(format!("{what} {v} is too large for a constant mask"))),
+        None => Err(NodeError::Error(format!("this mask form needs a static {what}"))),
+    }
 }
 
 fn f32_tensor(shape: Vec<usize>, v: Vec<f32>) -> Tensor {
@@ -78,6 +85,9 @@ fn padding_mask(cx: &mut NodeCx<'_, '_, '_>, m: Value, spec: &MaskSpec) -> NResu
 /// The causal `(S, T)` mask: `filter` where key `j > past + i`.
 fn causal_mask(cx: &mut NodeCx<'_, '_, '_>, spec: &MaskSpec) -> NResult<Value> {
     let (s, t) = (need(spec.seq, "sequence length")?, need(spec.total, "total sequence length")?);
+    if s * t > MAX_MASK {
+        return Err(NodeError::Error(format!("a {s}x{t} causal mask is too large to build as a constant")));
+    }
     let mut v = vec![0.0f32; (s * t) as usize];
     for i in 0..s {
         for j in (spec.past + i + 1)..t {
@@ -139,14 +149,8 @@ fn reject_unsupported(cx: &NodeCx<'_, '_, '_>, attrs: &[&str]) -> NResult<()> {
     Ok(())
 }
 
-/// `Attention(input, weights, bias?, mask_index?, past?, attention_bias?)`.
-pub(super) fn attention(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>) -> NResult<()> {
-    reject_unsupported(cx, &["do_rotary", "past_present_share_buffer"])?;
-    if ins.opt(6).is_some() {
-        return Err("input `past_sequence_length` is not supported".into());
-    }
-    let n = num_heads(cx)?;
-    let (input, weights) = (ins.req(0, "input")?, ins.req(1, "weights")?);
+/// The Q, K, V widths of a packed projection `weights` `[H_in, Dq+Dk+Dv]`.
+fn qkv_sizes(cx: &NodeCx<'_, '_, '_>, weights: Value, n: i64) -> NResult<Vec<i64>> {
     let wd = static_dims(cx, weights, "weights")?;
     let total = *wd.get(1).ok_or("`weights` must be 2-D")? as i64;
     let sizes = ints_attr(cx, "qkv_hidden_sizes").unwrap_or_else(|| vec![total / 3; 3]);
@@ -155,28 +159,44 @@ pub(super) fn attention(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>) -> NResult<(
             "qkv sizes {sizes:?} do not split {total} into 3 multiples of num_heads"
         )));
     }
-    let mut qkv = op1(cx, Opcode::MatMul, &[input, weights])?;
-    if let Some(b) = ins.opt(2) {
-        qkv = op1(cx, Opcode::Add, &[qkv, b])?;
+    Ok(sizes)
+}
+
+/// Inputs of the packed-QKV attentions besides the projection.
+struct Packed {
+    input: Value,
+    qkv: Value,
+    sizes: Vec<i64>,
+    mask: Option<Value>,
+    past: Option<Value>,
+    bias: Option<Value>,
+}
+
+/// `past` `(2, B, N, P, H)` → `(past_key, past_value, P)`.
+fn split_past(cx: &mut NodeCx<'_, '_, '_>, past: Option<Value>) -> NResult<(Option<Value>, Option<Value>, u64)> {
+    let Some(past) = past else { return Ok((None, None, 0)) };
+    let past_len = dim(cx.ty(past).dims(), 3).ok_or("`past` needs a static past length")?;
+    let ax0 = Attrs::new().with("axis", Attr::Int(0));
+    let sq = cx.const_i64s(&[0], "axes");
+    let mut kv = Vec::new();
+    for i in 0..2 {
+        let idx = cx.const_i64s(&[i], "kv");
+        let g = op(cx, Opcode::Gather, vec![Some(past), Some(idx)], ax0.clone())?;
+        kv.push(Some(op1(cx, Opcode::Squeeze, &[g, sq])?));
     }
-    let split = cx.const_i64s(&sizes, "split");
-    let parts = op_n(cx, Opcode::Split, vec![Some(qkv), Some(split)], Attrs::new().with("axis", Attr::Int(-1)), 3)?;
-    let (mut past_k, mut past_v, mut past_len) = (None, None, 0);
-    if let Some(past) = ins.opt(4) {
-        past_len = dim(cx.ty(past).dims(), 3).ok_or("`past` needs a static past length")?;
-        let (i0, i1) = (cx.const_i64s(&[0], "k"), cx.const_i64s(&[1], "v"));
-        let ax0 = Attrs::new().with("axis", Attr::Int(0));
-        let sq = cx.const_i64s(&[0], "axes");
-        for (slot, i) in [(&mut past_k, i0), (&mut past_v, i1)] {
-            let g = op(cx, Opcode::Gather, vec![Some(past), Some(i)], ax0.clone())?;
-            *slot = Some(op1(cx, Opcode::Squeeze, &[g, sq])?);
-        }
-    }
-    let idims = cx.ty(input).dims().map(|d| d.to_vec());
+    Ok((kv[0], kv[1], past_len))
+}
+
+/// Split the projected `qkv`, attend, bind `output` and `present`.
+fn packed_attention(cx: &mut NodeCx<'_, '_, '_>, p: Packed, n: i64) -> NResult<()> {
+    let split = cx.const_i64s(&p.sizes, "split");
+    let parts = op_n(cx, Opcode::Split, vec![Some(p.qkv), Some(split)], Attrs::new().with("axis", Attr::Int(-1)), 3)?;
+    let (past_k, past_v, past_len) = split_past(cx, p.past)?;
+    let idims = cx.ty(p.input).dims().map(|d| d.to_vec());
     let seq = dim(idims.as_deref(), 1);
     let spec = MaskSpec {
-        mask: ins.opt(3),
-        bias: ins.opt(5),
+        mask: p.mask,
+        bias: p.bias,
         causal: int_attr(cx, "unidirectional", 0) != 0,
         batch: dim(idims.as_deref(), 0),
         seq,
@@ -197,6 +217,43 @@ pub(super) fn attention(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>) -> NResult<(
         bind_at(cx, 1, p);
     }
     Ok(())
+}
+
+/// `Attention(input, weights, bias?, mask_index?, past?, attention_bias?)`.
+pub(super) fn attention(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>) -> NResult<()> {
+    reject_unsupported(cx, &["do_rotary", "past_present_share_buffer"])?;
+    if ins.opt(6).is_some() {
+        return Err("input `past_sequence_length` is not supported".into());
+    }
+    let n = num_heads(cx)?;
+    let (input, weights) = (ins.req(0, "input")?, ins.req(1, "weights")?);
+    let sizes = qkv_sizes(cx, weights, n)?;
+    let mut qkv = op1(cx, Opcode::MatMul, &[input, weights])?;
+    if let Some(b) = ins.opt(2) {
+        qkv = op1(cx, Opcode::Add, &[qkv, b])?;
+    }
+    let p = Packed { input, qkv, sizes, mask: ins.opt(3), past: ins.opt(4), bias: ins.opt(5) };
+    packed_attention(cx, p, n)
+}
+
+/// `QAttention(input, weight, bias, input_scale, weight_scale, mask_index?,
+/// input_zero_point?, weight_zero_point?, past?)`: the projection is
+/// `float(MatMulInteger(input, weight)) * (input_scale * weight_scale) + bias`
+/// (ORT's int32 GEMM and scale-bias output stage), the rest as `Attention`.
+pub(super) fn q_attention(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>) -> NResult<()> {
+    reject_unsupported(cx, &["do_rotary", "past_present_share_buffer"])?;
+    let n = num_heads(cx)?;
+    let (input, weights, bias) = (ins.req(0, "input")?, ins.req(1, "weight")?, ins.req(2, "bias")?);
+    let (is, ws) = (ins.req(3, "input_scale")?, ins.req(4, "weight_scale")?);
+    let sizes = qkv_sizes(cx, weights, n)?;
+    let operands = vec![Some(input), Some(weights), ins.opt(6), ins.opt(7)];
+    let acc = op(cx, Opcode::MatMulInteger, operands, Attrs::new())?;
+    let f = super::cast(cx, acc, ir::DType::F32)?;
+    let scale = op1(cx, Opcode::Mul, &[is, ws])?;
+    let scaled = op1(cx, Opcode::Mul, &[f, scale])?;
+    let qkv = op1(cx, Opcode::Add, &[scaled, bias])?;
+    let p = Packed { input, qkv, sizes, mask: ins.opt(5), past: ins.opt(8), bias: None };
+    packed_attention(cx, p, n)
 }
 
 /// `(B, S, N*H)` → `(B, N, S, H)`.

@@ -68,8 +68,8 @@ pub(super) fn inverse(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>) -> NResult<()>
     let r = rank(cx, x, "X")?;
     let n = cx.ty(x).dims().and_then(|d| d.last()).and_then(|d| d.as_static());
     let n = n.ok_or("Inverse needs a static matrix size")? as i64;
-    if r < 2 || n == 0 {
-        return Err("Inverse needs [..., n, n] matrices with n > 0".into());
+    if r < 2 || n == 0 || n > 64 {
+        return Err("Inverse needs [..., n, n] matrices with 0 < n <= 64".into());
     }
     let det = op1(cx, Opcode::Det, &[x])?;
     let axes = cx.const_i64s(&[-1, -2], "axes");

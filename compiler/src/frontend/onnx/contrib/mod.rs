@@ -68,6 +68,8 @@ const SUPPORTED: &[&str] = &[
     "EmbedLayerNormalization",
     // attention.rs
     "Attention",
+    "QAttention",
+    "RotaryEmbedding",
     "MultiHeadAttention",
     "BiasSoftmax",
 ];
@@ -114,6 +116,8 @@ pub(super) fn convert(cx: &mut NodeCx<'_, '_, '_>, inputs: &[Option<Value>]) -> 
         "SkipLayerNormalization" | "SkipSimplifiedLayerNormalization" => norm::skip_layer_norm(cx, &ins, &op),
         "EmbedLayerNormalization" => norm::embed_layer_norm(cx, &ins),
         "Attention" => attention::attention(cx, &ins),
+        "QAttention" => attention::q_attention(cx, &ins),
+        "RotaryEmbedding" => norm::rotary_embedding(cx, &ins),
         "MultiHeadAttention" => attention::multi_head_attention(cx, &ins),
         "BiasSoftmax" => attention::bias_softmax(cx, &ins),
         _ => Err(NodeError::Unsupported(format!("com.microsoft::{op}"))),

@@ -156,3 +156,35 @@ fn cx_zero(cx: &mut NodeCx<'_, '_, '_>, like: Value) -> NResult<Value> {
     let dt = dtype(cx, like);
     cx.scalar(dt, 0.0, "zero")
 }
+
+/// `RotaryEmbedding(input, position_ids, cos_cache, sin_cache)` (com.microsoft)
+/// → `onnx.RotaryEmbedding(input, cos_cache, sin_cache, position_ids)`; a
+/// one-element `position_ids` is the offset of positions `0..S`, expanded to
+/// `[B, S]`.
+pub(super) fn rotary_embedding(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>) -> NResult<()> {
+    if int_attr(cx, "is_packed_batching", 0) != 0 || float_attr(cx, "scale", 1.0) != 1.0 {
+        return Err("attributes `is_packed_batching` and `scale` != 1 are not supported".into());
+    }
+    let x = ins.req(0, "input")?;
+    let (mut pos, cos, sin) = (ins.req(1, "position_ids")?, ins.req(2, "cos_cache")?, ins.req(3, "sin_cache")?);
+    if cx.ty(pos).shape.num_elements() == Some(1) && rank(cx, pos, "position_ids")? <= 1 {
+        let r = rank(cx, x, "input")?;
+        let s = cx.ty(x).dims().and_then(|d| d.get(if r == 4 { 2 } else { 1 })).and_then(|d| d.as_static());
+        let s = s.ok_or("an offset `position_ids` needs a static sequence length")?;
+        let seq: Vec<i64> = (0..s as i64).collect();
+        let seq = cx.const_i64s(&seq, "positions");
+        let pos64 = if dtype(cx, pos) == DType::I64 { pos } else { cast(cx, pos, DType::I64)? };
+        let shifted = op1(cx, Opcode::Add, &[seq, pos64])?;
+        let shape = op1(cx, Opcode::Shape, &[x])?;
+        let (zero, one) = (cx.const_i64s(&[0], "zero"), cx.const_i64s(&[1], "one"));
+        let b = op1(cx, Opcode::Slice, &[shape, zero, one])?;
+        let sv = cx.const_i64s(&[s as i64], "seq");
+        let dims = op(cx, Opcode::Concat, vec![Some(b), Some(sv)], Attrs::new().with("axis", Attr::Int(0)))?;
+        pos = op1(cx, Opcode::Expand, &[shifted, dims])?;
+    }
+    let names = ["interleaved", "num_heads", "rotary_embedding_dim"];
+    let attrs = super::copy_attrs(cx, &names, Attrs::new());
+    let y = op(cx, Opcode::RotaryEmbedding, vec![Some(x), Some(cos), Some(sin), Some(pos)], attrs)?;
+    bind_at(cx, 0, y);
+    Ok(())
+}

@@ -165,7 +165,11 @@ pub(super) fn dynamic_quantize_lstm(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>) 
     }
     let seq = cx.ty(x).dims().and_then(|d| d.first()).and_then(|d| d.as_static());
     let seq = seq.ok_or("DynamicQuantizeLSTM needs a static sequence length (it is unrolled)")? as usize;
-    let h = cx.attr("hidden_size").map(|a| a.i).filter(|&h| h > 0).ok_or("needs a positive `hidden_size`")?;
+    let h = cx.attr("hidden_size").map(|a| a.i).filter(|&h| (1..=1 << 30).contains(&h));
+    let h = h.ok_or("needs `hidden_size` in 1..=2^30")?;
+    if seq > 4096 {
+        return Err(NodeError::Error(format!("sequence length {seq} is too long to unroll (at most 4096)")));
+    }
     let dirs: &[bool] = match str_attr(cx, "direction", "forward").as_str() {
         "forward" => &[false],
         "reverse" => &[true],

@@ -121,8 +121,8 @@ pub(super) fn matmul_nbits(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>) -> NResul
     if ins.opt(4).is_some() {
         return Err("MatMulNBits with `g_idx` is not supported".into());
     }
-    if block <= 0 || k <= 0 || n <= 0 {
-        return Err("MatMulNBits needs positive K, N and block_size".into());
+    if !(1..=1 << 31).contains(&block) || !(1..=1 << 31).contains(&k) || !(1..=1 << 31).contains(&n) {
+        return Err("MatMulNBits needs K, N and block_size in 1..=2^31".into());
     }
     let blocks = (k + block - 1) / block;
     let q = unpack(cx, b, bits, &[n, blocks, block])?;
