@@ -352,3 +352,56 @@ def rope(name, interleaved, offset, four_d=False, rot=None):
 rope("rotaryembedding", 0, False)
 rope("rotaryembedding_interleaved_offset", 1, True)
 rope("rotaryembedding_4d_partial", 0, False, four_d=True, rot=4)
+
+# ------------------------------------------------------- aliases and small ops
+case("transposematmul", "TransposeMatMul", {"A": rand(2, 4, 3), "B": rand(5, 4)}, attrs={"transA": 1, "transB": 1, "alpha": 0.5})
+case("expanddims", "ExpandDims", {"X": rand(2, 3), "axis": scalar(-1, I32)}, init=["axis"])
+case("pad_constant", "Pad", {"data": rand(2, 3), "pads": np.array([0, 1, 1, 2], I64), "value": scalar(1.5)}, init=["pads", "value"])
+case("pad_reflect_2d_pads", "Pad", {"data": rand(1, 4, 4), "pads": np.array([[0, 1, 2, 0, 2, 1]], I64)}, init=["pads"],
+     attrs={"mode": "reflect"})
+case("pad_edge", "Pad", {"data": rand(3, 4), "pads": np.array([1, 0, 2, 3], I64)}, init=["pads"], attrs={"mode": "edge"})
+case("gathernd_int32", "GatherND", {"data": rand(3, 4, 5), "indices": np.array([[0, 1], [2, 3], [1, 0]], I32)}, init=["indices"])
+case("gathernd_int64", "GatherND", {"data": rand(3, 4, 5), "indices": np.array([[[2]], [[0]]], I64)})
+case("unique", "Unique", {"x": np.array([2.0, 1.0, 1.0, 3.0, 4.0, 3.0, 2.0], F)}, outputs=3)
+case("matmulinteger16", "MatMulInteger16", {"A": qrand(np.int16, 3, 8) // 8, "B": qrand(np.int16, 8, 4) // 8})
+case("cdist_sqeuclidean", "CDist", {"A": rand(4, 6), "B": rand(5, 6)})
+case("cdist_euclidean", "CDist", {"A": rand(3, 6), "B": rand(4, 6)}, attrs={"metric": "euclidean"})
+
+
+def qtable(x, dt=U8):
+    lo, hi = min(float(x.min()), 0.0), max(float(x.max()), 0.0)
+    scale = (hi - lo) / 255.0
+    zp = int(round(-lo / scale))
+    return np.clip(np.round(x / scale) + zp, 0, 255).astype(dt), scalar(scale), q(dt, zp)
+
+
+def qembed(name, with_seg):
+    tabs = {k: qtable(v) for k, v in {"word": rand(6, 8), "pos": rand(5, 8), "seg": rand(2, 8), "gamma": rand(8, lo=0.5, hi=1.5), "beta": rand(8)}.items()}
+    ins = {"ids": np.array([[1, 4, 2, 0], [3, 3, 5, 1]], I32),
+           "seg_ids": np.array([[0, 0, 1, 1], [0, 1, 1, 1]], I32) if with_seg else None,
+           "word": tabs["word"][0], "pos": tabs["pos"][0], "segemb": tabs["seg"][0] if with_seg else None,
+           "gamma": tabs["gamma"][0], "beta": tabs["beta"][0], "mask": np.array([[1, 1, 1, 0], [1, 1, 0, 0]], I32)}
+    for part, key in [(1, "scale"), (2, "zp")]:
+        for t, nm in [("word", "word"), ("pos", "pos"), ("seg", "segemb"), ("gamma", "gamma"), ("beta", "beta")]:
+            ins[f"{nm}_{key}"] = tabs[t][part] if (with_seg or t != "seg") else None
+    init = [k for k, v in ins.items() if v is not None and k not in ("ids", "seg_ids", "mask")]
+    case(name, "QEmbedLayerNormalization", ins, init=init, outputs=2)
+
+
+qembed("qembedlayernorm", True)
+qembed("qembedlayernorm_noseg", False)
+
+
+def gbq(name, bits, with_zp):
+    rows, k, block = 6, 32, 16
+    ins = {"data": qrand(U8, rows, k * bits // 8), "indices": np.array([[4, 0], [2, 5]], I64),
+           "scales": rand(rows, k // block, lo=0.01, hi=0.05)}
+    if with_zp:
+        ins["zero_points"] = qrand(U8, rows, (k // block * bits + 7) // 8)
+    case(name, "GatherBlockQuantized", ins, init=[k for k in ins if k != "indices"],
+         attrs={"bits": bits, "block_size": block, "quantize_axis": 1})
+
+
+gbq("gatherblockquantized_4bit", 4, False)
+gbq("gatherblockquantized_4bit_zp", 4, True)
+gbq("gatherblockquantized_8bit_zp", 8, True)

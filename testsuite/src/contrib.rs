@@ -209,4 +209,13 @@ pub const LOWERINGS: &[(&str, &str, &str)] = &[
     ("Trilu", "com.microsoft", "onnx Trilu"),
     ("GridSample", "com.microsoft", "onnx GridSample (bilinear/bicubic → linear/cubic)"),
     ("Inverse", "com.microsoft", "adjugate / determinant: Gather minors → Det → cofactor signs → Transpose → Div"),
+    ("TransposeMatMul", "com.microsoft", "as FusedMatMul (its older name)"),
+    ("ExpandDims", "com.microsoft", "Unsqueeze"),
+    ("Pad", "com.microsoft", "onnx Pad (pads flattened, value made scalar)"),
+    ("GatherND", "com.microsoft", "onnx GatherND (indices cast to int64)"),
+    ("Unique", "com.microsoft", "onnx Unique(sorted=0): Y, inverse_indices, counts"),
+    ("MatMulInteger16", "com.microsoft", "Cast to int32 → MatMul"),
+    ("CDist", "com.microsoft", "Sub of broadcast rows → square → ReduceSum (→ Sqrt for euclidean)"),
+    ("QEmbedLayerNormalization", "com.microsoft", "DequantizeLinear of every table → as EmbedLayerNormalization"),
+    ("GatherBlockQuantized", "com.microsoft", "unpack uint8 4/8-bit blocks → (q − zp)·scale → Gather (axis 0); tables folded when initializers"),
 ];

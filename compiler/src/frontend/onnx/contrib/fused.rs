@@ -65,8 +65,9 @@ fn fused_perm(r: usize, trans: bool, trans_batch: bool) -> Option<Vec<i64>> {
     Some(p)
 }
 
-/// `FusedMatMul(A, B)` → `alpha * MatMul(op(A), op(B))` with `op` the
-/// transposes selected by `transA`/`transB`/`transBatchA`/`transBatchB`.
+/// `FusedMatMul(A, B)` (and its older name `TransposeMatMul`) →
+/// `alpha * MatMul(op(A), op(B))` with `op` the transposes selected by
+/// `transA`/`transB`/`transBatchA`/`transBatchB`.
 pub(super) fn fused_matmul(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>) -> NResult<()> {
     let mut a = ins.req(0, "A")?;
     let mut b = ins.req(1, "B")?;

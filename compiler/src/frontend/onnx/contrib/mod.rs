@@ -13,6 +13,7 @@
 //! an error naming what is wrong (never panics on input-derived data).
 
 mod attention;
+mod extra;
 mod fused;
 mod misc;
 mod norm;
@@ -60,6 +61,15 @@ const SUPPORTED: &[&str] = &[
     "Trilu",
     "GridSample",
     "Inverse",
+    "TransposeMatMul",
+    "ExpandDims",
+    "Pad",
+    "GatherND",
+    "Unique",
+    "MatMulInteger16",
+    "CDist",
+    "QEmbedLayerNormalization",
+    "GatherBlockQuantized",
     // norm.rs
     "LayerNormalization",
     "SimplifiedLayerNormalization",
@@ -107,7 +117,15 @@ pub(super) fn convert(cx: &mut NodeCx<'_, '_, '_>, inputs: &[Option<Value>]) -> 
         "DynamicQuantizeLSTM" => qlstm::dynamic_quantize_lstm(cx, &ins),
         "FusedConv" => fused::fused_conv(cx, &ins),
         "FusedGemm" => fused::fused_gemm(cx, &ins),
-        "FusedMatMul" => fused::fused_matmul(cx, &ins),
+        "FusedMatMul" | "TransposeMatMul" => fused::fused_matmul(cx, &ins),
+        "ExpandDims" => extra::expand_dims(cx, &ins),
+        "Pad" => extra::pad(cx, &ins),
+        "GatherND" => extra::gather_nd(cx, &ins),
+        "Unique" => extra::unique(cx, &ins),
+        "MatMulInteger16" => extra::matmul_integer16(cx, &ins),
+        "CDist" => extra::cdist(cx, &ins),
+        "QEmbedLayerNormalization" => extra::q_embed_layer_norm(cx, &ins),
+        "GatherBlockQuantized" => extra::gather_block_quantized(cx, &ins),
         "Gelu" | "FastGelu" | "BiasGelu" | "QuickGelu" => fused::gelu(cx, &ins, &op),
         "BiasAdd" => fused::bias_add(cx, &ins),
         "Range" | "Trilu" | "GridSample" => misc::standard(cx, &ins, &op),

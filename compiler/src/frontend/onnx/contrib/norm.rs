@@ -96,40 +96,66 @@ pub(super) fn skip_layer_norm(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>, op_typ
     Ok(())
 }
 
+/// The operands of an embedding layer, tables already in float.
+pub(super) struct Embed {
+    pub(super) ids: Value,
+    pub(super) segment_ids: Option<Value>,
+    pub(super) word: Value,
+    pub(super) position: Value,
+    pub(super) segment: Option<Value>,
+    pub(super) gamma: Value,
+    pub(super) beta: Value,
+    pub(super) mask: Option<Value>,
+    pub(super) position_ids: Option<Value>,
+}
+
 /// `EmbedLayerNormalization(input_ids, segment_ids?, word_embedding,
-/// position_embedding, segment_embedding?, gamma, beta, mask?, position_ids?)`:
-/// `LayerNorm((word[ids] + position[pos]) + segment[seg])` with positions
-/// `0..S` unless given; `mask_index[b]` counts the ones in `mask[b]`.
+/// position_embedding, segment_embedding?, gamma, beta, mask?, position_ids?)`.
 pub(super) fn embed_layer_norm(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>) -> NResult<()> {
-    let ids = ins.req(0, "input_ids")?;
-    let (word, pos) = (ins.req(2, "word_embedding")?, ins.req(3, "position_embedding")?);
-    let (gamma, beta) = (ins.req(5, "gamma")?, ins.req(6, "beta")?);
+    let e = Embed {
+        ids: ins.req(0, "input_ids")?,
+        segment_ids: ins.opt(1),
+        word: ins.req(2, "word_embedding")?,
+        position: ins.req(3, "position_embedding")?,
+        segment: ins.opt(4),
+        gamma: ins.req(5, "gamma")?,
+        beta: ins.req(6, "beta")?,
+        mask: ins.opt(7),
+        position_ids: ins.opt(8),
+    };
+    embed(cx, e)
+}
+
+/// `LayerNorm((word[ids] + position[pos]) + segment[seg])` with positions
+/// `0..S` unless given (output 0); `mask_index[b]` counts the ones in
+/// `mask[b]` (output 1); the sum before normalization (output 2).
+pub(super) fn embed(cx: &mut NodeCx<'_, '_, '_>, e: Embed) -> NResult<()> {
     let gather = |cx: &mut NodeCx<'_, '_, '_>, table: Value, idx: Value| {
         op(cx, Opcode::Gather, vec![Some(table), Some(idx)], Attrs::new().with("axis", Attr::Int(0)))
     };
-    let w = gather(cx, word, ids)?;
-    let p = match ins.opt(8) {
-        Some(pid) => gather(cx, pos, pid)?,
+    let w = gather(cx, e.word, e.ids)?;
+    let p = match e.position_ids {
+        Some(pid) => gather(cx, e.position, pid)?,
         None => {
             // position_embedding[0..S]
-            let shape = op1(cx, Opcode::Shape, &[ids])?;
+            let shape = op1(cx, Opcode::Shape, &[e.ids])?;
             let (one, two, zero) =
                 (cx.const_i64s(&[1], "one"), cx.const_i64s(&[2], "two"), cx.const_i64s(&[0], "zero"));
             let s = op1(cx, Opcode::Slice, &[shape, one, two])?;
-            op1(cx, Opcode::Slice, &[pos, zero, s, zero])?
+            op1(cx, Opcode::Slice, &[e.position, zero, s, zero])?
         }
     };
     let mut sum = op1(cx, Opcode::Add, &[w, p])?;
-    if let (Some(seg_ids), Some(seg)) = (ins.opt(1), ins.opt(4)) {
+    if let (Some(seg_ids), Some(seg)) = (e.segment_ids, e.segment) {
         let g = gather(cx, seg, seg_ids)?;
         sum = op1(cx, Opcode::Add, &[sum, g])?;
     }
     let epsilon = float_attr(cx, "epsilon", FUSED_EPSILON);
     let attrs = Attrs::new().with("axis", Attr::Int(-1)).with("epsilon", Attr::Float(epsilon));
-    let y = op(cx, Opcode::LayerNormalization, vec![Some(sum), Some(gamma), Some(beta)], attrs)?;
+    let y = op(cx, Opcode::LayerNormalization, vec![Some(sum), Some(e.gamma), Some(e.beta)], attrs)?;
     bind_at(cx, 0, y);
     if wants(cx, 1) {
-        let idx = mask_index(cx, ins.opt(7), ids)?;
+        let idx = mask_index(cx, e.mask, e.ids)?;
         bind_at(cx, 1, idx);
     }
     bind_at(cx, 2, sum);

@@ -92,7 +92,7 @@ pub(super) fn qgemm(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>) -> NResult<()> {
 
 /// Split each byte of `x` (uint8) into `8 / bits` values, low bits first,
 /// along a new last axis, flattened into the previous one.
-fn unpack(cx: &mut NodeCx<'_, '_, '_>, x: Value, bits: i64, dims: &[i64]) -> NResult<Value> {
+pub(super) fn unpack(cx: &mut NodeCx<'_, '_, '_>, x: Value, bits: i64, dims: &[i64]) -> NResult<Value> {
     if bits == 8 {
         return super::reshape(cx, x, dims);
     }
