@@ -405,3 +405,38 @@ def gbq(name, bits, with_zp):
 gbq("gatherblockquantized_4bit", 4, False)
 gbq("gatherblockquantized_4bit_zp", 4, True)
 gbq("gatherblockquantized_8bit_zp", 8, True)
+
+# ------------------------------------------ Stable Diffusion fusions (CUDA-only in ORT: numpy references)
+from math import erf as _erf  # noqa: E402
+
+_verf = np.vectorize(_erf)
+
+
+def gelu_ref(x):
+    x = x.astype(np.float64)
+    return 0.5 * x * (1 + _verf(x / np.sqrt(2)))
+
+
+def group_norm_ref(x, gamma, beta, groups, eps, act):
+    n, h, w, c = x.shape
+    g = x.astype(np.float64).reshape(n, h * w, groups, c // groups)
+    m = g.mean(axis=(1, 3), keepdims=True)
+    v = ((g - m) ** 2).mean(axis=(1, 3), keepdims=True)
+    y = ((g - m) / np.sqrt(v + eps)).reshape(n, h, w, c) * gamma + beta
+    return y / (1 + np.exp(-y)) if act else y
+
+
+case("groupnorm_silu", "GroupNorm", {"X": rand(2, 3, 3, 8), "gamma": rand(8), "beta": rand(8)}, init=["gamma", "beta"],
+     attrs={"groups": 4, "activation": 1},
+     ref=lambda X, gamma, beta: [group_norm_ref(X, gamma, beta, 4, 1e-5, True)])
+case("groupnorm_noact_eps", "GroupNorm", {"X": rand(1, 2, 4, 6), "gamma": rand(6), "beta": rand(6)}, init=["gamma", "beta"],
+     attrs={"groups": 2, "activation": 0, "epsilon": 1e-3},
+     ref=lambda X, gamma, beta: [group_norm_ref(X, gamma, beta, 2, 1e-3, False)])
+case("skipgroupnorm", "SkipGroupNorm", {"X": rand(2, 3, 3, 8), "gamma": rand(8), "beta": rand(8), "skip": rand(2, 8), "bias": rand(8)},
+     init=["gamma", "beta", "bias"], attrs={"groups": 4, "activation": 1}, outputs=2,
+     ref=lambda X, gamma, beta, skip, bias: [group_norm_ref((X + skip[:, None, None, :]) + bias, gamma, beta, 4, 1e-5, True),
+                                             (X + skip[:, None, None, :]) + bias])
+case("biassplitgelu", "BiasSplitGelu", {"X": rand(2, 4, 16, lo=-3, hi=3), "bias": rand(16)}, init=["bias"],
+     ref=lambda X, bias: [(X + bias)[..., :8] * gelu_ref((X + bias)[..., 8:])])
+case("gemmfastgelu", "GemmFastGelu", {"X": rand(2, 3, 8), "W": rand(8, 6), "bias": rand(6)}, init=["W", "bias"],
+     ref=lambda X, W, bias: [(lambda y: 0.5 * y * (1 + np.tanh(np.sqrt(2 / np.pi) * (y + 0.044715 * y ** 3))))(X.astype(np.float64) @ W + bias)])

@@ -217,5 +217,21 @@ pub const LOWERINGS: &[(&str, &str, &str)] = &[
     ("MatMulInteger16", "com.microsoft", "Cast to int32 → MatMul"),
     ("CDist", "com.microsoft", "Sub of broadcast rows → square → ReduceSum (→ Sqrt for euclidean)"),
     ("QEmbedLayerNormalization", "com.microsoft", "DequantizeLinear of every table → as EmbedLayerNormalization"),
+    ("GroupNorm", "com.microsoft", "Transpose (channels_last) → onnx GroupNormalization → x·Sigmoid(x) if activation → Transpose"),
+    ("SkipGroupNorm", "com.microsoft", "(X + skip) + bias (output S) → as GroupNorm"),
+    ("BiasSplitGelu", "com.microsoft", "Add → Split in halves → a · Gelu(b)"),
+    ("GemmFastGelu", "com.microsoft", "MatMul (+ bias) → onnx Gelu(approximate=tanh)"),
     ("GatherBlockQuantized", "com.microsoft", "unpack uint8 4/8-bit blocks → (q − zp)·scale → Gather (axis 0); tables folded when initializers"),
+];
+
+/// onnxruntime contrib ops (with a CPU kernel in 1.29.0 unless noted) that
+/// the importer does not lower, and why: `(op, reason)`.
+pub const LEFT_OUT: &[(&str, &str)] = &[
+    ("GroupQueryAttention", "per-batch KV-cache lengths (`seqlens_k`, `total_sequence_length`) decide at run time where new keys are written and what is masked; a faithful lowering needs data-dependent scatter into the cache (and fused rotary, softcap, sinks, quantized caches)"),
+    ("DecoderMaskedMultiHeadAttention, SparseAttention, PagedAttention, LongformerAttention", "cache/sparsity layouts with run-time indirection; no exact standard form"),
+    ("BeamSearch, GreedySearch, Sampling, WhisperBeamSearch", "whole generation loops with subgraphs and random sampling"),
+    ("MoE, QMoE", "run-time expert routing (top-k gather/scatter per token)"),
+    ("Tokenizer, MurmurHash3, NGramRepeatBlock, WordConvEmbedding, DynamicTimeWarping, BifurcationDetector", "string/hash/search ops outside edgec's numeric scope"),
+    ("MatMulBnb4, MatMulFpQ4, AttnLSTM, MRotaryEmbedding, CropAndResize, MaxpoolWithMask, UnfoldTensor, ConvTransposeWithDynamicPads, SparseToDenseMatMul, CausalConvWithState (ms), LinearAttention (ms), SampleOp", "rarely written by ORT's tools; not done yet"),
+    ("NhwcConv (CUDA only)", "the weight layout of the CUDA kernel could not be checked against a CPU kernel"),
 ];

@@ -129,3 +129,28 @@ pub(super) fn bias_add(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>) -> NResult<()
     cx.bind(&[y]);
     Ok(())
 }
+
+/// `BiasSplitGelu(X, bias)`: `(a, b) = split(X + bias)` on the last axis,
+/// `a * Gelu(b)` (erf).
+pub(super) fn bias_split_gelu(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>) -> NResult<()> {
+    let (x, bias) = (ins.req(0, "X")?, ins.req(1, "bias")?);
+    let s = op1(cx, Opcode::Add, &[x, bias])?;
+    let halves = Attrs::new().with("axis", Attr::Int(-1)).with("num_outputs", Attr::Int(2));
+    let parts = super::op_n(cx, Opcode::Split, vec![Some(s)], halves, 2)?;
+    let g = op(cx, Opcode::Gelu, vec![Some(parts[1])], Attrs::new())?;
+    let y = op1(cx, Opcode::Mul, &[parts[0], g])?;
+    cx.bind(&[y]);
+    Ok(())
+}
+
+/// `GemmFastGelu(X, W, bias?)` → `FastGelu(MatMul(X, W) + bias)`.
+pub(super) fn gemm_fast_gelu(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>) -> NResult<()> {
+    let (x, w) = (ins.req(0, "X")?, ins.req(1, "W")?);
+    let mut y = op1(cx, Opcode::MatMul, &[x, w])?;
+    if let Some(b) = ins.opt(2) {
+        y = op1(cx, Opcode::Add, &[y, b])?;
+    }
+    let y = op(cx, Opcode::Gelu, vec![Some(y)], Attrs::new().with("approximate", Attr::Str("tanh".into())))?;
+    cx.bind(&[y]);
+    Ok(())
+}

@@ -214,3 +214,43 @@ pub(super) fn rotary_embedding(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>) -> NR
     bind_at(cx, 0, y);
     Ok(())
 }
+
+/// `GroupNorm(X, gamma, beta)` and `SkipGroupNorm(X, gamma, beta, skip,
+/// bias?)` (Stable Diffusion fusions, channels-last by default): the sum
+/// `(X + skip) + bias` (output `S`), transposed to channels-first,
+/// `onnx.GroupNormalization` with per-channel gamma/beta, then SiLU when
+/// `activation` = 1, transposed back.
+pub(super) fn group_norm(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>, op_type: &str) -> NResult<()> {
+    let (mut x, gamma, beta) = (ins.req(0, "X")?, ins.req(1, "gamma")?, ins.req(2, "beta")?);
+    let r = rank(cx, x, "X")?;
+    if op_type == "SkipGroupNorm" {
+        let mut skip = ins.req(3, "skip")?;
+        if rank(cx, skip, "skip")? == 2 && r > 2 {
+            let axes: Vec<i64> = (1..r as i64 - 1).collect();
+            let axes = cx.const_i64s(&axes, "axes");
+            skip = op1(cx, Opcode::Unsqueeze, &[skip, axes])?;
+        }
+        x = op1(cx, Opcode::Add, &[x, skip])?;
+        if let Some(b) = ins.opt(4) {
+            x = op1(cx, Opcode::Add, &[x, b])?;
+        }
+        bind_at(cx, 1, x);
+    }
+    let groups = cx.attr("groups").map(|a| a.i).filter(|&g| g > 0).ok_or("needs a positive `groups`")?;
+    let channels_last = int_attr(cx, "channels_last", 1) != 0;
+    let (first, last) = super::nhwc_perms(r);
+    let xt = if channels_last { super::transpose(cx, x, &first)? } else { x };
+    let attrs = Attrs::new()
+        .with("num_groups", Attr::Int(groups))
+        .with("epsilon", Attr::Float(float_attr(cx, "epsilon", 1e-5)));
+    let mut y = op(cx, Opcode::GroupNormalization, vec![Some(xt), Some(gamma), Some(beta)], attrs)?;
+    if int_attr(cx, "activation", 0) != 0 {
+        let s = op1(cx, Opcode::Sigmoid, &[y])?;
+        y = op1(cx, Opcode::Mul, &[y, s])?;
+    }
+    if channels_last {
+        y = super::transpose(cx, y, &last)?;
+    }
+    bind_at(cx, 0, y);
+    Ok(())
+}
