@@ -268,6 +268,23 @@ fn last_axis_slice(cx: &mut NodeCx<'_, '_, '_>, x: Value, start: i64, end: i64) 
     op1(cx, Opcode::Slice, &[x, s, e, a])
 }
 
+/// `q + bias[..Dq]`, `k + bias[Dq..Dq+Dk]`, `v + bias[Dq+Dk..]` (3-D inputs).
+fn add_qkv_bias(
+    cx: &mut NodeCx<'_, '_, '_>,
+    bias: Value,
+    q: Value,
+    k: Value,
+    v: Value,
+) -> NResult<(Value, Value, Value)> {
+    let dq = dim(cx.ty(q).dims(), 2).ok_or("query needs a static hidden size")? as i64;
+    let dk = dim(cx.ty(k).dims(), 2).ok_or("key needs a static hidden size")? as i64;
+    let dv = dim(cx.ty(v).dims(), 2).ok_or("value needs a static hidden size")? as i64;
+    let bq = last_axis_slice(cx, bias, 0, dq)?;
+    let bk = last_axis_slice(cx, bias, dq, dq + dk)?;
+    let bv = last_axis_slice(cx, bias, dq + dk, dq + dk + dv)?;
+    Ok((op1(cx, Opcode::Add, &[q, bq])?, op1(cx, Opcode::Add, &[k, bk])?, op1(cx, Opcode::Add, &[v, bv])?))
+}
+
 /// `MultiHeadAttention(query, key, value, bias?, key_padding_mask?,
 /// attention_bias?, past_key?, past_value?)` with 3-D query and 3-D or
 /// BNSH key/value (packed QKV/KV forms are rejected).
@@ -288,21 +305,11 @@ pub(super) fn multi_head_attention(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>) -
         return Err("query must be 3-D (B, S, D)".into());
     }
     let kr = rank(cx, k, "key")?;
-    let (mut q, mut k, mut v) = (q, k, v);
-    if let Some(bias) = ins.opt(3) {
-        if kr != 3 {
-            return Err("`bias` with BNSH key/value is not supported".into());
-        }
-        let dq = dim(cx.ty(q).dims(), 2).ok_or("query needs a static hidden size")? as i64;
-        let dk = dim(cx.ty(k).dims(), 2).ok_or("key needs a static hidden size")? as i64;
-        let dv = dim(cx.ty(v).dims(), 2).ok_or("value needs a static hidden size")? as i64;
-        let bq = last_axis_slice(cx, bias, 0, dq)?;
-        let bk = last_axis_slice(cx, bias, dq, dq + dk)?;
-        let bv = last_axis_slice(cx, bias, dq + dk, dq + dk + dv)?;
-        q = op1(cx, Opcode::Add, &[q, bq])?;
-        k = op1(cx, Opcode::Add, &[k, bk])?;
-        v = op1(cx, Opcode::Add, &[v, bv])?;
-    }
+    let (q, k, v) = match ins.opt(3) {
+        Some(_) if kr != 3 => return Err("`bias` with BNSH key/value is not supported".into()),
+        Some(bias) => add_qkv_bias(cx, bias, q, k, v)?,
+        None => (q, k, v),
+    };
     let q4 = to_bnsh(cx, q, n)?;
     let (k4, v4) = match kr {
         3 => (to_bnsh(cx, k, n)?, to_bnsh(cx, v, n)?),

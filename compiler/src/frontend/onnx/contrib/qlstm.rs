@@ -138,6 +138,49 @@ fn zero_state(cx: &mut NodeCx<'_, '_, '_>, x: Value, h: i64) -> NResult<Value> {
     op1(cx, Opcode::Expand, &[zero, dims])
 }
 
+/// One direction over the whole sequence: `Y` `[S, 1, B, H]`, last `h` and
+/// `c` `[1, B, H]`. `xq` is `DynamicQuantizeLinear(X)` (shared by both
+/// directions, as ORT quantizes the same `X` for each).
+fn run_direction(
+    cx: &mut NodeCx<'_, '_, '_>,
+    x: Value,
+    xq: &[Value],
+    dir: &Dir,
+    reverse: bool,
+    seq: usize,
+    h: i64,
+) -> NResult<(Value, Value, Value)> {
+    let acc = op(cx, Opcode::MatMulInteger, vec![Some(xq[0]), Some(dir.w), Some(xq[2]), dir.wz], Attrs::new())?;
+    let accf = cast(cx, acc, DType::F32)?;
+    let mult = op1(cx, Opcode::Mul, &[xq[1], dir.ws])?;
+    let xw = op1(cx, Opcode::Mul, &[accf, mult])?;
+    let mut hv = dir.h0;
+    let mut cv = match dir.c0 {
+        Some(c) => c,
+        None => zero_state(cx, x, h)?,
+    };
+    let mut per_t = vec![None; seq];
+    let order: Vec<usize> = if reverse { (0..seq).rev().collect() } else { (0..seq).collect() };
+    for t in order {
+        let xt = pick(cx, xw, t)?;
+        let (hn, cn) = step(cx, dir, xt, hv, cv, h)?;
+        per_t[t] = Some(hn);
+        hv = Some(hn);
+        cv = cn;
+    }
+    let ax01 = cx.const_i64s(&[0, 1], "axes");
+    let mut steps = Vec::new();
+    for v in per_t.into_iter().flatten() {
+        steps.push(Some(op1(cx, Opcode::Unsqueeze, &[v, ax01])?));
+    }
+    let y = op(cx, Opcode::Concat, steps, Attrs::new().with("axis", Attr::Int(0)))?;
+    let ax0 = cx.const_i64s(&[0], "axes");
+    let last_h = hv.ok_or("empty sequence")?;
+    let yh = op1(cx, Opcode::Unsqueeze, &[last_h, ax0])?;
+    let yc = op1(cx, Opcode::Unsqueeze, &[cv, ax0])?;
+    Ok((y, yh, yc))
+}
+
 /// Validate the attributes this lowering supports.
 fn check_attrs(cx: &NodeCx<'_, '_, '_>, ins: &Ins<'_>) -> NResult<()> {
     if ins.opt(4).is_some() {
@@ -180,34 +223,10 @@ pub(super) fn dynamic_quantize_lstm(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>) 
     let (mut ys, mut hs, mut cs) = (Vec::new(), Vec::new(), Vec::new());
     for (d, &reverse) in dirs.iter().enumerate() {
         let dir = direction(cx, ins, d, h)?;
-        let acc = op(cx, Opcode::MatMulInteger, vec![Some(xq[0]), Some(dir.w), Some(xq[2]), dir.wz], Attrs::new())?;
-        let accf = cast(cx, acc, DType::F32)?;
-        let mult = op1(cx, Opcode::Mul, &[xq[1], dir.ws])?;
-        let xw = op1(cx, Opcode::Mul, &[accf, mult])?;
-        let mut hv = dir.h0;
-        let mut cv = match dir.c0 {
-            Some(c) => c,
-            None => zero_state(cx, x, h)?,
-        };
-        let mut per_t = vec![None; seq];
-        let order: Vec<usize> = if reverse { (0..seq).rev().collect() } else { (0..seq).collect() };
-        for t in order {
-            let xt = pick(cx, xw, t)?;
-            let (hn, cn) = step(cx, &dir, xt, hv, cv, h)?;
-            per_t[t] = Some(hn);
-            hv = Some(hn);
-            cv = cn;
-        }
-        let ax01 = cx.const_i64s(&[0, 1], "axes");
-        let mut steps = Vec::new();
-        for v in per_t.into_iter().flatten() {
-            steps.push(Some(op1(cx, Opcode::Unsqueeze, &[v, ax01])?));
-        }
-        ys.push(Some(op(cx, Opcode::Concat, steps, Attrs::new().with("axis", Attr::Int(0)))?));
-        let ax0 = cx.const_i64s(&[0], "axes");
-        let last_h = hv.ok_or("empty sequence")?;
-        hs.push(Some(op1(cx, Opcode::Unsqueeze, &[last_h, ax0])?));
-        cs.push(Some(op1(cx, Opcode::Unsqueeze, &[cv, ax0])?));
+        let (y, yh, yc) = run_direction(cx, x, &xq, &dir, reverse, seq, h)?;
+        ys.push(Some(y));
+        hs.push(Some(yh));
+        cs.push(Some(yc));
     }
     let cat = |axis: i64| Attrs::new().with("axis", Attr::Int(axis));
     if wants(cx, 0) {
