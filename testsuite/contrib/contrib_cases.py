@@ -440,3 +440,17 @@ case("biassplitgelu", "BiasSplitGelu", {"X": rand(2, 4, 16, lo=-3, hi=3), "bias"
      ref=lambda X, bias: [(X + bias)[..., :8] * gelu_ref((X + bias)[..., 8:])])
 case("gemmfastgelu", "GemmFastGelu", {"X": rand(2, 3, 8), "W": rand(8, 6), "bias": rand(6)}, init=["W", "bias"],
      ref=lambda X, W, bias: [(lambda y: 0.5 * y * (1 + np.tanh(np.sqrt(2 / np.pi) * (y + 0.044715 * y ** 3))))(X.astype(np.float64) @ W + bias)])
+
+
+def nbits_acc4(name, k, n, block, with_zp, m=3):
+    blocks = (k + block - 1) // block
+    ins = {"A": rand(m, k, lo=-2, hi=2), "B": qrand(U8, n, blocks, block // 2), "scales": rand(n * blocks, lo=0.01, hi=0.05)}
+    init = ["B", "scales"]
+    if with_zp:
+        ins["zp"] = qrand(U8, n * ((blocks + 1) // 2))
+        init.append("zp")
+    case(name, "MatMulNBits", ins, init=init, attrs={"K": k, "N": n, "block_size": block, "bits": 4, "accuracy_level": 4})
+
+
+nbits_acc4("matmulnbits_acc4", 64, 8, 32, False)
+nbits_acc4("matmulnbits_acc4_zp", 64, 16, 16, True, m=5)

@@ -182,7 +182,7 @@ pub const LOWERINGS: &[(&str, &str, &str)] = &[
     ("QGemm", "com.microsoft", "Transposes → MatMulInteger (int32) + C → Cast → × alpha·a_scale·b_scale (float out) or QuantizeLinear(· × (alpha·a_scale·b_scale/y_scale), 1, y_zp)"),
     ("DynamicQuantizeMatMul", "com.microsoft", "DynamicQuantizeLinear(A) → MatMulInteger → Cast → × (a_scale·b_scale) → + bias"),
     ("MatMulIntegerToFloat", "com.microsoft", "MatMulInteger → Cast → × (a_scale·b_scale) → + bias"),
-    ("MatMulNBits", "com.microsoft", "4/8-bit unpack (BitwiseAnd/BitShift) → (q − zp)·scale per block → Transpose → MatMul (+ bias); folded for constant weights; bits 4 and 8, no g_idx"),
+    ("MatMulNBits", "com.microsoft", "4/8-bit unpack (BitwiseAnd/BitShift) → (q − zp)·scale per block → Transpose → MatMul (+ bias), folded for constant weights; accuracy_level 4: A quantized per row-block to int8 (max|a|/127, Round) → MatMulInteger per block → × a_scale·b_scale → ReduceSum over blocks, as ORT; bits 4 and 8, no g_idx"),
     ("DynamicQuantizeLSTM", "com.microsoft", "unrolled over the static sequence: DynamicQuantizeLinear(X) once + MatMulInteger with W; per step DynamicQuantizeLinear(h) + MatMulInteger with R, scales, Wb+Rb, peepholes, Sigmoid/Tanh cell; default activations, no clip/input_forget/sequence_lens"),
     ("QuantizeLinear", "com.microsoft", "onnx QuantizeLinear (8/16-bit, per-axis)"),
     ("DequantizeLinear", "com.microsoft", "onnx DequantizeLinear (8/16-bit, per-axis)"),

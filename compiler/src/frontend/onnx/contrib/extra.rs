@@ -148,27 +148,10 @@ pub(super) fn gather_block_quantized(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>)
     if k % block != 0 {
         return Err(NodeError::Error(format!("row length {k} is not a multiple of block_size {block}")));
     }
-    let blocks = k / block;
-    let q = super::qmatmul::unpack(cx, data, bits, &[rows, blocks, block])?;
-    let qf = cast(cx, q, DType::F32)?;
-    let zp = match ins.opt(3) {
-        Some(z) => {
-            let per_row = (blocks * bits + 7) / 8 * (8 / bits);
-            let z = super::qmatmul::unpack(cx, z, bits, &[rows, per_row])?;
-            let (st, en, ax) =
-                (cx.const_i64s(&[0], "starts"), cx.const_i64s(&[blocks], "ends"), cx.const_i64s(&[1], "axes"));
-            let z = op1(cx, Opcode::Slice, &[z, st, en, ax])?;
-            let z = super::reshape(cx, z, &[rows, blocks, 1])?;
-            cast(cx, z, DType::F32)?
-        }
-        None => super::f32_const(cx, (1i64 << (bits - 1)) as f32, "zero_point"),
-    };
-    let centered = op1(cx, Opcode::Sub, &[qf, zp])?;
+    let nb = k / block;
+    let bl = super::nbits::blocks(cx, data, scales, ins.opt(3), bits, [rows, nb, block])?;
+    let w = super::nbits::dequantized(cx, &bl, rows, k)?;
     let sd = dtype(cx, scales);
-    let s = super::reshape(cx, scales, &[rows, blocks, 1])?;
-    let s = if sd == DType::F32 { s } else { cast(cx, s, DType::F32)? };
-    let w = op1(cx, Opcode::Mul, &[centered, s])?;
-    let w = super::reshape(cx, w, &[rows, k])?;
     let w = if sd == DType::F32 { w } else { cast(cx, w, sd)? };
     let y = op(cx, Opcode::Gather, vec![Some(w), Some(idx)], Attrs::new().with("axis", Attr::Int(0)))?;
     cx.bind(&[y]);

@@ -16,6 +16,7 @@ mod attention;
 mod extra;
 mod fused;
 mod misc;
+mod nbits;
 mod norm;
 mod qlstm;
 mod qmatmul;
@@ -117,7 +118,7 @@ pub(super) fn convert(cx: &mut NodeCx<'_, '_, '_>, inputs: &[Option<Value>]) -> 
         "DynamicQuantizeMatMul" => qmatmul::dynamic_quantize_matmul(cx, &ins),
         "MatMulIntegerToFloat" => qmatmul::matmul_integer_to_float(cx, &ins),
         "QGemm" => qmatmul::qgemm(cx, &ins),
-        "MatMulNBits" => qmatmul::matmul_nbits(cx, &ins),
+        "MatMulNBits" => nbits::matmul_nbits(cx, &ins),
         "DynamicQuantizeLSTM" => qlstm::dynamic_quantize_lstm(cx, &ins),
         "FusedConv" => fused::fused_conv(cx, &ins),
         "FusedGemm" => fused::fused_gemm(cx, &ins),
