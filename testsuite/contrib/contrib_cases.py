@@ -454,3 +454,47 @@ def nbits_acc4(name, k, n, block, with_zp, m=3):
 
 nbits_acc4("matmulnbits_acc4", 64, 8, 32, False)
 nbits_acc4("matmulnbits_acc4_zp", 64, 16, 16, True, m=5)
+
+
+# ------------------------------------------------------- symbolic batch / sequence dims
+BS = ["batch", "seq", None]
+case("attention_mask2d_dynamic", "Attention", {
+    "input": rand(B_, S_, H_), "weights": rand(H_, 3 * H_, lo=-0.5, hi=0.5), "bias": rand(3 * H_),
+    "mask_index": np.array([[1, 1, 0, 1], [1, 0, 1, 1]], I32)}, init=["weights", "bias"], attrs={"num_heads": N_},
+    dyn={"input": BS, "mask_index": ["batch", "seq"]})
+case("multiheadattention_dynamic", "MultiHeadAttention", {
+    "query": rand(B_, S_, H_), "key": rand(B_, 5, H_), "value": rand(B_, 5, H_)}, attrs={"num_heads": N_},
+    dyn={"query": BS, "key": ["batch", "kv", None], "value": ["batch", "kv", None]})
+case("skiplayernorm_dynamic", "SkipLayerNormalization", {
+    "input": rand(2, 3, 16), "skip": rand(2, 3, 16), "gamma": rand(16), "beta": rand(16)},
+    init=["gamma", "beta"], outputs=[True, False, False, True], dyn={"input": BS, "skip": BS})
+case("embedlayernorm_dynamic", "EmbedLayerNormalization", {
+    "ids": np.array([[1, 4, 2], [3, 3, 5]], I32), "seg": np.array([[0, 0, 1], [1, 1, 1]], I32),
+    "word": rand(6, 8), "pos": rand(4, 8), "segemb": rand(2, 8), "gamma": rand(8), "beta": rand(8),
+    "mask": np.array([[1, 1, 1], [1, 1, 0]], I32)},
+    init=["word", "pos", "segemb", "gamma", "beta"], outputs=2,
+    dyn={"ids": ["batch", "seq"], "seg": ["batch", "seq"], "mask": ["batch", "seq"]})
+case("dynamicquantizematmul_dynamic", "DynamicQuantizeMatMul", {
+    "A": rand(2, 3, 16), "B": qrand(I8, 16, 8), "bs": scalar(0.02), "bz": q(I8, 0), "bias": rand(8)},
+    init=["B", "bs", "bz", "bias"], dyn={"A": BS})
+case("qlinearadd_dynamic", "QLinearAdd", {
+    "A": qrand(U8, 2, 3, 4), "As": scalar(0.03), "Az": q(U8, 128),
+    "B": qrand(U8, 2, 3, 4), "Bs": scalar(0.05), "Bz": q(U8, 130), "Cs": scalar(0.06), "Cz": q(U8, 127)},
+    init=["As", "Az", "Bs", "Bz", "Cs", "Cz"], dyn={"A": BS, "B": BS})
+case("fastgelu_dynamic", "FastGelu", {"X": rand(2, 3, 16, lo=-4, hi=4), "bias": rand(16)}, init=["bias"], dyn={"X": BS})
+# GPT-2 style: unidirectional Attention with past, symbolic batch/sequence/past lengths.
+case("attention_past_unidirectional_dynamic", "Attention", {
+    "input": rand(B_, 2, H_), "weights": rand(H_, 3 * H_, lo=-0.5, hi=0.5), "bias": rand(3 * H_),
+    "mask_index": np.array([[1, 1, 1, 1, 1], [0, 1, 1, 1, 1]], I32), "past": rand(2, B_, N_, 3, H_ // N_)},
+    init=["weights", "bias"], attrs={"num_heads": N_, "unidirectional": 1}, outputs=2,
+    dyn={"input": BS, "mask_index": ["batch", "total"], "past": [None, "batch", None, "past", None]})
+case("attention_mask1d_dynamic", "Attention", {
+    "input": rand(B_, S_, H_), "weights": rand(H_, 3 * H_, lo=-0.5, hi=0.5), "bias": rand(3 * H_),
+    "mask_index": np.array([3, 2], I32)}, init=["weights", "bias"], attrs={"num_heads": N_},
+    dyn={"input": BS, "mask_index": ["batch"]})
+case("multiheadattention_past_unidirectional_dynamic", "MultiHeadAttention", {
+    "query": rand(B_, 2, H_), "key": rand(B_, 2, H_), "value": rand(B_, 2, H_), "bias": None,
+    "key_padding_mask": None, "attention_bias": None,
+    "past_key": rand(B_, N_, 3, H_ // N_), "past_value": rand(B_, N_, 3, H_ // N_)},
+    attrs={"num_heads": N_, "unidirectional": 1}, outputs=3,
+    dyn={"query": BS, "key": BS, "value": BS, "past_key": ["batch", None, "past", None], "past_value": ["batch", None, "past", None]})

@@ -49,18 +49,20 @@ def elem_type(dtype):
 CASES = []
 
 
-def case(name, op, ins, init=(), attrs=None, outputs=1, domain=MS, ref=None):
+def case(name, op, ins, init=(), attrs=None, outputs=1, domain=MS, ref=None, dyn=None):
     """Register a one-node case. ``ins`` maps node input names to arrays in
     node-input order (``None`` keeps an empty optional slot); names in
     ``init`` become initializers, the others graph inputs. ``outputs`` is a
     count or a list of booleans (False leaves that output slot empty).
     ``ref`` computes the expected outputs with numpy from the input arrays
     (by name); it is used only where onnxruntime has no CPU kernel for the op,
-    and the case then records that in a ``REFERENCE`` file."""
-    CASES.append((name, op, ins, set(init), attrs or {}, outputs, domain, ref))
+    and the case then records that in a ``REFERENCE`` file. ``dyn`` maps
+    graph inputs to a list of dimension names (``None`` keeps that dim
+    static), so a case also checks import with symbolic shapes."""
+    CASES.append((name, op, ins, set(init), attrs or {}, outputs, domain, ref, dyn or {}))
 
 
-def run_case(name, op, ins, init, attrs, outputs, domain, ref=None):
+def run_case(name, op, ins, init, attrs, outputs, domain, ref=None, dyn=None):
     names, gin, inis, feeds = [], [], [], {}
     for key, arr in ins.items():
         if arr is None:
@@ -70,7 +72,8 @@ def run_case(name, op, ins, init, attrs, outputs, domain, ref=None):
         if key in init:
             inis.append(numpy_helper.from_array(arr, key))
         else:
-            gin.append(helper.make_tensor_value_info(key, elem_type(arr.dtype), arr.shape))
+            dims = [d if sym is None else sym for d, sym in zip(arr.shape, (dyn or {}).get(key, [None] * arr.ndim))]
+            gin.append(helper.make_tensor_value_info(key, elem_type(arr.dtype), dims))
             feeds[key] = arr
     flags = [True] * outputs if isinstance(outputs, int) else outputs
     out_names = [f"y{i}" if f else "" for i, f in enumerate(flags)]
@@ -111,7 +114,7 @@ def run_case(name, op, ins, init, attrs, outputs, domain, ref=None):
         it = iter(results)
         kept = [f and next(it) is not None for f in flags]
         print(f"NOTE {name}: onnxruntime does not produce output(s) {[i for i, (f, k) in enumerate(zip(flags, kept)) if f and not k]}")
-        return run_case(name, op, ins, init, attrs, kept, domain, ref)
+        return run_case(name, op, ins, init, attrs, kept, domain, ref, dyn)
     model = make([elem_type(np.asarray(r).dtype) for r in results])
     d = os.path.join(HERE, name)
     shutil.rmtree(d, ignore_errors=True)

@@ -1,120 +1,12 @@
 //! Attention: `Attention` (packed QKV projection) and `MultiHeadAttention`
 //! lower to the standard `onnx.Attention`, their mask forms turned into the
-//! additive float mask ORT's CPU kernel builds (`mask_filter_value`, default
-//! -10000, where a key is masked; the causal mask adds it again on top).
+//! additive float mask ORT's CPU kernel builds (`mask.rs`).
 //! `BiasSoftmax` is `Softmax(data + bias)` flattened from `axis`.
 
+use super::mask::{build_mask, dim_scalar, i64_scalar, MaskSpec};
 use super::{bind_at, float_attr, int_attr, ints_attr, op, op1, op_n, rank, static_dims, wants, Ins};
 use crate::frontend::onnx::convert::{NResult, NodeCx, NodeError};
-use ir::interp::{Data, Tensor};
 use ir::{Attr, Attrs, Opcode, Value};
-
-/// What the additive mask is built from.
-struct MaskSpec {
-    /// `mask_index` / `key_padding_mask`, if any.
-    mask: Option<Value>,
-    /// Additive `attention_bias` `(B|1, N|1, S, T)`, if any.
-    bias: Option<Value>,
-    /// Causal masking requested.
-    causal: bool,
-    /// Batch size, query length, past length, total key length (when known).
-    batch: Option<u64>,
-    seq: Option<u64>,
-    past: u64,
-    total: Option<u64>,
-    /// Value added where a key is masked.
-    filter: f32,
-}
-
-/// Largest mask the importer builds as a constant (elements).
-const MAX_MASK: u64 = 1 << 26;
-
-fn need(x: Option<u64>, what: &str) -> NResult<u64> {
-    match x {
-        Some(v) if v <= MAX_MASK => Ok(v),
-        Some(v) => Err(NodeError::Error(format!("{what} {v} is too large for a constant mask"))),
-        None => Err(NodeError::Error(format!("this mask form needs a static {what}"))),
-    }
-}
-
-fn f32_tensor(shape: Vec<usize>, v: Vec<f32>) -> Tensor {
-    Tensor::new(shape, Data::F32(v))
-}
-
-/// The additive `(B, 1, S|1, T)` float mask of a key-padding mask input.
-fn padding_mask(cx: &mut NodeCx<'_, '_, '_>, m: Value, spec: &MaskSpec) -> NResult<Value> {
-    let dims = static_dims(cx, m, "mask_index")?;
-    let filter = cx.constant(&f32_tensor(vec![], vec![spec.filter]), "mask_filter_value");
-    let zero = cx.constant(&f32_tensor(vec![], vec![0.0]), "zero");
-    let masked = match dims.len() {
-        1 => {
-            let b = need(spec.batch, "batch size")?;
-            let t = need(spec.total, "total sequence length")?;
-            let j: Vec<i32> = (0..t as i32).collect();
-            let j = cx.constant(&Tensor::new(vec![t as usize], Data::I32(j)), "key_positions");
-            let ax1 = cx.const_i64s(&[1], "axes");
-            let (z, bb, b2) =
-                (cx.const_i64s(&[0], "zero"), cx.const_i64s(&[b as i64], "b"), cx.const_i64s(&[2 * b as i64], "b2"));
-            let ends = op1(cx, Opcode::Slice, &[m, z, bb])?;
-            let ends = op1(cx, Opcode::Unsqueeze, &[ends, ax1])?;
-            let after = op1(cx, Opcode::GreaterOrEqual, &[j, ends])?;
-            if dims[0] == b {
-                after
-            } else if dims[0] == 2 * b {
-                let starts = op1(cx, Opcode::Slice, &[m, bb, b2])?;
-                let starts = op1(cx, Opcode::Unsqueeze, &[starts, ax1])?;
-                let before = op1(cx, Opcode::Less, &[j, starts])?;
-                op1(cx, Opcode::Or, &[after, before])?
-            } else {
-                return Err(NodeError::Error(format!("1-D mask of length {} is not supported (B or 2B)", dims[0])));
-            }
-        }
-        2 | 3 => {
-            let z = cx.scalar(super::dtype(cx, m), 0.0, "zero")?;
-            let keep = op1(cx, Opcode::Greater, &[m, z])?;
-            op1(cx, Opcode::Not, &[keep])?
-        }
-        r => return Err(NodeError::Error(format!("a mask of rank {r} is not supported (1, 2 or 3)"))),
-    };
-    let add = op1(cx, Opcode::Where, &[masked, filter, zero])?;
-    let axes: &[i64] = if dims.len() == 3 { &[1] } else { &[1, 2] };
-    let axes = cx.const_i64s(axes, "axes");
-    op1(cx, Opcode::Unsqueeze, &[add, axes])
-}
-
-/// The causal `(S, T)` mask: `filter` where key `j > past + i`.
-fn causal_mask(cx: &mut NodeCx<'_, '_, '_>, spec: &MaskSpec) -> NResult<Value> {
-    let (s, t) = (need(spec.seq, "sequence length")?, need(spec.total, "total sequence length")?);
-    if s * t > MAX_MASK {
-        return Err(NodeError::Error(format!("a {s}x{t} causal mask is too large to build as a constant")));
-    }
-    let mut v = vec![0.0f32; (s * t) as usize];
-    for i in 0..s {
-        for j in (spec.past + i + 1)..t {
-            v[(i * t + j) as usize] = spec.filter;
-        }
-    }
-    Ok(cx.constant(&f32_tensor(vec![s as usize, t as usize], v), "causal_mask"))
-}
-
-/// `attention_bias + (padding + causal)`, or `None` when nothing masks.
-fn build_mask(cx: &mut NodeCx<'_, '_, '_>, spec: &MaskSpec) -> NResult<Option<Value>> {
-    let mut m = match spec.mask {
-        Some(mask) => Some(padding_mask(cx, mask, spec)?),
-        None => None,
-    };
-    if spec.causal && spec.seq != Some(1) {
-        let c = causal_mask(cx, spec)?;
-        m = Some(match m {
-            Some(p) => op1(cx, Opcode::Add, &[p, c])?,
-            None => c,
-        });
-    }
-    Ok(match (spec.bias, m) {
-        (Some(b), Some(m)) => Some(op1(cx, Opcode::Add, &[b, m])?),
-        (b, m) => b.or(m),
-    })
-}
 
 fn dim(dims: Option<&[ir::Dim]>, i: usize) -> Option<u64> {
     dims.and_then(|d| d.get(i)).and_then(|d| d.as_static())
@@ -172,10 +64,9 @@ struct Packed {
     bias: Option<Value>,
 }
 
-/// `past` `(2, B, N, P, H)` → `(past_key, past_value, P)`.
-fn split_past(cx: &mut NodeCx<'_, '_, '_>, past: Option<Value>) -> NResult<(Option<Value>, Option<Value>, u64)> {
-    let Some(past) = past else { return Ok((None, None, 0)) };
-    let past_len = dim(cx.ty(past).dims(), 3).ok_or("`past` needs a static past length")?;
+/// `past` `(2, B, N, P, H)` → `(past_key, past_value)`.
+fn split_past(cx: &mut NodeCx<'_, '_, '_>, past: Option<Value>) -> NResult<(Option<Value>, Option<Value>)> {
+    let Some(past) = past else { return Ok((None, None)) };
     let ax0 = Attrs::new().with("axis", Attr::Int(0));
     let sq = cx.const_i64s(&[0], "axes");
     let mut kv = Vec::new();
@@ -184,24 +75,28 @@ fn split_past(cx: &mut NodeCx<'_, '_, '_>, past: Option<Value>) -> NResult<(Opti
         let g = op(cx, Opcode::Gather, vec![Some(past), Some(idx)], ax0.clone())?;
         kv.push(Some(op1(cx, Opcode::Squeeze, &[g, sq])?));
     }
-    Ok((kv[0], kv[1], past_len))
+    Ok((kv[0], kv[1]))
 }
 
 /// Split the projected `qkv`, attend, bind `output` and `present`.
 fn packed_attention(cx: &mut NodeCx<'_, '_, '_>, p: Packed, n: i64) -> NResult<()> {
     let split = cx.const_i64s(&p.sizes, "split");
     let parts = op_n(cx, Opcode::Split, vec![Some(p.qkv), Some(split)], Attrs::new().with("axis", Attr::Int(-1)), 3)?;
-    let (past_k, past_v, past_len) = split_past(cx, p.past)?;
-    let idims = cx.ty(p.input).dims().map(|d| d.to_vec());
-    let seq = dim(idims.as_deref(), 1);
+    let (past_k, past_v) = split_past(cx, p.past)?;
+    let seq = dim_scalar(cx, p.input, 1)?;
+    let past = match p.past {
+        Some(pv) => dim_scalar(cx, pv, 3)?,
+        None => i64_scalar(cx, 0),
+    };
+    let total = op1(cx, Opcode::Add, &[seq, past])?;
     let spec = MaskSpec {
         mask: p.mask,
         bias: p.bias,
         causal: int_attr(cx, "unidirectional", 0) != 0,
-        batch: dim(idims.as_deref(), 0),
+        batch: cx.ty(p.input).dims().and_then(|d| d.first().copied()),
         seq,
-        past: past_len,
-        total: seq.map(|s| s + past_len),
+        past,
+        total,
         filter: float_attr(cx, "mask_filter_value", -10000.0),
     };
     let mask = build_mask(cx, &spec)?;
@@ -318,19 +213,20 @@ pub(super) fn multi_head_attention(cx: &mut NodeCx<'_, '_, '_>, ins: &Ins<'_>) -
     };
     let (pk, pv) = (ins.opt(6), ins.opt(7));
     let past = match pk {
-        Some(p) => dim(cx.ty(p).dims(), 2).ok_or("`past_key` needs a static past length")?,
-        None => 0,
+        Some(p) => dim_scalar(cx, p, 2)?,
+        None => i64_scalar(cx, 0),
     };
-    let qd = cx.ty(q).dims().map(|d| d.to_vec());
-    let kv_len = dim(cx.ty(k4).dims(), 2);
+    let seq = dim_scalar(cx, q, 1)?;
+    let kv_len = dim_scalar(cx, k4, 2)?;
+    let total = op1(cx, Opcode::Add, &[kv_len, past])?;
     let spec = MaskSpec {
         mask: ins.opt(4),
         bias: ins.opt(5),
         causal: int_attr(cx, "unidirectional", 0) != 0,
-        batch: dim(qd.as_deref(), 0),
-        seq: dim(qd.as_deref(), 1),
+        batch: cx.ty(q).dims().and_then(|d| d.first().copied()),
+        seq,
         past,
-        total: kv_len.map(|l| l + past),
+        total,
         filter: float_attr(cx, "mask_filter_value", -10000.0),
     };
     let mask = build_mask(cx, &spec)?;

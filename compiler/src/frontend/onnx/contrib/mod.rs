@@ -15,6 +15,7 @@
 mod attention;
 mod extra;
 mod fused;
+mod mask;
 mod misc;
 mod nbits;
 mod norm;
