@@ -17,10 +17,14 @@ use std::path::Path;
 use testsuite::contrib::{cases, root, run_interpreter};
 use testsuite::contrib_rust::{report, run_all, RustStatus};
 
+/// The number of cases `make_contrib.py` writes; fewer means cases were lost.
+const MIN_CASES: usize = 157;
+
 #[test]
 fn contrib_ops_match_onnxruntime() {
     let cases = cases(&root()).expect("contrib cases listed");
     assert!(!cases.is_empty(), "no contrib cases under {}", root().display());
+    assert!(cases.len() >= MIN_CASES, "{} contrib cases, expected at least {MIN_CASES}", cases.len());
     let interp: Vec<Result<_, String>> = cases.iter().map(run_interpreter).collect();
     let mut failures = Vec::new();
     for (c, r) in cases.iter().zip(&interp) {
