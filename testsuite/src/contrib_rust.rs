@@ -160,7 +160,7 @@ fn fmt_dev(d: &Deviation) -> String {
 fn tol_text(op: &str) -> String {
     let t = tolerance(op);
     if t.units > 0 {
-        format!("integers ±{} unit ({})", t.units, t.why)
+        format!("integers ±{} unit ({})", t.units, t.why.replace('|', "\\|"))
     } else {
         format!("float rtol {:e} + atol {:e}; integers exact", t.rtol, t.atol)
     }
@@ -182,13 +182,17 @@ pub fn report(cases: &[Case], interp: &[Result<Deviation, String>], rust: &[Rust
             idx.iter().filter(|&&i| matches!(rust[i], RustStatus::Pass(_))).count(),
         );
         let numpy = idx.iter().any(|&i| cases[i].reference.is_some());
-        let (i_txt, r_txt) = if idx.is_empty() {
-            ("no case".to_string(), "—".to_string())
-        } else if numpy {
-            (format!("{ci}/{} (vs numpy: ORT has no CPU kernel)", idx.len()), format!("{cr}/{}", idx.len()))
-        } else {
-            (format!("{ci}/{}", idx.len()), format!("{cr}/{}", idx.len()))
+        let sym = idx.iter().filter(|&&i| matches!(rust[i], RustStatus::Symbolic)).count();
+        let mut r_txt = format!("{cr}/{}", idx.len() - sym);
+        if sym > 0 {
+            r_txt += &format!(" (+{sym} symbolic)");
+        }
+        let i_txt = match (idx.is_empty(), numpy) {
+            (true, _) => "no case".to_string(),
+            (false, true) => format!("{ci}/{} (vs numpy: ORT has no CPU kernel)", idx.len()),
+            (false, false) => format!("{ci}/{}", idx.len()),
         };
+        let how = how.replace('|', "\\|");
         s += &format!("| {op} | {domain} | {how} | {} | {} | {i_txt} | {r_txt} |\n", tol_text(op), idx.len());
     }
     s += "\n## Not lowered\n\nAn unknown `com.microsoft` op stays an `Unsupported(\"com.microsoft::Op\")` import error.\n\n| op | why |\n|---|---|\n";
