@@ -92,7 +92,7 @@ fn unsupported_ops_are_listed_with_counts_and_first_node() {
         node("FancyOp", "", "fancy_a", "x", "a"),
         node("Relu", "", "relu", "a", "b"),
         node("FancyOp", "", "fancy_b", "b", "c"),
-        node("FusedGemm", "com.microsoft", "ms_gemm", "c", "d"),
+        node("WordConvEmbedding", "com.microsoft", "ms_wce", "c", "d"),
         node("Relu", "", "relu_undefined_input", "nowhere", "e"),
     ];
     let graph =
@@ -109,7 +109,7 @@ fn unsupported_ops_are_listed_with_counts_and_first_node() {
         p.unsupported,
         vec![
             ("FancyOp".to_string(), 2, "fancy_a".to_string()),
-            ("com.microsoft::FusedGemm".to_string(), 1, "ms_gemm".to_string())
+            ("com.microsoft::WordConvEmbedding".to_string(), 1, "ms_wce".to_string())
         ]
     );
     let text = err.to_string();

@@ -29,7 +29,7 @@ impl From<&str> for NodeError {
     }
 }
 
-type NResult<T> = Result<T, NodeError>;
+pub(super) type NResult<T> = Result<T, NodeError>;
 
 /// The node being imported and where its ops go.
 pub(super) struct NodeCx<'i, 'a, 'f> {
@@ -55,7 +55,7 @@ impl NodeCx<'_, '_, '_> {
     pub(super) fn attr(&self, name: &str) -> Option<&AttributeProto> {
         self.node.attribute.iter().find(|a| a.name == name)
     }
-    fn inputs(&self) -> NResult<Vec<Option<Value>>> {
+    pub(super) fn inputs(&self) -> NResult<Vec<Option<Value>>> {
         let mut out = Vec::new();
         for name in &self.node.input {
             if name.is_empty() {
@@ -86,7 +86,7 @@ impl NodeCx<'_, '_, '_> {
 
     /// Emit an op, inferring its result types (refined by `value_info` when
     /// `outputs` names them). Returns the result values.
-    fn emit(
+    pub(super) fn emit(
         &mut self,
         opcode: Opcode,
         operands: Vec<Option<Value>>,
@@ -210,6 +210,13 @@ pub(super) fn convert_node(cx: &mut NodeCx<'_, '_, '_>) -> NResult<()> {
     let node = cx.node;
     // `ai.onnx.preview` ops (e.g. FlexAttention) live in the same table.
     let default_domain = matches!(node.domain.as_str(), "" | "ai.onnx" | "ai.onnx.preview");
+    if node.domain == "com.microsoft" || (default_domain && super::contrib::default_domain_op(&node.op_type)) {
+        if !super::contrib::is_supported(&node.op_type) {
+            return Err(NodeError::Unsupported(format!("{}::{}", node.domain, node.op_type)));
+        }
+        let inputs = cx.inputs()?;
+        return super::contrib::convert(cx, &inputs);
+    }
     if !default_domain || (node.domain == "ai.onnx.preview" && !is_known(&node.op_type)) {
         return Err(NodeError::Unsupported(format!("{}::{}", node.domain, node.op_type)));
     }

@@ -6,8 +6,13 @@
 //! stages see one form per op. Every op keeps its ONNX node name and op type
 //! as provenance. Problems are collected: one error lists every unsupported
 //! op type (with its count and first node) and every malformed node.
+//!
+//! onnxruntime's `com.microsoft` contrib ops (and its default-domain
+//! `SimplifiedLayerNormalization`) are lowered to standard ops by `contrib`;
+//! an unknown contrib op is reported as `com.microsoft::Op`.
 
 mod bind;
+mod contrib;
 mod control;
 mod convert;
 mod declared;

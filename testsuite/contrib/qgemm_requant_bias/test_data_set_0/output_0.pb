@@ -1,0 +1,1 @@
+By0J Šl ‹uƒ•s„…~”wxaw`XixX’urj}‰z

@@ -1,0 +1,1 @@
+By0JH¢“¿§µ¦¡¼‘q¥Œ|Xc^´§vZJ]ŒyNCFWzz\ZPT¥pQ1`…–gR>pŽ|cOJk‡nh_qž«ONXm¢œ<:al¨‡

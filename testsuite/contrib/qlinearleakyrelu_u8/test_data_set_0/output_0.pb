@@ -1,0 +1,1 @@
+@By0JÀïpÿyÝxÉk±xqwsxÄ¯qmkv§tjwp˜sþûlÓ¤txu¿okçtñÿÞòãœÿpyÿxÿrvÍË©smtvxmonÉßwsm Òtrt~rkmkwèu·nmÂ“’n±ñsánkÿpµlŽázkjÏtiÞÿÿ…n’i—wÀÛsâmwimÿÿumps æok×¤ twk}‰»pvov{±q‹i–ÿw¢u¡rªs¤jswœpo¹»ÿ½½ìlovvïiÿþjÿ
