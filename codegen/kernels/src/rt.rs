@@ -57,6 +57,14 @@ pub fn grow<T: Clone + Default>(v: &mut Vec<T>, n: usize) {
     }
 }
 
+/// `v` resized to exactly `n` elements (new ones default), as a slice: an
+/// own buffer of a value whose size is known only when its op runs. The
+/// capacity stays, so a run at sizes seen before allocates nothing.
+pub fn fit<T: Clone + Default>(v: &mut Vec<T>, n: usize) -> &mut [T] {
+    v.resize(n, T::default());
+    v.as_mut_slice()
+}
+
 /// FNV-1a 64-bit hash, eight bytes per step in the inner loop's reads.
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;

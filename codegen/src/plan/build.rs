@@ -3,7 +3,7 @@
 use super::{sized, Buffer, Class, Plan, PlanError, Reuse, Storage};
 use ir::{Function, OpData, OpId, Opcode, Value, ValueDef};
 use petgraph::graph::{DiGraph, NodeIndex};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// What the planner needs to know beyond the function.
 pub struct PlanOptions<'a> {
@@ -17,6 +17,9 @@ pub struct PlanOptions<'a> {
     /// Values may have symbolic sizes: their buffers get length 0 here and
     /// are placed when the model runs (`Buffer::len` is then meaningless).
     pub dynamic: bool,
+    /// With `dynamic`, the values whose size is known only when their op
+    /// runs: they get [`Storage::Own`]. Every value of a region is one.
+    pub late: &'a HashSet<Value>,
 }
 
 /// Class and length of `v`; with `dynamic`, a symbolic size is length 0.
@@ -102,19 +105,33 @@ fn last_uses(f: &Function, order: &[OpId], results: &[Value]) -> HashMap<Value, 
 /// Plan function `f`: its body, and recursively the regions of its
 /// control-flow ops (each region's buffers above its enclosing plan's).
 pub fn plan_function(f: &Function, opts: &PlanOptions<'_>) -> Result<Plan, PlanError> {
-    plan_region(f, &f.body, opts, None)
+    plan_region(f, &f.body, opts, None, &[])
 }
 
-fn plan_region(f: &Function, r: &ir::Region, opts: &PlanOptions<'_>, outer: Option<&Plan>) -> Result<Plan, PlanError> {
+/// Plan region `r` (the body, or a region of a control-flow op inside
+/// `outer`). With `dynamic`, region parameter `i` may share the own buffer
+/// of `alias[i]` (a loop's carried value is read from the op's result).
+fn plan_region(
+    f: &Function,
+    r: &ir::Region,
+    opts: &PlanOptions<'_>,
+    outer: Option<&Plan>,
+    alias: &[Option<Value>],
+) -> Result<Plan, PlanError> {
     let all = schedule(f, &r.ops)?;
     let mut p = Plan::default();
     if let Some(o) = outer {
-        inherit(o, &mut p);
+        inherit(o, &mut p, opts.dynamic);
     }
     let in_region = outer.is_some();
     let no_hoist = |_: &Function, _: &OpData| false;
-    let sub_opts =
-        PlanOptions { params_in_arena: true, reuse: opts.reuse, hoistable: &no_hoist, dynamic: opts.dynamic };
+    let sub_opts = PlanOptions {
+        params_in_arena: true,
+        reuse: opts.reuse,
+        hoistable: &no_hoist,
+        dynamic: opts.dynamic,
+        late: opts.late,
+    };
     let opts = if in_region { &sub_opts } else { opts };
     hoist(f, &all, opts, &mut p)?;
     let order: Vec<OpId> = all.into_iter().filter(|id| !p.hoist_schedule.contains(id)).collect();
@@ -122,7 +139,9 @@ fn plan_region(f: &Function, r: &ir::Region, opts: &PlanOptions<'_>, outer: Opti
     p.schedule = order.clone();
     for (i, &v) in r.params.iter().enumerate() {
         let (class, len) = size_of(f, v, opts.dynamic, || format!("parameter #{i} of @{}", f.name))?;
-        if opts.params_in_arena {
+        if opts.dynamic && in_region {
+            p.storage.insert(v, Storage::Own(alias.get(i).copied().flatten().unwrap_or(v)));
+        } else if opts.params_in_arena {
             let b = new_buffer(&mut p, class, len, 0, last.get(&v).copied().unwrap_or(0));
             p.storage.insert(v, Storage::Buffer(b));
         } else {
@@ -130,17 +149,24 @@ fn plan_region(f: &Function, r: &ir::Region, opts: &PlanOptions<'_>, outer: Opti
         }
     }
     for (i, &id) in order.iter().enumerate() {
+        if opts.dynamic && (in_region || f.ops[id].results.iter().any(|r| opts.late.contains(r))) {
+            own_results(f, id, opts, &mut p);
+            continue;
+        }
         place_results(f, id, i, &last, opts, &mut p)?;
     }
     if !in_region {
         copy_results(f, r, order.len(), opts, &mut p)?;
     }
-    super::offsets::assign(&mut p);
+    if !(opts.dynamic && in_region) {
+        super::offsets::assign(&mut p);
+    }
     p.extent = p.arena.iter().map(|(&c, &n)| (c, p.base.get(&c).copied().unwrap_or(0) + n)).collect();
     for &id in &order {
         let mut subs = Vec::new();
+        let alias = carried_aliases(&f.ops[id]);
         for region in &f.ops[id].regions {
-            let sub = plan_region(f, region, opts, Some(&p))?;
+            let sub = plan_region(f, region, opts, Some(&p), &alias)?;
             for (&c, &e) in &sub.extent {
                 let x = p.extent.entry(c).or_default();
                 *x = (*x).max(e);
@@ -154,11 +180,34 @@ fn plan_region(f: &Function, r: &ir::Region, opts: &PlanOptions<'_>, outer: Opti
     Ok(p)
 }
 
+/// The op result each body parameter of a Loop or Scan carries (Loop:
+/// parameters 2.. carry results 0..; Scan: the state parameters).
+fn carried_aliases(op: &OpData) -> Vec<Option<Value>> {
+    let (first, n) = match op.opcode {
+        Opcode::Loop => (2, op.operands.len().saturating_sub(2)),
+        Opcode::Scan => {
+            let m = op.attrs.int("num_scan_inputs").unwrap_or(0).max(0) as usize;
+            (0, op.operands.len().saturating_sub(m))
+        }
+        _ => return vec![],
+    };
+    let mut out = vec![None; first];
+    out.extend((0..n).map(|j| op.results.get(j).copied()));
+    out
+}
+
 /// Make everything the enclosing plan `o` placed visible to a region plan
 /// `p` (as fixed arena positions), and start `p`'s buffers above `o`'s.
-fn inherit(o: &Plan, p: &mut Plan) {
+fn inherit(o: &Plan, p: &mut Plan, dynamic: bool) {
     p.hoisted = o.hoisted.clone();
     p.const_arena = o.const_arena.clone();
+    if dynamic {
+        // Offsets are decided when the model runs: a region sees the
+        // function's buffers by index (its own values are all `Own`).
+        p.storage = o.storage.clone();
+        p.buffers = o.buffers.clone();
+        return;
+    }
     for (&v, &s) in &o.storage {
         let s = match s {
             Storage::Buffer(b) => {
@@ -201,6 +250,25 @@ fn copy_results(
         }
     }
     Ok(())
+}
+
+/// Results of `id` in their own buffers (views of an own value are own too).
+fn own_results(f: &Function, id: OpId, opts: &PlanOptions<'_>, p: &mut Plan) {
+    let op = &f.ops[id];
+    if op.opcode == Opcode::CoreConst {
+        p.storage.insert(op.results[0], Storage::Const(id));
+        return;
+    }
+    // A view of an own value shares its buffer.
+    if let (Reuse::View(k), [r]) = ((opts.reuse)(f, op), &op.results[..]) {
+        if let Some(Storage::Own(owner)) = op.operand(k).and_then(|v| p.storage.get(&v)).copied() {
+            p.storage.insert(*r, Storage::Own(owner));
+            return;
+        }
+    }
+    for &r in &op.results {
+        p.storage.insert(r, Storage::Own(r));
+    }
 }
 
 fn new_buffer(p: &mut Plan, class: Class, len: usize, def: usize, last: usize) -> usize {

@@ -258,6 +258,12 @@ pub enum Storage {
     /// Hoisted buffer `i`: computed once, at model construction, from
     /// constants only (see [`Plan::hoisted`]).
     Hoisted(usize),
+    /// A value of a function with symbolic dims whose size is known only
+    /// when the op defining it runs (inside a control-flow region, the
+    /// result of one, or computed from such a value): its own growable
+    /// buffer, outside the arena (`o_<function>_<value>` in generated code),
+    /// owned by the given value (a view of an own value names its owner).
+    Own(Value),
     /// A buffer of an enclosing plan, seen from a region: `len` elements of
     /// `class` at `offset` in the function's arena (already based).
     Fixed {

@@ -16,7 +16,7 @@ use super::shapes::{has_runtime_shape_operands, result_shapes, values, Iv, Shape
 use super::sz::Sz;
 use crate::plan::{Class, Plan, Storage};
 use ir::{Dim, Function, OpId, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// What the op lowerings of a function with symbolic dims read.
 #[derive(Debug, Default)]
@@ -27,14 +27,27 @@ pub struct Shapes {
     pub buf_off: Vec<Sz>,
     /// Length of each plan buffer.
     pub buf_len: Vec<Sz>,
+    /// Values whose size is known only when their op runs: results of
+    /// control flow, values of regions, values whose size follows from such
+    /// a value or from data (`plan::Storage::Own`).
+    pub late: HashSet<Value>,
+    /// Statements computing the shapes of an op's late results, emitted
+    /// right before the op (`⟦N⟧` stands for value `N`'s slice).
+    pub late_code: HashMap<OpId, String>,
+    /// The prologue's statements: input dims and the shapes known before
+    /// any op runs.
+    early_code: String,
 }
 
-/// True if any value `plan` stores has a symbolic or unknown dim, or an op
-/// takes a shape parameter (a Reshape target, Slice bounds) that is not a
-/// constant: its result's sizes are then checked when the model runs.
-pub fn is_dynamic(m: &ir::Module, f: &Function, plan: &Plan) -> bool {
-    plan.storage.keys().any(|&v| f.ty(v).shape.static_dims().is_none())
-        || plan.schedule.iter().any(|&id| has_runtime_shape_operands(m, f, &f.ops[id]))
+/// True if `f` needs shapes computed when the model runs: a value of its
+/// body or of a region has a symbolic or unknown size, or an op's result
+/// size follows from a run-time value.
+pub fn needs_runtime_shapes(m: &ir::Module, f: &Function) -> bool {
+    f.body.params.iter().any(|&p| f.ty(p).shape.static_dims().is_none())
+        || f.live_ops().iter().any(|&id| {
+            let op = &f.ops[id];
+            op.results.iter().any(|&r| f.ty(r).shape.static_dims().is_none()) || has_runtime_shape_operands(m, f, op)
+        })
 }
 
 /// The name of the plan cache field of function `name`.
@@ -43,28 +56,32 @@ pub fn cache_field(name: &str) -> String {
     format!("pc_{s}")
 }
 
-/// The prologue of `f`'s method and the shapes its ops read.
-pub fn prologue(e: &mut Emitter<'_>, f: &Function, plan: &Plan) -> Result<(String, Shapes), Vec<String>> {
-    let mut sh = Shapes::default();
-    let mut code = String::new();
-    let mut errs = Vec::new();
-    bind_params(f, &mut sh, &mut code);
-    let mut contents = HashMap::new();
-    for (n, &id) in plan.schedule.iter().enumerate() {
-        if let Err(err) = op_shapes(e, f, plan, id, n, &mut sh, &mut contents, &mut code) {
-            errs.push(format!("{}: {err}", super::func::describe(&f.ops[id], f)));
-        }
+/// The shapes of every value of `f` (a function with symbolic dims), which
+/// values are late, and the statements that compute them. Every problem
+/// is reported.
+pub fn analyze(m: &ir::Module, f: &Function) -> Result<Shapes, Vec<String>> {
+    let mut w = Walk { m, f, sh: Shapes::default(), contents: HashMap::new(), errs: vec![], n: 0 };
+    bind_params(f, &mut w.sh);
+    let body = f.body.ops.clone();
+    w.ops(&body, false);
+    if w.errs.is_empty() {
+        Ok(w.sh)
+    } else {
+        Err(w.errs)
     }
-    if !errs.is_empty() {
-        return Err(errs);
-    }
-    code += &plan_code(e, f, plan, &mut sh);
-    Ok((code, sh))
+}
+
+/// The prologue of `f`'s method: input dims, early shapes, buffer lengths,
+/// the plan lookup and arena growth.
+pub fn prologue(e: &mut Emitter<'_>, f: &Function, plan: &Plan, sh: &mut Shapes) -> String {
+    let mut code = std::mem::take(&mut sh.early_code);
+    code += &plan_code(e, f, plan, sh);
+    code
 }
 
 /// Dims of the parameters: `p{i}s[k]` for each non-static dim; later
 /// occurrences of a symbol are checked against the first.
-fn bind_params(f: &Function, sh: &mut Shapes, code: &mut String) {
+fn bind_params(f: &Function, sh: &mut Shapes) {
     let mut first: HashMap<ir::Symbol, Sz> = HashMap::new();
     for (i, &p) in f.body.params.iter().enumerate() {
         let dims = f.ty(p).dims().unwrap_or(&[]);
@@ -75,7 +92,7 @@ fn bind_params(f: &Function, sh: &mut Shapes, code: &mut String) {
                 Dim::Static(n) => Sz::Lit(n as usize),
                 Dim::Sym(s) => match first.get(&s) {
                     Some(e) => {
-                        *code += &format!("        k::shape::same({:?}, {e}, {here})?;\n", s.as_str());
+                        sh.early_code += &format!("        k::shape::same({:?}, {e}, {here})?;\n", s.as_str());
                         e.clone()
                     }
                     None => {
@@ -95,63 +112,127 @@ fn static_dims(f: &Function, v: Value) -> Option<Vec<Sz>> {
     f.ty(v).shape.static_dims().map(|d| d.iter().map(|&x| Sz::Lit(x as usize)).collect())
 }
 
-/// Compute (and bind) the shapes of op `id`'s results, and follow the
-/// contents of its result if it is a small integer tensor computed from
-/// shapes (`shapes::values`).
-#[allow(clippy::too_many_arguments)]
-fn op_shapes(
-    e: &mut Emitter<'_>,
-    f: &Function,
-    plan: &Plan,
-    id: OpId,
-    n: usize,
-    sh: &mut Shapes,
-    contents: &mut HashMap<Value, Vec<Iv>>,
-    code: &mut String,
-) -> Result<(), String> {
-    let op = &f.ops[id];
-    let ins: Vec<Option<Vec<Sz>>> =
-        op.operands.iter().map(|o| o.and_then(|v| sh.dims.get(&v).cloned().or_else(|| static_dims(f, v)))).collect();
-    let mut sc = ShapeCx::new(e.m, f, op, ins, format!("t{n}"));
-    for (i, o) in op.operands.iter().enumerate() {
-        let Some(v) = *o else { continue };
-        sc.rt_vals[i] = contents.get(&v).cloned().map(Vals::Sym).or_else(|| input_values(f, plan, v));
-    }
-    if op.regions.is_empty() {
-        if let Some(c) = values::contents(&sc) {
-            contents.insert(op.results[0], c);
+/// The placeholder for value `v`'s slice in late shape code.
+pub fn slice_placeholder(v: Value) -> String {
+    format!("⟦{}⟧", v.as_u32())
+}
+
+/// The walk over a function's ops that computes every shape.
+pub(super) struct Walk<'a> {
+    pub(super) m: &'a ir::Module,
+    pub(super) f: &'a Function,
+    pub(super) sh: Shapes,
+    contents: HashMap<Value, Vec<Iv>>,
+    errs: Vec<String>,
+    pub(super) n: usize,
+}
+
+impl Walk<'_> {
+    pub(super) fn ops(&mut self, ops: &[OpId], in_region: bool) {
+        for &id in ops {
+            if let Err(err) = self.op(id, in_region) {
+                self.errs.push(format!("{}: {err}", super::func::describe(&self.f.ops[id], self.f)));
+            }
         }
     }
-    let all_static = op.results.iter().all(|&r| f.ty(r).shape.static_dims().is_some());
-    let checked = all_static && op.regions.is_empty() && has_runtime_shape_operands(e.m, f, op);
-    if all_static && !checked {
-        for &r in &op.results {
-            sh.dims.insert(r, static_dims(f, r).unwrap_or_default());
+
+    fn op(&mut self, id: OpId, in_region: bool) -> Result<(), String> {
+        let (f, op) = (self.f, &self.f.ops[id]);
+        if !op.regions.is_empty() {
+            return super::control_dyn::shapes(self, id);
         }
-        return Ok(());
-    }
-    if !op.regions.is_empty() {
-        return Err("control flow with symbolic dims is not supported by the Rust backend yet".into());
-    }
-    let shapes = match result_shapes(&mut sc) {
-        Ok(s) => s,
-        // Static sizes the rule cannot check from these run-time values are
-        // taken as declared (the kernels still check lengths).
-        Err(_) if checked => {
-            sc.lines.clear();
-            op.results.iter().map(|&r| static_dims(f, r).unwrap_or_default()).collect()
+        self.n += 1;
+        if let Some(v) = op.inputs().find(|&v| !self.sh.dims.contains_key(&v) && f.ty(v).shape.static_dims().is_none())
+        {
+            return Err(format!("the shape of operand {v} is unknown (see the errors above)"));
         }
-        Err(e) => return Err(e),
-    };
-    for l in &sc.lines {
-        *code += &format!("        {l}\n");
+        let ins: Vec<Option<Vec<Sz>>> = op.operands.iter().map(|o| o.map(|v| self.dims_of(v))).collect();
+        let mut sc = ShapeCx::new(self.m, f, op, ins, format!("t{}", self.n));
+        for (i, o) in op.operands.iter().enumerate() {
+            let Some(v) = *o else { continue };
+            sc.rt_vals[i] = self.contents.get(&v).cloned().map(Vals::Sym).or_else(|| input_values(f, v));
+        }
+        let late_in = op.inputs().any(|v| self.sh.late.contains(&v));
+        // Contents computed from a late value's shape exist only once it ran.
+        if let Some(c) = values::contents(&sc).filter(|_| !late_in && !in_region) {
+            self.contents.insert(op.results[0], c);
+        }
+        let all_static = op.results.iter().all(|&r| f.ty(r).shape.static_dims().is_some());
+        let late = in_region || (late_in && !all_static);
+        let checked = all_static && has_runtime_shape_operands(self.m, f, op);
+        if all_static && !checked {
+            for &r in &op.results {
+                self.sh.dims.insert(r, static_dims(f, r).unwrap_or_default());
+            }
+            if in_region {
+                self.sh.late.extend(op.results.iter().copied());
+            }
+            return Ok(());
+        }
+        let shapes = match result_shapes(&mut sc) {
+            Ok(s) => Ok(s),
+            // Static sizes the rule cannot check from these run-time values are
+            // taken as declared (the kernels still check lengths).
+            Err(_) if checked => {
+                sc.lines.clear();
+                Ok(op.results.iter().map(|&r| static_dims(f, r).unwrap_or_default()).collect())
+            }
+            Err(e) => Err(e),
+        };
+        let (shapes, late) = match shapes {
+            Ok(s) => (s, late),
+            // Values computed from data: read them when the op runs.
+            Err(_) => (self.late_retry(&mut sc, id)?, true),
+        };
+        let mut code = String::new();
+        for l in &sc.lines {
+            code += &format!("        {l}\n");
+        }
+        let what = sc.what.clone();
+        for (j, (&r, dims)) in op.results.iter().zip(shapes).enumerate() {
+            let dims = check_declared(f, r, j, dims, &what, &mut code)?;
+            let dims = bind_result(r, dims, &mut code);
+            self.sh.dims.insert(r, dims);
+        }
+        if late {
+            self.sh.late.extend(op.results.iter().copied());
+            self.sh.late_code.entry(id).or_default().push_str(&code);
+        } else {
+            self.sh.early_code += &code;
+        }
+        Ok(())
     }
-    let what = sc.what.clone();
-    for (j, (&r, dims)) in op.results.iter().zip(shapes).enumerate() {
-        let dims = check_declared(f, r, j, dims, &what, code)?;
-        sh.dims.insert(r, bind_result(r, dims, code));
+
+    /// The shapes of an op whose rule needs operand values only the run
+    /// has: every integer operand read from its slice (a placeholder until
+    /// the plan says where it lives).
+    fn late_retry(&mut self, sc: &mut ShapeCx<'_>, id: OpId) -> Result<Vec<Vec<Sz>>, String> {
+        let op = &self.f.ops[id];
+        for (i, o) in op.operands.iter().enumerate() {
+            let Some(v) = *o else { continue };
+            let t = self.f.ty(v);
+            match (sc.rt_vals[i].is_some(), t.shape.num_elements()) {
+                (false, Some(n)) if t.dtype.is_int() && n <= 64 => {
+                    let slot = slice_placeholder(v);
+                    sc.rt_vals[i] =
+                        Some(Vals::Sym((0..n as usize).map(|j| Iv::Expr(format!("(({slot})[{j}] as i64)"))).collect()));
+                }
+                (false, Some(n)) if t.dtype.is_float() && n <= 64 => {
+                    let slot = slice_placeholder(v);
+                    sc.rt_vals[i] =
+                        Some(Vals::Floats((0..n as usize).map(|j| format!("(({slot})[{j}] as f32)")).collect()));
+                }
+                _ => {}
+            }
+        }
+        sc.lines.clear();
+        result_shapes(sc)
     }
-    Ok(())
+
+    /// Dims of `v` (computed, or static from its type).
+    pub(super) fn dims_of(&self, v: Value) -> Vec<Sz> {
+        self.sh.dims.get(&v).cloned().or_else(|| static_dims(self.f, v)).unwrap_or_default()
+    }
 }
 
 /// Check computed dims against the sizes the IR declares static (checked
@@ -198,8 +279,8 @@ fn bind_result(r: Value, dims: Vec<Sz>, code: &mut String) -> Vec<Sz> {
 }
 
 /// The values of `v` if it is a small input of the model (read when it runs).
-fn input_values(f: &Function, plan: &Plan, v: Value) -> Option<Vals> {
-    let Some(Storage::Param(i)) = plan.storage.get(&v) else { return None };
+fn input_values(f: &Function, v: Value) -> Option<Vals> {
+    let i = f.body.params.iter().position(|&p| p == v)?;
     let len = f.ty(v).shape.num_elements()? as usize;
     let dt = f.ty(v).dtype;
     if len > 64 {

@@ -25,6 +25,8 @@ pub struct ModelParts {
     pub methods: Vec<String>,
     /// Methods of `Consts` computing each function's hoisted values.
     pub hoist_methods: Vec<String>,
+    /// Own buffers of values sized when their op runs: `(field, class)`.
+    pub own_fields: Vec<(String, Class)>,
     names: HashSet<String>,
 }
 
@@ -77,7 +79,19 @@ pub struct FuncCx<'a> {
     pub dy: Option<&'a Shapes>,
 }
 
-impl FuncCx<'_> {
+impl<'a> FuncCx<'a> {
+    /// The same function seen through a region's `plan`.
+    pub fn with_plan(&self, plan: &'a Plan) -> FuncCx<'a> {
+        FuncCx {
+            f: self.f,
+            plan,
+            base: Default::default(),
+            const_base: self.const_base.clone(),
+            hoist: false,
+            dy: self.dy,
+        }
+    }
+
     /// Class, offset and length of plan buffer `b` (run-time expressions in
     /// a function with symbolic dims).
     pub fn buf_region(&self, b: usize) -> (Class, Sz, Sz) {
@@ -136,6 +150,7 @@ pub fn value_expr(e: &mut Emitter<'_>, cx: &FuncCx<'_>, v: Value, out_class: Opt
             arena_read(class, &off, &len, out_class)
         }
         Some(Storage::Fixed { class, offset, len }) => arena_read(class, &Sz::Lit(offset), &Sz::Lit(len), out_class),
+        Some(Storage::Own(o)) => format!("&self.{}[..]", super::control_dyn::own_field(cx.f, o)),
         None => return Err(format!("internal: value {v} has no storage")),
     })
 }
@@ -252,8 +267,12 @@ impl<'a> Emitter<'a> {
     /// The code of one op (a block), or of a control-flow op with its regions.
     pub fn op(&mut self, cx: &FuncCx<'a>, id: OpId) -> Result<String, String> {
         let op = &cx.f.ops[id];
+        let late = self.late_code(cx, id)?;
         if !op.regions.is_empty() {
-            return super::control::lower(self, cx, id);
+            return match cx.dy {
+                Some(_) => Ok(late + &super::control_dyn::lower(self, cx, id)?),
+                None => super::control::lower(self, cx, id),
+            };
         }
         if op.opcode == ir::Opcode::CoreConst {
             if let Some(ir::Attr::Sym(name)) = op.attrs.get("value") {
@@ -268,7 +287,23 @@ impl<'a> Emitter<'a> {
             return Err(format!("{} with symbolic dims is not supported by the Rust backend yet", op.opcode.name()));
         }
         let header = format!("        // {}\n", describe(op, cx.f));
-        Ok(header + &ocx.blocks.concat())
+        Ok(late + &header + &ocx.blocks.concat())
+    }
+
+    /// The statements computing the shapes of op `id`'s late results, with
+    /// each `⟦N⟧` placeholder replaced by value N's slice.
+    fn late_code(&mut self, cx: &FuncCx<'a>, id: OpId) -> Result<String, String> {
+        let Some(code) = cx.dy.and_then(|d| d.late_code.get(&id)) else { return Ok(String::new()) };
+        let mut out = String::new();
+        let mut rest = code.as_str();
+        while let Some(p) = rest.find('⟦') {
+            out += &rest[..p];
+            let end = rest[p..].find('⟧').ok_or("internal: unterminated placeholder")? + p;
+            let n: usize = rest[p + '⟦'.len_utf8()..end].parse().map_err(|_| "internal: bad placeholder")?;
+            out += &value_expr(self, cx, <Value as ir::entity::EntityId>::new(n), None)?;
+            rest = &rest[end + '⟧'.len_utf8()..];
+        }
+        Ok(out + rest)
     }
 }
 
@@ -347,6 +382,8 @@ fn replace_ident(s: &str, from: &str, to: &str) -> String {
 
 struct Block {
     out: Option<(Class, Sz, Sz)>,
+    /// The own buffer written instead (field, elements).
+    own: Option<(String, Sz)>,
     lines: Vec<String>,
     bound: Vec<(usize, String)>,
 }
@@ -440,6 +477,13 @@ impl<'e, 'a> OpCx<'e, 'a> {
     pub fn begin(&mut self, j: usize) -> String {
         self.flush();
         let v = self.op.results[j];
+        let own = match self.cx.plan.storage.get(&v) {
+            Some(Storage::Own(o)) => {
+                let n = Sz::product(&self.sdims(v));
+                Some((super::control_dyn::own_field(self.cx.f, *o), n))
+            }
+            _ => None,
+        };
         let out = match self.cx.plan.storage.get(&v) {
             Some(Storage::Buffer(b)) => Some(self.cx.buf_region(*b)),
             Some(Storage::Hoisted(b)) => {
@@ -449,7 +493,7 @@ impl<'e, 'a> OpCx<'e, 'a> {
             }
             _ => None,
         };
-        self.cur = Some(Block { out, lines: vec![], bound: vec![] });
+        self.cur = Some(Block { out, own, lines: vec![], bound: vec![] });
         "out".to_string()
     }
 
@@ -559,6 +603,9 @@ impl<'e, 'a> OpCx<'e, 'a> {
     fn flush(&mut self) {
         let Some(b) = self.cur.take() else { return };
         let mut s = String::from("        {\n");
+        if let Some((field, n)) = &b.own {
+            s += &format!("            let out = k::rt::fit(&mut self.{field}, {n});\n");
+        }
         if let Some((class, off, len)) = &b.out {
             let uses_rest = b.lines.iter().any(|l| l.contains("r.get("));
             let r = if uses_rest { "r" } else { "_r" };

@@ -14,6 +14,7 @@
 
 mod cli;
 mod control;
+mod control_dyn;
 mod dynamic;
 mod func;
 mod model;
@@ -62,6 +63,8 @@ pub struct Entry<'a> {
     pub dispatch: Option<(&'a ir::OpData, ir::ops::dispatch::Dispatch)>,
     /// Functions to emit as methods, with their plans.
     pub funcs: Vec<(&'a ir::Function, Plan)>,
+    /// Per function, its shapes if they are computed when the model runs.
+    pub shapes: Vec<Option<dynamic::Shapes>>,
     /// `@main` has symbolic dims (shapes computed when the model runs).
     pub dynamic: bool,
 }
@@ -86,19 +89,32 @@ fn entry(m: &Module) -> Result<Entry<'_>, Vec<String>> {
         None => (vec!["main".to_string()], false, None),
     };
     let mut funcs = Vec::new();
+    let mut shapes = Vec::new();
     let mut errs = Vec::new();
     for n in names {
         let Some(f) = m.func(&n) else {
             errs.push(format!("callee @{n} is missing"));
             continue;
         };
-        let dynamic = dispatch.is_none() && has_symbolic_sizes(f);
-        match plan_function(f, &PlanOptions { params_in_arena, reuse, hoistable, dynamic }) {
+        let dynamic = dispatch.is_none() && dynamic::needs_runtime_shapes(m, f);
+        let sh = match dynamic {
+            true => match dynamic::analyze(m, f) {
+                Ok(sh) => Some(sh),
+                Err(e) => {
+                    errs.extend(e);
+                    continue;
+                }
+            },
+            false => None,
+        };
+        let none = std::collections::HashSet::new();
+        let late = sh.as_ref().map_or(&none, |s| &s.late);
+        match plan_function(f, &PlanOptions { params_in_arena, reuse, hoistable, dynamic, late }) {
             Ok(p) => {
                 for (i, r) in f.body.results.iter().enumerate() {
                     let ok = p.result_copies.contains_key(&i)
                         || match p.storage.get(r) {
-                            Some(crate::plan::Storage::Buffer(_)) => true,
+                            Some(crate::plan::Storage::Buffer(_) | crate::plan::Storage::Own(_)) => true,
                             Some(crate::plan::Storage::Hoisted(_)) => dispatch.is_none(),
                             _ => false,
                         };
@@ -108,23 +124,18 @@ fn entry(m: &Module) -> Result<Entry<'_>, Vec<String>> {
                         ));
                     }
                 }
-                funcs.push((f, p))
+                funcs.push((f, p));
+                shapes.push(sh);
             }
             Err(e) => errs.push(format!("@{n}: {e}")),
         }
     }
     if errs.is_empty() {
-        let dynamic = dispatch.is_none() && funcs.iter().any(|(f, p)| dynamic::is_dynamic(m, f, p));
-        Ok(Entry { dispatch, funcs, dynamic })
+        let dynamic = shapes.iter().any(Option::is_some);
+        Ok(Entry { dispatch, funcs, shapes, dynamic })
     } else {
         Err(errs)
     }
-}
-
-/// True if a parameter or a value of `f`'s body has a symbolic or unknown size.
-fn has_symbolic_sizes(f: &ir::Function) -> bool {
-    let body = f.body.ops.iter().flat_map(|&id| f.ops[id].results.iter());
-    f.body.params.iter().chain(body).any(|&v| f.ty(v).shape.static_dims().is_none())
 }
 
 /// Generate the crate for `m` (optimized for the cpu target).
@@ -136,25 +147,30 @@ pub fn emit(m: &Module, opts: &EmitOptions) -> Result<Generated, EmitErrors> {
         Emitter { m, weights: Default::default(), parts: Default::default(), errors: vec![], ops: BTreeMap::new() };
     let mut func_reports = Vec::new();
     let mut const_base: BTreeMap<crate::plan::Class, usize> = BTreeMap::new();
-    let mut shapes = Vec::new();
-    for (f, plan) in &entry.funcs {
-        shapes.push(match dynamic::is_dynamic(m, f, plan) {
-            true => Some(dynamic::prologue(&mut e, f, plan).map_err(EmitErrors)?),
-            false => None,
-        });
+    let mut entry = entry;
+    let mut shapes = std::mem::take(&mut entry.shapes);
+    let mut prologues = Vec::new();
+    for ((f, plan), sh) in entry.funcs.iter().zip(shapes.iter_mut()) {
+        prologues.push(sh.as_mut().map(|sh| dynamic::prologue(&mut e, f, plan, sh)));
+        let mut owns = std::collections::BTreeMap::new();
+        control_dyn::own_buffers(f, plan, &mut owns);
+        for (field, class) in owns {
+            e.parts.own_fields.push((field, class));
+        }
     }
-    for ((f, plan), dy) in entry.funcs.iter().zip(&shapes) {
+    for (((f, plan), sh), prologue) in entry.funcs.iter().zip(&shapes).zip(&prologues) {
+        let dy = sh.as_ref().zip(prologue.as_ref());
         let cx = FuncCx {
             f,
             plan,
             base: BTreeMap::new(),
             const_base: const_base.clone(),
             hoist: false,
-            dy: dy.as_ref().map(|(_, s)| s),
+            dy: dy.map(|(s, _)| s),
         };
         let args = if entry.dispatch.is_some() { String::new() } else { model::param_args(f, cx.dy.is_some()) };
         match dy {
-            Some((prologue, _)) => e.function_dyn(&cx, &model::method_name(&f.name), &args, prologue),
+            Some((_, prologue)) => e.function_dyn(&cx, &model::method_name(&f.name), &args, prologue),
             None => e.function(&cx, &model::method_name(&f.name), &args),
         }
         let hx = FuncCx { hoist: true, dy: None, ..cx };

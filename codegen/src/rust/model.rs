@@ -254,6 +254,9 @@ fn model_struct(e: &Emitter<'_>, sizes: &BTreeMap<Class, usize>, entry: &Entry<'
             s += &format!("    shape{i}: [usize; {}],\n", t.rank().unwrap_or(0));
         }
     }
+    for (field, class) in &e.parts.own_fields {
+        s += &format!("    {field}: Vec<{}>,\n", class.rust());
+    }
     if entry.dynamic {
         s += &format!("    {}: k::plan::PlanCache,\n", super::dynamic::cache_field(&main.name));
         for (i, t) in main.result_types.iter().enumerate() {
@@ -304,6 +307,9 @@ fn constructor(
         for (i, t) in main.result_types.iter().enumerate() {
             s += &format!("            shape{i}: [0; {}],\n", t.rank().unwrap_or(0));
         }
+    }
+    for (field, _) in &e.parts.own_fields {
+        s += &format!("            {field}: Vec::new(),\n");
     }
     if entry.dynamic {
         s += &format!("            {}: k::plan::PlanCache::new(),\n", super::dynamic::cache_field(&main.name));
@@ -389,6 +395,7 @@ fn run_dynamic(main: &Function, plan: &Plan, ins: &[String], in_names: &[String]
     for (o, (id, &v)) in outs.iter().zip(&main.body.results).enumerate() {
         let data = match plan.storage.get(&v) {
             Some(Storage::Hoisted(_)) if !plan.result_copies.contains_key(&o) => output_expr(plan, o, v),
+            Some(Storage::Own(owner)) => format!("&self.{}[..]", super::control_dyn::own_field(main, *owner)),
             _ => {
                 let c = Class::of(main.ty(v).dtype).unwrap_or(Class::F32);
                 format!("&self.a{}[self.oo{o}.0..self.oo{o}.0 + self.oo{o}.1]", c.suffix())

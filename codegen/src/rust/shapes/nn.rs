@@ -191,6 +191,9 @@ pub(super) fn matmul(sc: &mut ShapeCx<'_>, a: &[Sz], b: &[Sz]) -> Result<Vec<Sz>
 /// `layout` 1), `Y_h`/`Y_c` `[dirs, batch, hidden]`.
 fn recurrent(sc: &mut ShapeCx<'_>) -> Result<Vec<Vec<Sz>>, String> {
     let x = sc.dims(0)?.to_vec();
+    if x.len() != 3 {
+        return Err(format!("recurrent input of rank {}", x.len()));
+    }
     let hidden = Sz::Lit(sc.int("hidden_size", 0).max(0) as usize);
     let dirs = Sz::Lit(if sc.op.attrs.str("direction") == Some("bidirectional") { 2 } else { 1 });
     let batch_first = sc.int("layout", 0) == 1;
