@@ -259,10 +259,10 @@ fn own_results(f: &Function, id: OpId, opts: &PlanOptions<'_>, p: &mut Plan) {
         p.storage.insert(op.results[0], Storage::Const(id));
         return;
     }
-    // A view of an own value shares its buffer.
+    // A view shares its operand's storage (an own buffer, an input, a buffer).
     if let (Reuse::View(k), [r]) = ((opts.reuse)(f, op), &op.results[..]) {
-        if let Some(Storage::Own(owner)) = op.operand(k).and_then(|v| p.storage.get(&v)).copied() {
-            p.storage.insert(*r, Storage::Own(owner));
+        if let Some(s) = op.operand(k).and_then(|v| p.storage.get(&v)).copied() {
+            p.storage.insert(*r, s);
             return;
         }
     }

@@ -50,11 +50,25 @@ pub(super) fn shapes(w: &mut Walk<'_>, id: OpId) -> Result<(), String> {
     let op = &f.ops[id];
     match op.opcode {
         Opcode::If => {
-            for r in &op.regions {
-                w.ops(&r.ops, true);
+            // A condition that follows from shapes picks its branch now (a
+            // branch of another rank may then never run, as exporters write
+            // `if x.dim(0) == 1: x = x.squeeze(0)`).
+            let cond = op.operand(0).and_then(|c| w.contents_of(c)).and_then(|c| match c.first() {
+                Some(super::shapes::Iv::Lit(x)) => Some(usize::from(*x == 0)),
+                _ => None,
+            });
+            if let Some(k) = cond {
+                w.sh.chosen.insert(id, k);
+            }
+            let taken: Vec<usize> = match cond {
+                Some(k) => vec![k],
+                None => (0..op.regions.len()).collect(),
+            };
+            for &k in &taken {
+                w.ops(&op.regions[k].ops, true);
             }
             for (j, &r) in op.results.iter().enumerate() {
-                let branch: Vec<Value> = op.regions.iter().filter_map(|g| g.results.get(j).copied()).collect();
+                let branch: Vec<Value> = taken.iter().filter_map(|&k| op.regions[k].results.get(j).copied()).collect();
                 let rank = rank_of(w, r, &branch)?;
                 let dims = mut_shape(w, id, r, rank, &[]);
                 w.sh.dims.insert(r, dims);
@@ -181,8 +195,13 @@ pub fn lower<'a>(e: &mut Emitter<'a>, cx: &FuncCx<'a>, id: OpId) -> Result<Strin
 fn if_<'a>(e: &mut Emitter<'a>, cx: &FuncCx<'a>, id: OpId, subs: &'a [Plan]) -> Result<String, String> {
     let op = &cx.f.ops[id];
     let cond = value_expr(e, cx, op.operand(0).ok_or("If without a condition")?, None)?;
+    let chosen = cx.dy.and_then(|d| d.chosen.get(&id)).copied();
     let mut branches = Vec::new();
     for (k, plan) in subs.iter().enumerate() {
+        if chosen.is_some_and(|c| c != k) {
+            branches.push(String::new());
+            continue;
+        }
         let mut code = region_code(e, cx, plan)?;
         let sub = cx.with_plan(plan);
         for (&y, &r) in op.regions[k].results.iter().zip(&op.results) {
@@ -190,6 +209,12 @@ fn if_<'a>(e: &mut Emitter<'a>, cx: &FuncCx<'a>, id: OpId, subs: &'a [Plan]) -> 
             code += &copy_own(e, &sub, y, cx, r)?;
         }
         branches.push(code);
+    }
+    if let Some(k) = chosen {
+        return Ok(format!(
+            "        // the condition follows from the shapes: branch {k}\n        {{\n{}        }}\n",
+            branches[k]
+        ));
     }
     Ok(format!("        if ({cond})[0] {{\n{}        }} else {{\n{}        }}\n", branches[0], branches[1]))
 }

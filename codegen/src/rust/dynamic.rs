@@ -34,6 +34,8 @@ pub struct Shapes {
     /// Statements computing the shapes of an op's late results, emitted
     /// right before the op (`⟦N⟧` stands for value `N`'s slice).
     pub late_code: HashMap<OpId, String>,
+    /// `If`s whose condition follows from shapes: the branch that runs.
+    pub chosen: HashMap<OpId, usize>,
     /// The prologue's statements: input dims and the shapes known before
     /// any op runs.
     early_code: String,
@@ -60,7 +62,15 @@ pub fn cache_field(name: &str) -> String {
 /// values are late, and the statements that compute them. Every problem
 /// is reported.
 pub fn analyze(m: &ir::Module, f: &Function) -> Result<Shapes, Vec<String>> {
-    let mut w = Walk { m, f, sh: Shapes::default(), contents: HashMap::new(), errs: vec![], n: 0 };
+    let mut w = Walk {
+        m,
+        f,
+        sh: Shapes::default(),
+        contents: HashMap::new(),
+        late_contents: HashSet::new(),
+        errs: vec![],
+        n: 0,
+    };
     bind_params(f, &mut w.sh);
     let body = f.body.ops.clone();
     w.ops(&body, false);
@@ -123,6 +133,8 @@ pub(super) struct Walk<'a> {
     pub(super) f: &'a Function,
     pub(super) sh: Shapes,
     contents: HashMap<Value, Vec<Iv>>,
+    /// Values whose contents follow from shapes known only once late ops ran.
+    late_contents: HashSet<Value>,
     errs: Vec<String>,
     pub(super) n: usize,
 }
@@ -152,13 +164,18 @@ impl Walk<'_> {
             let Some(v) = *o else { continue };
             sc.rt_vals[i] = self.contents.get(&v).cloned().map(Vals::Sym).or_else(|| input_values(f, v));
         }
+        // Late operands, or contents that follow from late shapes, exist only
+        // once their ops ran: this op's shape code must run after them.
         let late_in = op.inputs().any(|v| self.sh.late.contains(&v));
-        // Contents computed from a late value's shape exist only once it ran.
-        if let Some(c) = values::contents(&sc).filter(|_| !late_in && !in_region) {
+        let late_src = late_in || in_region || op.inputs().any(|v| self.late_contents.contains(&v));
+        if let Some(c) = values::contents(&sc) {
             self.contents.insert(op.results[0], c);
+            if late_src {
+                self.late_contents.insert(op.results[0]);
+            }
         }
         let all_static = op.results.iter().all(|&r| f.ty(r).shape.static_dims().is_some());
-        let late = in_region || (late_in && !all_static);
+        let late = in_region || (late_src && !all_static);
         let checked = all_static && has_runtime_shape_operands(self.m, f, op);
         if all_static && !checked {
             for &r in &op.results {
@@ -196,11 +213,19 @@ impl Walk<'_> {
         }
         if late {
             self.sh.late.extend(op.results.iter().copied());
+        }
+        if late || late_src {
             self.sh.late_code.entry(id).or_default().push_str(&code);
         } else {
             self.sh.early_code += &code;
         }
         Ok(())
+    }
+
+    /// The contents of `v` if it is a small integer (or bool) tensor whose
+    /// values follow from shapes.
+    pub(super) fn contents_of(&self, v: Value) -> Option<&Vec<Iv>> {
+        self.contents.get(&v)
     }
 
     /// The shapes of an op whose rule needs operand values only the run
@@ -245,7 +270,8 @@ fn check_declared(
     what: &str,
     code: &mut String,
 ) -> Result<Vec<Sz>, String> {
-    let declared = f.ty(r).dims().ok_or("result rank unknown")?.to_vec();
+    // An unranked result (after an If whose branches differ) takes the computed shape.
+    let Some(declared) = f.ty(r).dims().map(<[Dim]>::to_vec) else { return Ok(dims) };
     if declared.len() != dims.len() {
         return Err(format!("result #{j}: rank {} computed, {} declared", dims.len(), declared.len()));
     }

@@ -74,6 +74,15 @@ pub fn conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         None => "None".into(),
     };
     let x = cx.input(0)?;
+    // A 1-D convolution is the 2-D one over a height of 1 (same memory layout).
+    let (r, xs, ws, kernel, stride, dil, p) = if r == 1 && cx.is_static(1) {
+        let xs = vec![xs[0].clone(), xs[1].clone(), Sz::Lit(1), xs[2].clone()];
+        let ws = vec![ws[0], ws[1], 1, ws[2]];
+        let p = vec![Sz::Lit(0), p[0].clone(), Sz::Lit(0), p[1].clone()];
+        (2, xs, ws, vec![1, kernel[0]], vec![1, stride[0]], vec![1, dil[0]], p)
+    } else {
+        (r, xs, ws, kernel, stride, dil, p)
+    };
     type D<'a> = &'a dyn std::fmt::Display;
     let conv2d = |n: D<'_>, c: D<'_>, h: D<'_>, w: D<'_>, p: &[String]| {
         format!(

@@ -6,7 +6,7 @@
 //! Y_c into the head of the scratch, copied to their buffers by the blocks
 //! after it (no other op runs in between, so the scratch still holds them).
 
-use super::f32_lit;
+use super::{f32_lit, Sz};
 use crate::plan::Class;
 use crate::rust::func::OpCx;
 use edgec_kernels::rnn::{resolve_activations, Activation, Gru, Lstm, Rnn};
@@ -49,44 +49,67 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
     let geo = geometry(cx, cell)?;
     let params = params(cx.op, cell, &geo)?;
     let (kfn, kty) = cell.names();
+    let n_res = cx.op.results.len();
+    if n_res == 0 {
+        return Ok(true);
+    }
+    // Sized when the model runs, the parameters are a local of the block
+    // writing Y; the weights are packed from a copy with sequence and batch 1.
+    let out = cx.begin(0);
     let p = cx.item(&format!("k::rnn::{kty}"), params);
     let weights = if cx.is_static(1) && cx.is_static(2) {
+        let packing = if cx.is_dynamic() {
+            let pg = Geometry { shape: geo.shape_with(&Sz::Lit(1), &Sz::Lit(1)), ..geo.clone() };
+            cx.item(&format!("k::rnn::{kty}"), self::params(cx.op, cell, &pg)?)
+        } else {
+            p.clone()
+        };
         let (w, r) = (cx.init_weights(1)?, cx.init_weights(2)?);
-        let f = cx.field("k::rnn::PackedWeights", format!("k::rnn::PackedWeights::{kfn}(&{p}, {w}, {r})"));
+        let f = cx.field("k::rnn::PackedWeights", format!("k::rnn::PackedWeights::{kfn}(&{packing}, {w}, {r})"));
         Some(f)
     } else {
         None
     };
-    let n_res = cx.op.results.len();
     // Y_h (and Y_c) go to the scratch head, one state each.
     let states = n_res.saturating_sub(1);
-    let head = states * geo.state;
+    let head = &geo.state * states;
     cx.scratch(format!("{head} + k::rnn::{kfn}_scratch_len(&{p})"));
-    if n_res == 0 {
-        return Ok(true);
-    }
-    call(cx, cell, &geo, &p, weights.as_deref())?;
+    call(cx, cell, &geo, &p, weights.as_deref(), &out)?;
     for j in 1..n_res {
         let out = cx.begin(j);
-        let (lo, hi) = ((j - 1) * geo.state, j * geo.state);
+        let (lo, hi) = (&geo.state * (j - 1), &geo.state * j);
         cx.line(format!("{out}.copy_from_slice(&self.scratch[{lo}..{hi}]);"));
     }
     Ok(true)
 }
 
 /// Sizes of the op, read from its operand types.
+#[derive(Clone)]
 struct Geometry {
     shape: String,
     dirs: usize,
-    batch: usize,
-    state: usize,
+    batch: Sz,
+    state: Sz,
+    /// `(input, hidden, direction, layout)` names, to rebuild `shape`.
+    fixed: (usize, usize, &'static str, &'static str),
+}
+
+impl Geometry {
+    /// The kernel's `Shape` literal for sequence `seq` and batch `batch`.
+    fn shape_with(&self, seq: &Sz, batch: &Sz) -> String {
+        let (input, hidden, direction, layout) = self.fixed;
+        format!(
+            "k::rnn::Shape {{ seq: {seq}, batch: {batch}, input: {input}, hidden: {hidden}, \
+             direction: k::rnn::Direction::{direction}, layout: k::rnn::Layout::{layout} }}"
+        )
+    }
 }
 
 fn geometry(cx: &OpCx<'_, '_>, cell: Cell) -> Result<Geometry, String> {
     let op = cx.op;
-    let (xs, ws, rs) = (cx.in_static(0), cx.in_static(1), cx.in_static(2));
+    let (xs, ws, rs) = (cx.in_dims(0), cx.in_static(1), cx.in_static(2));
     let layout1 = op.attrs.int("layout").unwrap_or(0) != 0;
-    let [s0, s1, input] = xs[..] else { return Err(format!("X must be 3-D, found {xs:?}")) };
+    let [s0, s1, x_in] = &xs[..] else { return Err(format!("X must be 3-D, found {xs:?}")) };
     let (seq, batch) = if layout1 { (s1, s0) } else { (s0, s1) };
     let (direction, dirs) = match op.attrs.str("direction").unwrap_or("forward") {
         "forward" => ("Forward", 1),
@@ -95,16 +118,21 @@ fn geometry(cx: &OpCx<'_, '_>, cell: Cell) -> Result<Geometry, String> {
         d => return Err(format!("unknown direction {d:?}")),
     };
     let [_, _, hidden] = rs[..] else { return Err(format!("R must be 3-D, found {rs:?}")) };
+    let [_, _, input] = ws[..] else { return Err(format!("W must be 3-D, found {ws:?}")) };
     let g = cell.gates();
-    if ws != [dirs, g * hidden, input] || rs != [dirs, g * hidden, hidden] {
+    if ws != [dirs, g * hidden, input] || rs != [dirs, g * hidden, hidden] || x_in.lit().is_some_and(|x| x != input) {
         return Err(format!("W {ws:?} / R {rs:?} do not match {dirs} direction(s) of {g} gates x {hidden}"));
     }
     let layout = if layout1 { "BatchFirst" } else { "SeqFirst" };
-    let shape = format!(
-        "k::rnn::Shape {{ seq: {seq}, batch: {batch}, input: {input}, hidden: {hidden}, \
-         direction: k::rnn::Direction::{direction}, layout: k::rnn::Layout::{layout} }}"
-    );
-    Ok(Geometry { shape, dirs, batch, state: dirs * batch * hidden })
+    let mut geo = Geometry {
+        shape: String::new(),
+        dirs,
+        batch: batch.clone(),
+        state: batch * (dirs * hidden),
+        fixed: (input, hidden, direction, layout),
+    };
+    geo.shape = geo.shape_with(seq, batch);
+    Ok(geo)
 }
 
 /// The parameter struct literal of the op (activations resolved here, so a
@@ -176,9 +204,15 @@ fn activation(a: Activation) -> String {
 }
 
 /// The kernel call, in the block writing Y.
-fn call(cx: &mut OpCx<'_, '_>, cell: Cell, geo: &Geometry, p: &str, packed: Option<&str>) -> Result<(), String> {
+fn call(
+    cx: &mut OpCx<'_, '_>,
+    cell: Cell,
+    geo: &Geometry,
+    p: &str,
+    packed: Option<&str>,
+    out: &str,
+) -> Result<(), String> {
     let op = cx.op;
-    let out = cx.begin(0);
     let x = cx.input(0)?;
     let w = match packed {
         Some(f) => format!("k::rnn::Weights::Packed(&self.{f})"),
@@ -196,17 +230,25 @@ fn call(cx: &mut OpCx<'_, '_>, cell: Cell, geo: &Geometry, p: &str, packed: Opti
         Some(_) if cx.in_class(4) == Some(Class::I64) => format!("Some({})", cx.input(4)?),
         Some(_) => {
             let s = cx.input(4)?;
-            cx.line(format!("let mut lens = [0i64; {}];", geo.batch));
+            let batch = geo.batch.lit().ok_or("sequence_lens of a type other than i64 on a symbolic batch")?;
+            cx.line(format!("let mut lens = [0i64; {batch}];"));
             cx.line(format!("for (d, s) in lens.iter_mut().zip({s}.iter()) {{ *d = *s as i64; }}"));
             "Some(&lens[..])".to_string()
         }
     };
     let h0 = opt(cx, 5)?;
     let n_res = op.results.len();
-    let state = geo.state;
-    cx.line(format!("let (st, ks) = self.scratch.split_at_mut({});", n_res.saturating_sub(1) * state));
-    let yh = if n_res > 1 { format!("Some(&mut st[..{state}])") } else { "None".into() };
-    let yc = if n_res > 2 { format!("Some(&mut st[{state}..{}])", 2 * state) } else { "None".into() };
+    let state = &geo.state;
+    cx.line(format!("let (st, ks) = self.scratch.split_at_mut({});", state * n_res.saturating_sub(1)));
+    if n_res > 2 {
+        cx.line(format!("let (st_h, st_c) = st.split_at_mut({state});"));
+    }
+    let yh = match n_res {
+        0 | 1 => "None".to_string(),
+        2 => format!("Some(&mut st[..{state}])"),
+        _ => "Some(st_h)".to_string(),
+    };
+    let yc = if n_res > 2 { "Some(st_c)".to_string() } else { "None".into() };
     let head = format!("k::rnn::{}(&{p}, {x}, {w}, {b}, {lens}, {h0}", cell.names().0);
     let line = match cell {
         Cell::Lstm => {

@@ -19,7 +19,8 @@ pub fn contents(sc: &ShapeCx<'_>) -> Option<Vec<Iv>> {
     let op = sc.op;
     let r = *op.results.first()?;
     let out_len = sc.f.ty(r).shape.num_elements()? as usize;
-    if out_len > MAX || !(sc.f.ty(r).dtype.is_int()) {
+    let dt = sc.f.ty(r).dtype;
+    if out_len > MAX || !(dt.is_int() || dt == ir::DType::Bool) {
         return None;
     }
     let all = |i: usize| -> Option<Vec<Iv>> {
@@ -35,6 +36,7 @@ pub fn contents(sc: &ShapeCx<'_>) -> Option<Vec<Iv>> {
             d.get(s..e.max(s))?.iter().map(Iv::of_size).collect()
         }
         Size => vec![Iv::of_size(&super::Sz::product(sc.dims(0).ok()?))],
+        Cast if dt == ir::DType::Bool => all(0)?.iter().map(|x| compare(Opcode::Or, x, &Iv::Lit(0))).collect(),
         Cast | Identity | Reshape | CoreReshape | Squeeze | CoreSqueeze | Unsqueeze | CoreUnsqueeze | Flatten => {
             all(0)?
         }
@@ -63,6 +65,13 @@ pub fn contents(sc: &ShapeCx<'_>) -> Option<Vec<Iv>> {
             (0..n).map(|j| Some(arith(op.opcode, &at(&a, j)?, &at(&b, j)?))).collect::<Option<_>>()?
         }
         Neg => all(0)?.iter().map(|x| arith(Opcode::Sub, &Iv::Lit(0), x)).collect(),
+        Equal | Less | Greater | LessOrEqual | GreaterOrEqual | And | Or => {
+            let (a, b) = (all(0)?, all(1)?);
+            let n = a.len().max(b.len());
+            let at = |v: &[Iv], j: usize| v.get(if v.len() == 1 { 0 } else { j }).cloned();
+            (0..n).map(|j| Some(compare(op.opcode, &at(&a, j)?, &at(&b, j)?))).collect::<Option<_>>()?
+        }
+        Not => all(0)?.iter().map(|x| compare(Opcode::Equal, x, &Iv::Lit(0))).collect(),
         ReduceProd | ReduceSum | CoreReduce if sc.dims(0).ok()?.len() == 1 => {
             let kind = match op.opcode {
                 CoreReduce => op.attrs.str("kind")?,
@@ -103,6 +112,32 @@ fn slice(data: &[Iv], s: i64, e: i64, step: i64) -> Option<Vec<Iv>> {
     }
     let a = edgec_kernels::layout::slice_axis(data.len(), s, e, step);
     (0..a.len).map(|i| data.get((a.start as isize + i as isize * a.step) as usize).cloned()).collect()
+}
+
+/// A comparison or logic op on two integers (bools as 0/1), as 0/1.
+fn compare(op: Opcode, a: &Iv, b: &Iv) -> Iv {
+    let f = |x: i64, y: i64| match op {
+        Opcode::Equal => x == y,
+        Opcode::Less => x < y,
+        Opcode::Greater => x > y,
+        Opcode::LessOrEqual => x <= y,
+        Opcode::GreaterOrEqual => x >= y,
+        Opcode::And => x != 0 && y != 0,
+        _ => x != 0 || y != 0,
+    };
+    if let (Iv::Lit(x), Iv::Lit(y)) = (a, b) {
+        return Iv::Lit(i64::from(f(*x, *y)));
+    }
+    let e = match op {
+        Opcode::Equal => format!("{a} == {b}"),
+        Opcode::Less => format!("{a} < {b}"),
+        Opcode::Greater => format!("{a} > {b}"),
+        Opcode::LessOrEqual => format!("{a} <= {b}"),
+        Opcode::GreaterOrEqual => format!("{a} >= {b}"),
+        Opcode::And => format!("{a} != 0 && {b} != 0"),
+        _ => format!("{a} != 0 || {b} != 0"),
+    };
+    Iv::Expr(format!("(({e}) as i64)"))
 }
 
 /// `a op b` on two integers: folded when both are known.
