@@ -28,8 +28,12 @@ def run(cmd, timeout):
 
 
 def last_error(text):
-    lines = [l for l in text.splitlines() if "error" in l.lower() or "FAIL" in l]
-    return (lines[0] if lines else text.strip().splitlines()[-1] if text.strip() else "failed")[:300]
+    """The first error line and the two lines after it (the details)."""
+    lines = text.splitlines()
+    at = next((i for i, l in enumerate(lines) if "error" in l.lower() or "FAIL" in l), None)
+    if at is None:
+        return (lines[-1] if lines else "failed")[:300]
+    return " ".join(l.strip() for l in lines[at:at + 3])[:400]
 
 
 def tol_args(m, stage):

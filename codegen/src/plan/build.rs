@@ -25,7 +25,7 @@ pub struct PlanOptions<'a> {
 /// Class and length of `v`; with `dynamic`, a symbolic size is length 0.
 fn size_of(f: &Function, v: Value, dynamic: bool, what: impl Fn() -> String) -> Result<(Class, usize), PlanError> {
     match sized(f, v, &what) {
-        Err(_) if dynamic && f.ty(v).rank().is_some() && Class::of(f.ty(v).dtype).is_some() => {
+        Err(_) if dynamic && Class::of(f.ty(v).dtype).is_some() => {
             Ok((Class::of(f.ty(v).dtype).unwrap_or(Class::F32), 0))
         }
         r => r,

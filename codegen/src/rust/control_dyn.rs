@@ -53,10 +53,20 @@ pub(super) fn shapes(w: &mut Walk<'_>, id: OpId) -> Result<(), String> {
             // A condition that follows from shapes picks its branch now (a
             // branch of another rank may then never run, as exporters write
             // `if x.dim(0) == 1: x = x.squeeze(0)`).
-            let cond = op.operand(0).and_then(|c| w.contents_of(c)).and_then(|c| match c.first() {
+            let contents = op.operand(0).and_then(|c| w.contents_any(c)).and_then(|c| c.first().cloned());
+            let mut cond = match &contents {
                 Some(super::shapes::Iv::Lit(x)) => Some(usize::from(*x == 0)),
                 _ => None,
-            });
+            };
+            // Branches of different ranks under a condition known before the
+            // function runs: one variant of the function per answer.
+            if let (None, Some(super::shapes::Iv::Expr(e))) = (cond, &contents) {
+                if branch_ranks_differ(w, op) {
+                    let mut check = String::new();
+                    cond = Some(usize::from(!w.decide(format!("{e} != 0"), &mut check)));
+                    w.sh.late_code.entry(id).or_default().push_str(&check);
+                }
+            }
             if let Some(k) = cond {
                 w.sh.chosen.insert(id, k);
             }
@@ -107,6 +117,13 @@ pub(super) fn shapes(w: &mut Walk<'_>, id: OpId) -> Result<(), String> {
     }
     w.sh.late.extend(op.results.iter().copied());
     Ok(())
+}
+
+/// True if an If's branches yield results of different ranks.
+fn branch_ranks_differ(w: &Walk<'_>, op: &ir::OpData) -> bool {
+    let rank = |v: Value| w.f.ty(v).rank();
+    let (a, b) = (&op.regions[0].results, &op.regions[1].results);
+    a.iter().zip(b).any(|(&x, &y)| rank(x).is_none() || rank(y).is_none() || rank(x) != rank(y))
 }
 
 /// `(carried values, index of the first carried body parameter)`.

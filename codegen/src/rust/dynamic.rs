@@ -36,6 +36,10 @@ pub struct Shapes {
     pub late_code: HashMap<OpId, String>,
     /// `If`s whose condition follows from shapes: the branch that runs.
     pub chosen: HashMap<OpId, usize>,
+    /// The facts about sizes this variant assumes, checked first when it runs.
+    pub facts: Vec<(String, bool)>,
+    /// Facts a rank depended on that `facts` did not settle.
+    pub open: Vec<String>,
     /// The prologue's statements: input dims and the shapes known before
     /// any op runs.
     early_code: String,
@@ -59,9 +63,9 @@ pub fn cache_field(name: &str) -> String {
 }
 
 /// The shapes of every value of `f` (a function with symbolic dims), which
-/// values are late, and the statements that compute them. Every problem
-/// is reported.
-pub fn analyze(m: &ir::Module, f: &Function) -> Result<Shapes, Vec<String>> {
+/// values are late, and the statements that compute them, in the variant
+/// that assumes `facts` (see [`ShapeCx::decide`]). Every problem is reported.
+pub fn analyze(m: &ir::Module, f: &Function, facts: &[(String, bool)]) -> (Shapes, Vec<String>) {
     let mut w = Walk {
         m,
         f,
@@ -71,21 +75,52 @@ pub fn analyze(m: &ir::Module, f: &Function) -> Result<Shapes, Vec<String>> {
         errs: vec![],
         n: 0,
     };
+    w.sh.facts = facts.to_vec();
     bind_params(f, &mut w.sh);
     let body = f.body.ops.clone();
     w.ops(&body, false);
-    if w.errs.is_empty() {
-        Ok(w.sh)
-    } else {
-        Err(w.errs)
+    (w.sh, w.errs)
+}
+
+/// The variants of `f`: one per combination of the facts its ranks depend
+/// on (at most 8), each with its shapes. A combination under which some op
+/// gets a rank it does not take is one the model cannot run at (such sizes
+/// get a run-time error); if every combination fails, the first's errors
+/// are reported.
+pub fn variants(m: &ir::Module, f: &Function) -> Result<Vec<Shapes>, Vec<String>> {
+    let mut pending: Vec<Vec<(String, bool)>> = vec![vec![]];
+    let mut done = Vec::new();
+    let mut first_err = None;
+    while let Some(facts) = pending.pop() {
+        let (sh, errs) = analyze(m, f, &facts);
+        match (sh.open.first(), errs.is_empty()) {
+            (Some(cond), _) => {
+                for v in [true, false] {
+                    let mut more = facts.clone();
+                    more.push((cond.clone(), v));
+                    pending.push(more);
+                }
+            }
+            (None, true) => done.push(sh),
+            (None, false) => {
+                first_err.get_or_insert(errs);
+            }
+        }
+        if done.len() + pending.len() > 8 {
+            return Err(vec![format!("@{}: more than 8 variants of shape-dependent ranks", f.name)]);
+        }
+    }
+    match (done.is_empty(), first_err) {
+        (true, Some(e)) => Err(e),
+        _ => Ok(done),
     }
 }
 
 /// The prologue of `f`'s method: input dims, early shapes, buffer lengths,
 /// the plan lookup and arena growth.
-pub fn prologue(e: &mut Emitter<'_>, f: &Function, plan: &Plan, sh: &mut Shapes) -> String {
+pub fn prologue(e: &mut Emitter<'_>, method: &str, f: &Function, plan: &Plan, sh: &mut Shapes) -> String {
     let mut code = std::mem::take(&mut sh.early_code);
-    code += &plan_code(e, f, plan, sh);
+    code += &plan_code(e, method, f, plan, sh);
     code
 }
 
@@ -160,6 +195,7 @@ impl Walk<'_> {
         }
         let ins: Vec<Option<Vec<Sz>>> = op.operands.iter().map(|o| o.map(|v| self.dims_of(v))).collect();
         let mut sc = ShapeCx::new(self.m, f, op, ins, format!("t{}", self.n));
+        sc.facts = self.sh.facts.clone();
         for (i, o) in op.operands.iter().enumerate() {
             let Some(v) = *o else { continue };
             sc.rt_vals[i] = self.contents.get(&v).cloned().map(Vals::Sym).or_else(|| input_values(f, v));
@@ -202,6 +238,14 @@ impl Walk<'_> {
             Err(_) => (self.late_retry(&mut sc, id)?, true),
         };
         let mut code = String::new();
+        for (cond, holds) in sc.used.drain(..) {
+            code += &guard(&cond, holds);
+        }
+        for c in sc.open.drain(..) {
+            if !self.sh.open.contains(&c) {
+                self.sh.open.push(c);
+            }
+        }
         for l in &sc.lines {
             code += &format!("        {l}\n");
         }
@@ -222,10 +266,23 @@ impl Walk<'_> {
         Ok(())
     }
 
-    /// The contents of `v` if it is a small integer (or bool) tensor whose
-    /// values follow from shapes.
-    pub(super) fn contents_of(&self, v: Value) -> Option<&Vec<Iv>> {
+    /// The contents of `v`, also when they follow from late shapes (for
+    /// decisions checked where they are made).
+    pub(super) fn contents_any(&self, v: Value) -> Option<&Vec<Iv>> {
         self.contents.get(&v)
+    }
+
+    /// [`ShapeCx::decide`] for the walk itself (an If's condition); the
+    /// check of a known fact goes to `code`.
+    pub(super) fn decide(&mut self, cond: String, code: &mut String) -> bool {
+        if let Some(&(_, v)) = self.sh.facts.iter().find(|(c, _)| *c == cond) {
+            *code += &guard(&cond, v);
+            return v;
+        }
+        if !self.sh.open.contains(&cond) {
+            self.sh.open.push(cond);
+        }
+        false
     }
 
     /// The shapes of an op whose rule needs operand values only the run
@@ -258,6 +315,13 @@ impl Walk<'_> {
     pub(super) fn dims_of(&self, v: Value) -> Vec<Sz> {
         self.sh.dims.get(&v).cloned().or_else(|| static_dims(self.f, v)).unwrap_or_default()
     }
+}
+
+/// The statement that leaves this variant of the function when `cond`
+/// does not have the value `holds` it assumes.
+fn guard(cond: &str, holds: bool) -> String {
+    let not = if holds { "!" } else { "" };
+    format!("        if {not}({cond}) {{\n            return Ok(false); // another variant's sizes\n        }}\n")
 }
 
 /// Check computed dims against the sizes the IR declares static (checked
@@ -320,7 +384,7 @@ fn input_values(f: &Function, v: Value) -> Option<Vals> {
 }
 
 /// Buffer lengths, the plan lookup and arena growth.
-fn plan_code(e: &mut Emitter<'_>, f: &Function, plan: &Plan, sh: &mut Shapes) -> String {
+fn plan_code(e: &mut Emitter<'_>, method: &str, f: &Function, plan: &Plan, sh: &mut Shapes) -> String {
     let nb = plan.buffers.len();
     let mut owner: Vec<Option<Value>> = vec![None; nb];
     let mut values: Vec<Value> = f.body.params.clone();
@@ -355,9 +419,9 @@ fn plan_code(e: &mut Emitter<'_>, f: &Function, plan: &Plan, sh: &mut Shapes) ->
         .iter()
         .map(|l| format!("k::plan::Live::new({}, {}, {})", l.class, l.def, l.last))
         .collect();
-    let bufs = format!("BUFS_{}", cache_field(&f.name).to_uppercase());
+    let bufs = format!("BUFS_{}", cache_field(method).to_uppercase());
     e.parts.items.push(format!("const {bufs}: [k::plan::Live; {nb}] = [{}];", live.join(", ")));
-    let pc = cache_field(&f.name);
+    let pc = cache_field(method);
     let lens: Vec<String> = sh.buf_len.iter().map(Sz::to_string).collect();
     code += &format!("        let lens: [usize; {nb}] = [{}];\n", lens.join(", "));
     code += &format!("        let pi = self.{pc}.plan(&{bufs}, &lens, {});\n", Class::ALL.len());

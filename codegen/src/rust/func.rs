@@ -210,7 +210,14 @@ impl<'a> Emitter<'a> {
         body += &self.body(cx);
         for (i, &v) in cx.f.body.results.iter().enumerate() {
             let dims = cx.dy.and_then(|d| d.dims.get(&v)).cloned().unwrap_or_default();
-            body += &format!("        self.os{i} = {};\n", Sz::array(&dims));
+            // Up to 8 dims; a function of several variants may give an output
+            // a different rank in each.
+            body += &format!(
+                "        self.os{i}[..{}].copy_from_slice(&{});\n        self.on{i} = {};\n",
+                dims.len(),
+                Sz::array(&dims),
+                dims.len()
+            );
             let place = match cx.plan.result_copies.get(&i) {
                 Some(&b) => Some(cx.buf_region(b)),
                 None => arena_region_sz(cx, v),
@@ -220,7 +227,7 @@ impl<'a> Emitter<'a> {
             }
         }
         let method = format!(
-            "    #[allow(unused_variables, unused_mut, clippy::all)]\n    fn {name}(&mut self{args}) -> Result<(), Error> {{\n{body}        Ok(())\n    }}\n"
+            "    #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]\n    fn {name}(&mut self{args}) -> Result<bool, Error> {{\n{body}        Ok(true)\n    }}\n"
         );
         self.parts.methods.push(method);
     }

@@ -65,6 +65,13 @@ pub struct Entry<'a> {
     pub funcs: Vec<(&'a ir::Function, Plan)>,
     /// Per function, its shapes if they are computed when the model runs.
     pub shapes: Vec<Option<dynamic::Shapes>>,
+    /// Per function, the base name of its method (`main`, or `main__v1`
+    /// for a variant of a function with shape-dependent ranks).
+    pub methods: Vec<String>,
+    /// Functions emitted as several variants: `(base name, variants)`.
+    pub variant_groups: Vec<(String, usize)>,
+    /// Per function, true if its shapes are computed when the model runs.
+    pub is_dyn: Vec<bool>,
     /// `@main` has symbolic dims (shapes computed when the model runs).
     pub dynamic: bool,
 }
@@ -90,6 +97,8 @@ fn entry(m: &Module) -> Result<Entry<'_>, Vec<String>> {
     };
     let mut funcs = Vec::new();
     let mut shapes = Vec::new();
+    let mut methods = Vec::new();
+    let mut variant_groups = Vec::new();
     let mut errs = Vec::new();
     for n in names {
         let Some(f) = m.func(&n) else {
@@ -97,44 +106,55 @@ fn entry(m: &Module) -> Result<Entry<'_>, Vec<String>> {
             continue;
         };
         let dynamic = dispatch.is_none() && dynamic::needs_runtime_shapes(m, f);
-        let sh = match dynamic {
-            true => match dynamic::analyze(m, f) {
-                Ok(sh) => Some(sh),
+        let variants: Vec<Option<dynamic::Shapes>> = match dynamic {
+            true => match dynamic::variants(m, f) {
+                Ok(v) => v.into_iter().map(Some).collect(),
                 Err(e) => {
                     errs.extend(e);
                     continue;
                 }
             },
-            false => None,
+            false => vec![None],
         };
-        let none = std::collections::HashSet::new();
-        let late = sh.as_ref().map_or(&none, |s| &s.late);
-        match plan_function(f, &PlanOptions { params_in_arena, reuse, hoistable, dynamic, late }) {
-            Ok(p) => {
-                for (i, r) in f.body.results.iter().enumerate() {
-                    let ok = p.result_copies.contains_key(&i)
-                        || match p.storage.get(r) {
-                            Some(crate::plan::Storage::Buffer(_) | crate::plan::Storage::Own(_)) => true,
-                            Some(crate::plan::Storage::Hoisted(_)) => dispatch.is_none(),
-                            _ => false,
-                        };
-                    if !ok {
-                        errs.push(format!(
-                            "@{n}: output #{i} is an input or a constant; the Rust backend needs it computed"
-                        ));
-                    }
+        let count = variants.len();
+        if count > 1 {
+            variant_groups.push((n.clone(), count));
+        }
+        for (k, sh) in variants.into_iter().enumerate() {
+            let none = std::collections::HashSet::new();
+            let late = sh.as_ref().map_or(&none, |s| &s.late);
+            match plan_function(f, &PlanOptions { params_in_arena, reuse, hoistable, dynamic, late }) {
+                Ok(p) => {
+                    check_results(f, &p, dispatch.is_some(), &n, &mut errs);
+                    funcs.push((f, p));
+                    shapes.push(sh);
+                    methods.push(if count > 1 { format!("{n}__v{k}") } else { n.clone() });
                 }
-                funcs.push((f, p));
-                shapes.push(sh);
+                Err(e) => errs.push(format!("@{n}: {e}")),
             }
-            Err(e) => errs.push(format!("@{n}: {e}")),
         }
     }
     if errs.is_empty() {
-        let dynamic = shapes.iter().any(Option::is_some);
-        Ok(Entry { dispatch, funcs, shapes, dynamic })
+        let is_dyn: Vec<bool> = shapes.iter().map(Option::is_some).collect();
+        let dynamic = is_dyn.iter().any(|&d| d);
+        Ok(Entry { dispatch, funcs, shapes, methods, variant_groups, is_dyn, dynamic })
     } else {
         Err(errs)
+    }
+}
+
+/// Every result of `f` must be computed into the arena or an own buffer.
+fn check_results(f: &ir::Function, p: &Plan, bucketed: bool, n: &str, errs: &mut Vec<String>) {
+    for (i, r) in f.body.results.iter().enumerate() {
+        let ok = p.result_copies.contains_key(&i)
+            || match p.storage.get(r) {
+                Some(crate::plan::Storage::Buffer(_) | crate::plan::Storage::Own(_)) => true,
+                Some(crate::plan::Storage::Hoisted(_)) => !bucketed,
+                _ => false,
+            };
+        if !ok {
+            errs.push(format!("@{n}: output #{i} is an input or a constant; the Rust backend needs it computed"));
+        }
     }
 }
 
@@ -150,15 +170,13 @@ pub fn emit(m: &Module, opts: &EmitOptions) -> Result<Generated, EmitErrors> {
     let mut entry = entry;
     let mut shapes = std::mem::take(&mut entry.shapes);
     let mut prologues = Vec::new();
-    for ((f, plan), sh) in entry.funcs.iter().zip(shapes.iter_mut()) {
-        prologues.push(sh.as_mut().map(|sh| dynamic::prologue(&mut e, f, plan, sh)));
-        let mut owns = std::collections::BTreeMap::new();
+    let mut owns = std::collections::BTreeMap::new();
+    for (((f, plan), sh), name) in entry.funcs.iter().zip(shapes.iter_mut()).zip(&entry.methods) {
+        prologues.push(sh.as_mut().map(|sh| dynamic::prologue(&mut e, name, f, plan, sh)));
         control_dyn::own_buffers(f, plan, &mut owns);
-        for (field, class) in owns {
-            e.parts.own_fields.push((field, class));
-        }
     }
-    for (((f, plan), sh), prologue) in entry.funcs.iter().zip(&shapes).zip(&prologues) {
+    e.parts.own_fields.extend(owns);
+    for ((((f, plan), sh), prologue), name) in entry.funcs.iter().zip(&shapes).zip(&prologues).zip(&entry.methods) {
         let dy = sh.as_ref().zip(prologue.as_ref());
         let cx = FuncCx {
             f,
@@ -170,15 +188,20 @@ pub fn emit(m: &Module, opts: &EmitOptions) -> Result<Generated, EmitErrors> {
         };
         let args = if entry.dispatch.is_some() { String::new() } else { model::param_args(f, cx.dy.is_some()) };
         match dy {
-            Some((_, prologue)) => e.function_dyn(&cx, &model::method_name(&f.name), &args, prologue),
-            None => e.function(&cx, &model::method_name(&f.name), &args),
+            Some((_, prologue)) => e.function_dyn(&cx, &model::method_name(name), &args, prologue),
+            None => e.function(&cx, &model::method_name(name), &args),
         }
         let hx = FuncCx { hoist: true, dy: None, ..cx };
-        e.function(&hx, &model::hoist_name(&f.name), "");
+        e.function(&hx, &model::hoist_name(name), "");
         for (&c, &n) in &plan.const_arena {
             *const_base.entry(c).or_default() += n;
         }
         func_reports.push(FuncReport::of(f, plan));
+    }
+    for (name, count) in &entry.variant_groups {
+        let f = m.func(name).ok_or_else(|| EmitErrors(vec![format!("no @{name}")]))?;
+        e.parts.methods.push(model::variant_dispatcher(f, name, *count));
+        e.parts.fields.push((format!("last_{}", model::method_name(name)), "usize".into(), "0".into()));
     }
     if !e.errors.is_empty() {
         return Err(EmitErrors(e.errors));

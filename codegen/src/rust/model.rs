@@ -257,10 +257,14 @@ fn model_struct(e: &Emitter<'_>, sizes: &BTreeMap<Class, usize>, entry: &Entry<'
     for (field, class) in &e.parts.own_fields {
         s += &format!("    {field}: Vec<{}>,\n", class.rust());
     }
+    for (name, &d) in entry.methods.iter().zip(&entry.is_dyn) {
+        if d {
+            s += &format!("    {}: k::plan::PlanCache,\n", super::dynamic::cache_field(name));
+        }
+    }
     if entry.dynamic {
-        s += &format!("    {}: k::plan::PlanCache,\n", super::dynamic::cache_field(&main.name));
-        for (i, t) in main.result_types.iter().enumerate() {
-            s += &format!("    os{i}: [usize; {}],\n    oo{i}: (usize, usize),\n", t.rank().unwrap_or(0));
+        for i in 0..main.result_types.len() {
+            s += &format!("    os{i}: [usize; 8],\n    on{i}: usize,\n    oo{i}: (usize, usize),\n");
         }
     }
     s + "}\n\n"
@@ -287,8 +291,8 @@ fn constructor(
         s += &format!("            c{}: vec![{}; {n}],\n", cl.suffix(), zero(*cl));
     }
     s += "        };\n";
-    for (f, _) in &entry.funcs {
-        s += &format!("        c.{}();\n", hoist_name(&f.name));
+    for name in &entry.methods {
+        s += &format!("        c.{}();\n", hoist_name(name));
     }
     for (n, ty, init) in &e.parts.fields {
         s += &format!("        let {n}: {ty} = {init};\n");
@@ -311,13 +315,34 @@ fn constructor(
     for (field, _) in &e.parts.own_fields {
         s += &format!("            {field}: Vec::new(),\n");
     }
+    for (name, &d) in entry.methods.iter().zip(&entry.is_dyn) {
+        if d {
+            s += &format!("            {}: k::plan::PlanCache::new(),\n", super::dynamic::cache_field(name));
+        }
+    }
     if entry.dynamic {
-        s += &format!("            {}: k::plan::PlanCache::new(),\n", super::dynamic::cache_field(&main.name));
-        for (i, t) in main.result_types.iter().enumerate() {
-            s += &format!("            os{i}: [0; {}],\n            oo{i}: (0, 0),\n", t.rank().unwrap_or(0));
+        for i in 0..main.result_types.len() {
+            s += &format!("            os{i}: [0; 8],\n            on{i}: 0,\n            oo{i}: (0, 0),\n");
         }
     }
     s + "        })\n    }\n\n"
+}
+
+/// The method that runs function `name` generated as `count` variants (one
+/// per answer to the size facts its ranks depend on): the variant that ran
+/// last is tried first, each returns `false` when its facts do not hold.
+pub fn variant_dispatcher(f: &Function, name: &str, count: usize) -> String {
+    let m = method_name(name);
+    let params = param_args(f, true);
+    let args: Vec<String> = (0..f.body.params.len()).map(|i| format!("p{i}, p{i}s")).collect();
+    let mut s = format!("    #[allow(clippy::all)]\n    fn {m}(&mut self{params}) -> Result<bool, Error> {{\n");
+    s += &format!("        for k in 0..{count} {{\n            let v = (self.last_{m} + k) % {count};\n            let ran = match v {{\n");
+    for k in 0..count {
+        s += &format!("                {k} => self.{m}__v{k}({})?,\n", args.join(", "));
+    }
+    s += "                _ => false,\n            };\n";
+    s += &format!("            if ran {{\n                self.last_{m} = v;\n                return Ok(true);\n            }}\n        }}\n        Ok(false)\n    }}\n");
+    s
 }
 
 /// Where `run` reads result `o` (value `v`) of the (unbucketed) main function.
@@ -390,7 +415,11 @@ fn run_dynamic(main: &Function, plan: &Plan, ins: &[String], in_names: &[String]
         s += &format!("        k::rt::check_shape({n:?}, &{id}, &[{}])?;\n", dims.join(", "));
         args.push(format!("{id}.data, {id}.shape"));
     }
-    s += &format!("        self.{}({})?;\n", method_name(&main.name), args.join(", "));
+    s += &format!(
+        "        if !self.{}({})? {{\n            return Err(Error(\"no variant of the model takes these input sizes\".into()));\n        }}\n",
+        method_name(&main.name),
+        args.join(", ")
+    );
     s += "        Ok(Outputs {\n";
     for (o, (id, &v)) in outs.iter().zip(&main.body.results).enumerate() {
         let data = match plan.storage.get(&v) {
@@ -401,7 +430,7 @@ fn run_dynamic(main: &Function, plan: &Plan, ins: &[String], in_names: &[String]
                 format!("&self.a{}[self.oo{o}.0..self.oo{o}.0 + self.oo{o}.1]", c.suffix())
             }
         };
-        s += &format!("            {id}: View {{ shape: &self.os{o}, data: {data} }},\n");
+        s += &format!("            {id}: View {{ shape: &self.os{o}[..self.on{o}], data: {data} }},\n");
     }
     s + "        })\n    }\n\n"
 }

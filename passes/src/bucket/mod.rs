@@ -119,6 +119,35 @@ fn symbols_of<'a>(types: impl Iterator<Item = &'a TensorType>) -> Vec<String> {
     out
 }
 
+/// Result axes that follow a bucketed dim: in every specialization the
+/// axis is as long as the dim's bucket, and the buckets differ between
+/// specializations (so a coincidence cannot pass). This finds what to slice
+/// back even when inference names the result dim `?` and the model's own
+/// declaration is stale or wrong.
+fn following_axes(d: &Dispatch, specialized: &[Function]) -> Vec<AxisRef> {
+    let mut out = Vec::new();
+    let Some(first) = specialized.first() else { return out };
+    for (o, t) in first.result_types.iter().enumerate() {
+        for axis in 0..t.rank().unwrap_or(0) {
+            for dim in 0..d.dims.len() {
+                let mut sizes = Vec::new();
+                let follows = specialized.iter().enumerate().all(|(ci, f)| {
+                    let bucket = d.combination(ci)[dim];
+                    sizes.push(bucket);
+                    f.result_types.get(o).and_then(|t| t.dims()).and_then(|ds| ds.get(axis)).copied()
+                        == Some(Dim::Static(bucket))
+                });
+                sizes.sort_unstable();
+                sizes.dedup();
+                if follows && sizes.len() > 1 {
+                    out.push(AxisRef { tensor: o, axis, dim });
+                }
+            }
+        }
+    }
+    out
+}
+
 /// `(tensor, axis, dim)` triples where the types carry one of `dims`.
 fn axis_refs<'a>(types: impl Iterator<Item = &'a TensorType>, dims: &[Symbol]) -> Vec<AxisRef> {
     let mut out = Vec::new();
@@ -179,6 +208,11 @@ pub fn bucket_function(m: &mut Module, func: &str, spec: &BucketSpec) -> Result<
         let subst: Vec<(Symbol, u64)> = syms.iter().copied().zip(sizes.iter().copied()).collect();
         specialized.push(crate::specialize::specialized_copy(m, &orig, name.clone(), &subst)?);
         d.callees.push(name);
+    }
+    for r in following_axes(&d, &specialized) {
+        if !d.slices.contains(&r) {
+            d.slices.push(r);
+        }
     }
     let report = describe(&orig, &d, &names, &specialized);
     let dispatcher = dispatcher(&orig, &d, &specialized[0]);

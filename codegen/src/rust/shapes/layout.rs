@@ -185,13 +185,11 @@ fn squeeze(sc: &mut ShapeCx<'_>) -> Result<Vec<Sz>, String> {
     let axes: Vec<usize> = match axes {
         Some(a) => a.iter().map(|&k| axis(k, x.len())).collect::<Result<_, _>>()?,
         None => {
-            // Without axes every size-1 dim goes: each must be known.
-            let rank = sc.out_rank(0)?;
-            let ones: Vec<usize> = (0..x.len()).filter(|&i| x[i].is(1)).collect();
-            if x.len() - ones.len() != rank {
-                return Err("Squeeze without axes on symbolic dims".into());
-            }
-            ones
+            // Without axes every size-1 dim goes; whether a symbolic dim is 1
+            // is a fact the variant of the function settles.
+            (0..x.len())
+                .filter(|&i| x[i].is(1) || (x[i].lit().is_none() && sc.decide(format!("{} == 1", x[i]))))
+                .collect()
         }
     };
     Ok(x.iter().enumerate().filter(|(i, _)| !axes.contains(i)).map(|(_, d)| d.clone()).collect())

@@ -111,6 +111,13 @@ pub struct ShapeCx<'a> {
     pub tag: String,
     /// What to call the op in run-time errors.
     pub what: String,
+    /// Facts about sizes this variant of the function assumes (see
+    /// [`ShapeCx::decide`]).
+    pub facts: Vec<(String, bool)>,
+    /// Facts a rule needed that `facts` does not settle.
+    pub open: Vec<String>,
+    /// Facts of `facts` a rule used (each checked where it is used).
+    pub used: Vec<(String, bool)>,
     next: usize,
 }
 
@@ -122,7 +129,20 @@ impl<'a> ShapeCx<'a> {
             l => format!("{} [{l}]", op.opcode.name()),
         };
         let n = op.operands.len();
-        ShapeCx { m, f, op, ins, rt_vals: vec![None; n], lines: vec![], tag, what, next: 0 }
+        ShapeCx {
+            m,
+            f,
+            op,
+            ins,
+            rt_vals: vec![None; n],
+            lines: vec![],
+            tag,
+            what,
+            facts: vec![],
+            open: vec![],
+            used: vec![],
+            next: 0,
+        }
     }
     /// Dims of operand `i`.
     pub fn dims(&self, i: usize) -> Result<&[Sz], String> {
@@ -131,11 +151,6 @@ impl<'a> ShapeCx<'a> {
     /// True if operand `i` is present.
     pub fn has(&self, i: usize) -> bool {
         self.ins.get(i).is_some_and(Option::is_some)
-    }
-    /// Rank of result `j` (from the IR type).
-    pub fn out_rank(&self, j: usize) -> Result<usize, String> {
-        let v = self.op.results.get(j).ok_or("missing result")?;
-        self.f.ty(*v).rank().ok_or_else(|| "result rank unknown".to_string())
     }
     /// The values of operand `i`, if constant or computed before planning.
     pub fn vals(&self, i: usize) -> Option<Vals> {
@@ -183,6 +198,23 @@ impl<'a> ShapeCx<'a> {
         }
         Ok(out)
     }
+    /// Whether the run-time condition `cond` (an expression over sizes
+    /// known before the function runs) holds in this variant. A rank that
+    /// depends on a size (a Squeeze without axes, an If whose branches
+    /// differ in rank) is settled this way: the function is generated once
+    /// per answer and each variant checks the facts it uses where it uses
+    /// them, returning "not this variant" when one does not hold.
+    pub fn decide(&mut self, cond: String) -> bool {
+        if let Some(&(_, v)) = self.facts.iter().find(|(c, _)| *c == cond) {
+            self.used.push((cond, v));
+            return v;
+        }
+        if !self.open.contains(&cond) {
+            self.open.push(cond);
+        }
+        false
+    }
+
     /// Integer attribute `k` (default `d`).
     pub fn int(&self, k: &str, d: i64) -> i64 {
         self.op.attrs.int(k).unwrap_or(d)

@@ -7,16 +7,20 @@
 //! onnxruntime, a declaration never rejects a model. Per dim, with `d`
 //! declared and `i` inferred:
 //!
-//! | d \ i          | static `b`            | symbol `t`         | unknown |
-//! |----------------|-----------------------|--------------------|---------|
-//! | static `a`     | `b` (warn if a ≠ b)   | `a` (run-time check) | `a`   |
-//! | symbol `s`     | `b`                   | `t` (alias s ~ t)  | unknown |
-//! | unknown        | `b`                   | `t`                | unknown |
+//! | d \ i          | static `b`            | symbol `t`           | unknown |
+//! |----------------|-----------------------|----------------------|---------|
+//! | static `a`     | `b` (warn if a ≠ b)   | `a` (run-time check) | unknown |
+//! | symbol `s`     | `b`                   | `t` (alias s ~ t)    | unknown |
+//! | unknown        | `b`                   | `t`                  | unknown |
 //!
 //! A declared symbol never enters the IR: a stale name would assert an
-//! equality between sizes that the model does not have. A differing element
-//! type or rank is a warning and inference wins. Graph inputs are the one
-//! place where declarations define the symbols ([`input_dim`]).
+//! equality between sizes that the model does not have. Nor does a declared
+//! size inference knows nothing about: exporters write the sizes they traced
+//! with (a recognizer's time axis declared 25 for any image width, a
+//! squeezed output declared `[]` from batch 1), and the model runs at
+//! others. A differing element type or rank is a warning and inference
+//! wins. Graph inputs are the one place where declarations define the
+//! symbols ([`input_dim`]).
 
 use ir::{Dim, Shape, Symbol, TensorType};
 
@@ -38,13 +42,7 @@ pub(super) fn merge(declared: &TensorType, inferred: &TensorType) -> Merged {
     }
     let (d, i) = match (&declared.shape, &inferred.shape) {
         (Shape::Ranked(d), Shape::Ranked(i)) => (d, i),
-        (Shape::Unranked, _) => return Merged { ty: inferred.clone(), conflict: None, aliases: vec![] },
-        (Shape::Ranked(d), Shape::Unranked) => {
-            // Only the declared static sizes are kept (checked when the model runs).
-            let dims = d.iter().map(|&x| if let Dim::Static(_) = x { x } else { Dim::Unknown });
-            let ty = TensorType::new(inferred.dtype, Shape::from_dims(dims));
-            return Merged { ty, conflict: None, aliases: vec![] };
-        }
+        _ => return Merged { ty: inferred.clone(), conflict: None, aliases: vec![] },
     };
     if d.len() != i.len() {
         return keep(format!("rank {} differs from the inferred rank {}", d.len(), i.len()));
@@ -62,7 +60,7 @@ pub(super) fn merge(declared: &TensorType, inferred: &TensorType) -> Merged {
                 }
                 i
             }
-            (Dim::Static(_), _) => d,
+            (Dim::Static(_), Dim::Sym(_)) => d,
             (Dim::Sym(s), Dim::Sym(t)) => {
                 if s != t {
                     aliases.push((s, t));
@@ -74,23 +72,6 @@ pub(super) fn merge(declared: &TensorType, inferred: &TensorType) -> Merged {
         .collect();
     let conflict = (!clashes.is_empty()).then(|| clashes.join(", "));
     Merged { ty: TensorType::new(inferred.dtype, Shape::from_dims(dims)), conflict, aliases }
-}
-
-/// A graph output's dims that inference leaves unknown take the declared
-/// symbol when an input defines it (`[batch, seq, 32]` for a result inferred
-/// as `[batch, ?, 32]`): the signature then says how the output follows the
-/// inputs, which bucketing needs to slice results back. The interpreter and
-/// generated code check it when the model runs.
-pub(super) fn name_output_dims(declared: &TensorType, merged: TensorType, input_syms: &[Symbol]) -> TensorType {
-    let (Some(d), Some(m)) = (declared.dims(), merged.dims()) else { return merged };
-    if d.len() != m.len() || declared.dtype != merged.dtype {
-        return merged;
-    }
-    let dims = d.iter().zip(m).map(|(&d, &m)| match (d, m) {
-        (Dim::Sym(s), Dim::Unknown) if input_syms.contains(&s) => d,
-        _ => m,
-    });
-    TensorType::new(merged.dtype, Shape::from_dims(dims))
 }
 
 /// True if a `dim_param` is a name users could mean to share between inputs;
@@ -135,10 +116,11 @@ mod tests {
     #[test]
     fn declared_static_refines_and_symbols_alias_silently() {
         let m = merge(
-            &ty(&[Dim::Static(2), sym("unk__315"), sym("stale"), Dim::Unknown]),
-            &ty(&[sym("batch"), sym("unk__314"), Dim::Unknown, sym("n")]),
+            &ty(&[Dim::Static(2), sym("unk__315"), sym("stale"), Dim::Unknown, Dim::Static(25)]),
+            &ty(&[sym("batch"), sym("unk__314"), Dim::Unknown, sym("n"), Dim::Unknown]),
         );
-        assert_eq!(m.ty, ty(&[Dim::Static(2), sym("unk__314"), Dim::Unknown, sym("n")]));
+        // A declared size refines a symbol, never a dim inference knows nothing about.
+        assert_eq!(m.ty, ty(&[Dim::Static(2), sym("unk__314"), Dim::Unknown, sym("n"), Dim::Unknown]));
         assert!(m.conflict.is_none());
         assert_eq!(m.aliases, vec![(Symbol::new("unk__315"), Symbol::new("unk__314"))]);
     }

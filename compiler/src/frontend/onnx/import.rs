@@ -320,7 +320,7 @@ impl<'a> Importer<'a> {
                     if matches!(f.values[v].def, ir::ValueDef::Result(..)) {
                         f.values[v].ty = merged.clone();
                     }
-                    super::declared::name_output_dims(&declared, merged, &input_symbols(f))
+                    merged
                 }
                 Ok(None) => inferred,
                 Err(e) => {
@@ -349,19 +349,6 @@ impl Importer<'_> {
         }
         merged.ty
     }
-}
-
-/// The symbols of `f`'s parameter types.
-fn input_symbols(f: &Function) -> Vec<Symbol> {
-    let mut out = Vec::new();
-    for &p in &f.body.params {
-        for d in f.ty(p).dims().unwrap_or(&[]) {
-            if let Dim::Sym(s) = *d {
-                out.push(s);
-            }
-        }
-    }
-    out
 }
 
 fn poison(scope: &mut Scope, node: &NodeProto) {
