@@ -38,6 +38,10 @@ pub struct WildModel {
     /// where the defaults (1e-3, 1e-4) do not hold, each with its reason in the manifest.
     #[serde(default)]
     pub tolerance: BTreeMap<String, [f64; 2]>,
+    /// `"unstable"` when onnxruntime's outputs are not a meaningful
+    /// reference (the manifest says why); such a model is not in the CI subset.
+    #[serde(default)]
+    pub reference: Option<String>,
 }
 
 #[derive(Deserialize)]

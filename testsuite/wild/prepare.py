@@ -30,7 +30,9 @@ from onnx import numpy_helper
 
 
 def entry_hash(m):
-    return hashlib.sha256(json.dumps(m, sort_keys=True).encode()).hexdigest()[:16]
+    """Of what the data depends on (not tolerances or notes)."""
+    keep = {k: m[k] for k in ("id", "package", "member", "inputs") if k in m}
+    return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def fetch_package(spec, dl):

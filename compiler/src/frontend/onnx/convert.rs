@@ -235,6 +235,9 @@ pub(super) fn convert_node(cx: &mut NodeCx<'_, '_, '_>) -> NResult<()> {
     if let Some(done) = super::upgrade::upgrade(cx, &inputs)? {
         return Ok(done);
     }
+    if let Some(done) = super::lenient::lenient(cx, &inputs)? {
+        return Ok(done);
+    }
     let opcode = Opcode::from_name(&format!("onnx.{}", node.op_type))
         .ok_or_else(|| NodeError::Unsupported(node.op_type.clone()))?;
     let attrs = cx.attrs(opcode, &[])?;

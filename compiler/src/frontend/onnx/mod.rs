@@ -17,6 +17,7 @@ mod control;
 mod convert;
 mod declared;
 mod import;
+pub mod lenient;
 pub mod proto;
 pub mod tensor;
 mod upgrade;
