@@ -255,14 +255,17 @@ fn run_direction(
     let hidden = Dim::Static(cfg.hidden as u64);
     let state_ty = TensorType::new(DType::F32, Shape::from_dims([batch, hidden]));
     let step_ty = TensorType::new(DType::F32, Shape::from_dims([batch, Dim::Static(4 * cfg.hidden as u64)]));
-    let h0 = match dir.h0 {
-        Some(v) => v,
-        None => zero_state(cx, x, cfg.hidden, &state_ty)?,
+    // The initial states are `[B, H]` (onnxruntime checks it): say so where
+    // inference could not tell, so the carried states keep that type.
+    let mut state = |v: Option<Value>| match v {
+        Some(v) => {
+            narrow(cx, v, &state_ty);
+            Ok(v)
+        }
+        None => zero_state(cx, x, cfg.hidden, &state_ty),
     };
-    let c0 = match dir.c0 {
-        Some(v) => v,
-        None => zero_state(cx, x, cfg.hidden, &state_ty)?,
-    };
+    let h0 = state(dir.h0)?;
+    let c0 = state(dir.c0)?;
 
     // Scan(h0, c0, xw): states h, c; one scan input, read backwards for the
     // reverse direction; scan output h per step.
