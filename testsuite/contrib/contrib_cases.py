@@ -139,7 +139,7 @@ nbits_case("matmulnbits_8bit", 32, 6, 16, 8, True, None)
 
 
 # DynamicQuantizeLSTM: W [D, I, 4H], R [D, H, 4H] quantized; gates i, o, f, c.
-def qlstm_case(name, direction, seq, batch, inp, hidden, wdt, per_channel, extras):
+def qlstm_case(name, direction, seq, batch, inp, hidden, wdt, per_channel, extras, dyn=None, attrs=None):
     d = 2 if direction == "bidirectional" else 1
     ins = {"X": rand(seq, batch, inp, lo=-2, hi=2), "W": qrand(wdt, d, inp, 4 * hidden), "R": qrand(wdt, d, hidden, 4 * hidden)}
     ins["B"] = rand(d, 8 * hidden) if "bias" in extras else None
@@ -155,7 +155,7 @@ def qlstm_case(name, direction, seq, batch, inp, hidden, wdt, per_channel, extra
     ins["R_zero_point"] = zp.copy()
     init = [k for k in ins if k not in ("X", "initial_h", "initial_c") and ins[k] is not None]
     case(name, "DynamicQuantizeLSTM", ins, init=init, outputs=3,
-         attrs={"hidden_size": hidden, "direction": direction})
+         attrs={"hidden_size": hidden, "direction": direction, **(attrs or {})}, dyn=dyn)
 
 
 qlstm_case("dynamicquantizelstm_forward", "forward", 4, 2, 5, 3, I8, False, ())
@@ -498,3 +498,18 @@ case("multiheadattention_past_unidirectional_dynamic", "MultiHeadAttention", {
     "past_key": rand(B_, N_, 3, H_ // N_), "past_value": rand(B_, N_, 3, H_ // N_)},
     attrs={"num_heads": N_, "unidirectional": 1}, outputs=3,
     dyn={"query": BS, "key": BS, "value": BS, "past_key": ["batch", None, "past", None], "past_value": ["batch", None, "past", None]})
+
+# DynamicQuantizeLSTM with a symbolic sequence length and batch > 1 (a Scan
+# over the steps, h of all rows quantized together): every direction, with and
+# without initial states, peepholes, clip and input_forget; the longer ones
+# would show a one-ulp float difference as a flipped quantization step of h.
+# (At the end of the file so the cases above keep their random data.)
+QLSTM_SB = {"X": ["seq", "batch", None], "initial_h": [None, "batch", None], "initial_c": [None, "batch", None]}
+qlstm_case("dynamicquantizelstm_dyn_forward", "forward", 12, 3, 6, 8, I8, False, ("bias", "init"), dyn=QLSTM_SB)
+qlstm_case("dynamicquantizelstm_dyn_reverse_noinit", "reverse", 9, 2, 5, 6, U8, True, ("bias",), dyn=QLSTM_SB)
+qlstm_case("dynamicquantizelstm_dyn_bidir_peephole", "bidirectional", 10, 4, 6, 5, I8, True,
+           ("bias", "init", "peephole"), dyn=QLSTM_SB)
+qlstm_case("dynamicquantizelstm_dyn_bidir_nobias", "bidirectional", 7, 5, 4, 4, U8, False, (), dyn=QLSTM_SB)
+qlstm_case("dynamicquantizelstm_dyn_clip_input_forget", "forward", 6, 2, 4, 3, I8, False, ("bias", "peephole"),
+           dyn=QLSTM_SB, attrs={"clip": 0.7, "input_forget": 1})
+qlstm_case("dynamicquantizelstm_dyn_long", "forward", 40, 3, 16, 32, I8, False, ("bias",), dyn=QLSTM_SB)

@@ -183,7 +183,7 @@ pub const LOWERINGS: &[(&str, &str, &str)] = &[
     ("DynamicQuantizeMatMul", "com.microsoft", "DynamicQuantizeLinear(A) → MatMulInteger → Cast → × (a_scale·b_scale) → + bias"),
     ("MatMulIntegerToFloat", "com.microsoft", "MatMulInteger → Cast → × (a_scale·b_scale) → + bias"),
     ("MatMulNBits", "com.microsoft", "4/8-bit unpack (BitwiseAnd/BitShift) → (q − zp)·scale per block → Transpose → MatMul (+ bias), folded for constant weights; accuracy_level 4: A quantized per row-block to int8 (max|a|/127, Round) → MatMulInteger per block → × a_scale·b_scale → ReduceSum over blocks, as ORT; bits 4 and 8, no g_idx"),
-    ("DynamicQuantizeLSTM", "com.microsoft", "unrolled over the static sequence: DynamicQuantizeLinear(X) once + MatMulInteger with W; per step DynamicQuantizeLinear(h) + MatMulInteger with R, scales, Wb+Rb, peepholes, Sigmoid/Tanh cell; default activations, no clip/input_forget/sequence_lens"),
+    ("DynamicQuantizeLSTM", "com.microsoft", "DynamicQuantizeLinear(X) once + MatMulInteger with W; a Scan over the steps (any length, symbolic included): DynamicQuantizeLinear(h of all rows) + MatMulInteger with R, scales, peepholes, Wb+Rb, clip, MLAS's logistic/tanh polynomials (FMA steps in f64), input_forget; default activations, no sequence_lens"),
     ("QuantizeLinear", "com.microsoft", "onnx QuantizeLinear (8/16-bit, per-axis)"),
     ("DequantizeLinear", "com.microsoft", "onnx DequantizeLinear (8/16-bit, per-axis)"),
     ("NhwcMaxPool", "com.microsoft", "Transpose → MaxPool → Transpose"),

@@ -61,7 +61,13 @@ fn plans_are_sound_and_tight() {
         let f = m.func("main").unwrap();
         let p = match plan_function(
             f,
-            &PlanOptions { params_in_arena: false, reuse: &reuse, hoistable: &hoistable, dynamic: false },
+            &PlanOptions {
+                params_in_arena: false,
+                reuse: &reuse,
+                hoistable: &hoistable,
+                dynamic: false,
+                late: &Default::default(),
+            },
         ) {
             Ok(p) => p,
             Err(e) => {

@@ -17,6 +17,7 @@ mod extra;
 mod fused;
 mod mask;
 mod misc;
+mod mlas;
 mod nbits;
 mod norm;
 mod qlstm;
@@ -257,6 +258,11 @@ fn rank(cx: &NodeCx<'_, '_, '_>, v: Value, what: &str) -> NResult<usize> {
 /// An f32 scalar constant.
 fn f32_const(cx: &mut NodeCx<'_, '_, '_>, x: f32, hint: &str) -> Value {
     cx.constant(&Tensor::new(vec![], Data::F32(vec![x])), hint)
+}
+
+/// An f64 scalar constant.
+fn f64_const(cx: &mut NodeCx<'_, '_, '_>, x: f64, hint: &str) -> Value {
+    cx.constant(&Tensor::new(vec![], Data::F64(vec![x])), hint)
 }
 
 /// `zp` if present, else a zero scalar of `dt` (the quantized type).
