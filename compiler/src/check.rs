@@ -132,6 +132,26 @@ pub fn narrow_like(got: Tensor, want: &Tensor) -> Tensor {
     }
 }
 
+/// Compare integer outputs allowing `units` steps of difference (quantized
+/// outputs of another runtime whose rounding order differs); `max_abs` is
+/// the largest difference in steps. Shapes and types must match exactly.
+pub fn compare_units(index: usize, got: &Tensor, want: &Tensor, units: i64) -> OutputCheck {
+    let mut c = compare(index, got, want, Tolerance::default());
+    if c.failure.is_none() || got.dtype() != want.dtype() || got.shape != want.shape || !want.dtype().is_int() {
+        return c;
+    }
+    c.failure = None;
+    for i in 0..got.len() {
+        let (a, b) = (got.data.get_i64(i), want.data.get_i64(i));
+        let d = (a as f64 - b as f64).abs();
+        c.max_abs = c.max_abs.max(d);
+        if d > units as f64 && c.failure.is_none() {
+            c.failure = Some(format!("element {i}: {a} != expected {b} (more than {units} steps apart)"));
+        }
+    }
+    c
+}
+
 /// Compare one output with its expected value: integer and bool outputs
 /// exactly, floats within `tol`.
 pub fn compare(index: usize, got: &Tensor, want: &Tensor, tol: Tolerance) -> OutputCheck {

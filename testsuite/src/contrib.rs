@@ -141,7 +141,7 @@ pub fn check(got: &[Tensor], want: &[Tensor], tol: OpTolerance) -> Result<Deviat
             continue;
         }
         // Integers and bools: exact, or within `units` for quantized outputs.
-        let c = compare(i, g, w, Tolerance { rtol: 0.0, atol: tol.units as f64 });
+        let c = compiler::check::compare_units(i, g, w, tol.units);
         if let Some(f) = c.failure {
             return Err(format!("output #{i} ({dt}): {f}"));
         }
