@@ -4,6 +4,7 @@ pub mod conformance;
 pub mod contrib;
 pub mod contrib_rust;
 pub mod filetest;
+pub mod onnx_data;
 pub mod par;
 pub mod rulecheck;
 pub mod rustbatch;

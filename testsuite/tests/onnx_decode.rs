@@ -3,8 +3,8 @@
 //!
 //! The data is not in the repository: `testsuite/conformance/fetch.sh`
 //! extracts it from the `onnx` wheel into `target/onnx-tests/` (CI runs it
-//! first). Without it these tests print a note and pass. `EDGEC_ONNX_TESTS`
-//! overrides the location.
+//! first; a test finding it missing runs the script, and fails if that
+//! fails). `EDGEC_ONNX_TESTS` overrides the location.
 //!
 //! Every `model.onnx` (and every `light/*.onnx`) must decode as a
 //! `ModelProto`, and every `test_data_set_*/{input,output}_*.pb` as the
@@ -26,22 +26,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// Test-data categories whose tests are directories holding `model.onnx`.
 const DIR_CATEGORIES: &[&str] = &["node", "pytorch-converted", "pytorch-operator", "simple"];
 
-fn data_root() -> Option<PathBuf> {
-    let root = match std::env::var_os("EDGEC_ONNX_TESTS") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/onnx-tests"),
-    };
-    if root.join("node").is_dir() {
-        Some(root)
-    } else {
-        eprintln!();
-        eprintln!("=====================================================================");
-        eprintln!("NOTE: ONNX conformance data not found at {}", root.display());
-        eprintln!("      run testsuite/conformance/fetch.sh to fetch it; SKIPPING.");
-        eprintln!("=====================================================================");
-        eprintln!();
-        None
-    }
+fn data_root() -> PathBuf {
+    testsuite::onnx_data::root()
 }
 
 fn sorted_entries(dir: &Path) -> Vec<PathBuf> {
@@ -318,7 +304,7 @@ fn decode_test_dir(dir: &Path, counts: &mut Counts) -> Result<(), String> {
 
 #[test]
 fn decode_all_conformance_data() {
-    let Some(root) = data_root() else { return };
+    let root = data_root();
     let mut failures = Vec::new();
     let mut total = Counts::default();
     for category in DIR_CATEGORIES {
@@ -460,7 +446,7 @@ fn tensor_shape(ty: &TypeProto) -> (i32, Vec<i64>) {
 
 #[test]
 fn test_abs_contents() {
-    let Some(root) = data_root() else { return };
+    let root = data_root();
     let model = load_model(&root, "test_abs");
     assert_eq!(model.producer_name, "backend-test");
     assert!(model.ir_version >= 3, "ir_version {}", model.ir_version);
@@ -493,7 +479,7 @@ fn test_abs_contents() {
 
 #[test]
 fn attributes_and_subgraphs() {
-    let Some(root) = data_root() else { return };
+    let root = data_root();
     use compiler::frontend::onnx::proto::attribute_proto::AttributeType;
 
     // Conv: INTS attributes.
@@ -546,7 +532,7 @@ fn attributes_and_subgraphs() {
 
 #[test]
 fn sequence_and_optional_data() {
-    let Some(root) = data_root() else { return };
+    let root = data_root();
 
     // SequenceInsert: input 0 is a sequence of tensors.
     let model = load_model(&root, "test_sequence_insert_at_back");

@@ -135,13 +135,8 @@ fn optimization_is_deterministic() {
 /// reference outputs (inputs are ONNX's dummy data, as in the conformance test).
 #[test]
 fn light_models_optimize_and_verify() {
-    let root = std::env::var_os("EDGEC_ONNX_TESTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/onnx-tests"));
-    let Ok(rd) = std::fs::read_dir(root.join("light")) else {
-        eprintln!("NOTE: light models missing; run testsuite/conformance/fetch.sh. Skipping.");
-        return;
-    };
+    let light = testsuite::onnx_data::root().join("light");
+    let rd = std::fs::read_dir(&light).unwrap_or_else(|e| panic!("{}: {e}", light.display()));
     let mut models: Vec<PathBuf> =
         rd.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "onnx")).collect();
     models.sort();
