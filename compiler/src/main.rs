@@ -172,6 +172,11 @@ struct PipeArgs {
     /// (|i - j| <= W, sliding window). Recorded in the module; `edgec verify` reports the deviation.
     #[arg(long, value_name = "W")]
     attention_window: Option<u64>,
+    /// APPROXIMATION (opt-in): let the approximate rewrite rule NAME run (repeatable; `edgec
+    /// rules` marks them, e.g. gelu-erf-to-tanh). Recorded in the module; `edgec verify`
+    /// reports the deviation from the exact function.
+    #[arg(long, value_name = "NAME")]
+    approximate: Vec<String>,
     /// Fix a graph input to a value: NAME=FILE (.npy, or .pb TensorProto). The input leaves the
     /// signature and its value is folded in, so shapes computed from it become static
     /// (e.g. a Reshape target or Resize sizes given as an input). Repeatable.
@@ -217,6 +222,7 @@ impl PipeArgs {
             pad: self.bucketing.pad.clone(),
             buckets_max: self.bucketing.buckets_max,
             attention_window: self.attention_window,
+            approximate: self.approximate.clone(),
             consts: self.consts.clone(),
             shapes: self.shapes.shapes.clone(),
             dims: self.shapes.dims.clone(),

@@ -114,7 +114,8 @@ pub fn list_rules(rules: &RuleSet) -> String {
             topic = &r.topic;
             s += &format!("== {topic} ==\n");
         }
-        s += &format!("{:<32} {}\n{:<32} ({})\n", r.name, r.doc, "", r.origin);
+        let approx = if r.approximate { "APPROXIMATE, off unless --approximate NAME: " } else { "" };
+        s += &format!("{:<32} {approx}{}\n{:<32} ({})\n", r.name, r.doc, "", r.origin);
     }
     s += "== conditions ==\n";
     for c in passes::rules::conds::all() {

@@ -30,6 +30,8 @@ pub struct Request {
     pub buckets_max: usize,
     /// `--attention-window`.
     pub attention_window: Option<u64>,
+    /// `--approximate NAME`: approximate rules allowed to run.
+    pub approximate: Vec<String>,
     /// `--const NAME=FILE` arguments (graph inputs fixed to a `.npy` or
     /// `.pb` TensorProto value before import).
     pub consts: Vec<String>,
@@ -155,6 +157,7 @@ pub fn run(req: &Request, popts_pass: PassOptions) -> Result<Outcome, Failure> {
     let (mut popts, profile) = crate::optimize::pipeline_options(&req.target, &req.rules).map_err(Failure::User)?;
     popts.limits.max_enodes = req.max_enodes;
     popts.limits.max_iters = req.max_iters;
+    popts.rules.enable_approximations(&req.approximate).map_err(|e| Failure::User(anyhow::anyhow!(e)))?;
     let (spec, autos) = crate::bucket::bucket_spec(&req.bucket, &req.pad, req.buckets_max)?;
     let load = LoadOptions { consts: read_consts(&req.consts)?, shapes: shape_spec(&req.shapes, &req.dims)? };
     let mut m = if req.file == "-" && load.consts.is_empty() && load.shapes.is_empty() {

@@ -75,7 +75,31 @@ impl Pass for EgraphPass {
     }
     fn run(&self, m: &mut Module) -> Result<bool, String> {
         let before = fingerprint(m);
+        // An enabled approximation may fire: keep the exact function first.
+        let exact = match self.rules.runnable(false).any(|r| r.approximate) {
+            true => Some(m.clone()),
+            false => None,
+        };
         let report = optimize_module(m, &self.rules, self.opts.target.clone(), &self.opts.limits, self.fold)?;
+        let approximated: Vec<String> = self
+            .rules
+            .rules
+            .iter()
+            .filter(|r| r.approximate)
+            .filter_map(|r| report.rules.fired.get(&r.name).map(|n| format!("{} ({n}×): {}", r.name, r.doc)))
+            .collect();
+        if let (false, Some(mut exact)) = (approximated.is_empty(), exact) {
+            crate::approx::keep_reference(&mut exact);
+            let name = crate::bucket::reference_name("main");
+            if m.func(&name).is_none() {
+                if let Some(r) = exact.func(&name) {
+                    m.funcs.push(r.clone());
+                }
+            }
+            for what in approximated {
+                crate::approx::record(m, what);
+            }
+        }
         self.opts.reports.lock().unwrap_or_else(|e| e.into_inner()).push((self.name, report));
         Ok(fingerprint(m) != before)
     }

@@ -145,3 +145,24 @@ fn missing_file_names_the_path() {
     let err = RuleSet::default().add_file(std::path::Path::new("/nonexistent/x.rules")).unwrap_err();
     assert!(err.to_string().contains("/nonexistent/x.rules"), "{err}");
 }
+
+#[test]
+fn approximate_rules_are_off_until_named() {
+    let mut rs = RuleSet::default();
+    let src = "# Identity(x) = x\nrule id: (onnx.Identity ?x) => ?x;\n\
+               # Erf(x) ~= Tanh(x) (not exact)\napproximate rule erf-tanh: (onnx.Erf ?x) => (onnx.Tanh ?x);\n";
+    rs.add_source("user.rules", src).expect("loads");
+    assert!(!rs.rules[0].approximate && rs.rules[1].approximate);
+    let names = |rs: &RuleSet, exact_only| rs.runnable(exact_only).map(|r| r.name.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&rs, false), ["id"]);
+    let err = rs.enable_approximations(&["id".into(), "nope".into()]).expect_err("exact and unknown names");
+    assert!(err.contains("`id` (user.rules:2) is exact") && err.contains("no approximate rule `nope`"), "{err}");
+    rs.enable_approximations(&["erf-tanh".into()]).expect("an approximate rule");
+    assert_eq!(names(&rs, false), ["id", "erf-tanh"]);
+    assert_eq!(names(&rs, true), ["id"], "reference functions stay exact");
+}
+
+#[test]
+fn approximate_must_precede_rule() {
+    one_error("# Erf(x) ~= x\napproximate erf: (onnx.Erf ?x) => ?x;\n", "2:13", "expected `rule`");
+}

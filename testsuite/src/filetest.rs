@@ -89,7 +89,7 @@ fn directive(src: &str) -> Result<(String, String), String> {
     Ok((kind.to_string(), arg.trim().to_string()))
 }
 
-/// `PASSES [target=NAME] [bucket=DIM:SIZE,SIZE...]... [pad=INPUT:VALUE]... [window=W]`:
+/// `PASSES [target=NAME] [bucket=DIM:SIZE,SIZE...]... [pad=INPUT:VALUE]... [window=W] [approximate=RULE]...`:
 /// the pipeline of an `opt` directive, with the e-graph passes extracting for
 /// the named target profile if one is given, and the `bucket` pass's spec.
 fn opt_pipeline(arg: &str) -> Result<Vec<Box<dyn Pass>>, String> {
@@ -106,6 +106,7 @@ fn opt_pipeline(arg: &str) -> Result<Vec<Box<dyn Pass>>, String> {
                 let d = passes::bucket::BucketSpec::parse_dim(&b.replacen(':', "=", 1))?;
                 opts.bucket.get_or_insert_with(Default::default).dims.push(d);
             }
+            Some(("approximate", a)) => opts.rules.enable_approximations(&[a.to_string()])?,
             Some(("window", w)) => {
                 opts.attention_window = Some(w.parse().map_err(|_| format!("window={w}: not a size"))?);
             }
@@ -115,7 +116,7 @@ fn opt_pipeline(arg: &str) -> Result<Vec<Box<dyn Pass>>, String> {
             }
             _ => {
                 return Err(format!(
-                "unknown opt option `{w}` (expected `target=NAME`, `bucket=DIM:SIZES`, `pad=INPUT:VALUE`, `window=W`)"
+                "unknown opt option `{w}` (expected `target=NAME`, `bucket=DIM:SIZES`, `pad=INPUT:VALUE`, `window=W`, `approximate=RULE`)"
             ))
             }
         }

@@ -46,7 +46,22 @@ pub fn optimize_and_compare(
     inputs: &[Tensor],
     tol: Tolerance,
 ) -> Result<RuleRun, String> {
-    let opts = options(target)?;
+    optimize_and_compare_approx(m, pipeline, target, &[], inputs, tol)
+}
+
+/// [`optimize_and_compare`] with the `approximate` rules named in `approx`
+/// enabled.
+pub fn optimize_and_compare_approx(
+    m: &Module,
+    pipeline: &str,
+    target: Option<&str>,
+    approx: &[&str],
+    inputs: &[Tensor],
+    tol: Tolerance,
+) -> Result<RuleRun, String> {
+    let mut opts = options(target)?;
+    let names: Vec<String> = approx.iter().map(|s| s.to_string()).collect();
+    opts.rules.enable_approximations(&names)?;
     let passes = parse_pipeline_with(pipeline, &opts).map_err(|e| e.to_string())?;
     let mut out = m.clone();
     let live = |m: &Module| m.funcs.iter().map(|f| f.live_ops().len()).sum::<usize>();

@@ -1,6 +1,7 @@
 //! Differential property tests of the `legalize` rules, which only fire where
 //! the target lacks an op:
-//! - erf-GELU on `rk3588-npu` (no Erf unit) becomes the tanh approximation.
+//! - erf-GELU on `rk3588-npu` (no Erf unit) becomes the tanh approximation
+//!   when `gelu-erf-to-tanh` is enabled (an `approximate` rule; never by default).
 //!   That is NOT exact: |gelu_tanh(x) - gelu_erf(x)| <= 4.74e-4 for every real
 //!   x (maximum near x = ±2.7), so outputs are compared with atol = 5e-4;
 //! - LayerNormalization on a test profile without it (a TOML written to a
@@ -13,7 +14,7 @@ use compiler::check::Tolerance;
 use ir::interp::{Data, Tensor};
 use proptest::prelude::*;
 use std::io::Write;
-use testsuite::rulecheck::{optimize_and_compare, RuleRun};
+use testsuite::rulecheck::{optimize_and_compare_approx, RuleRun};
 
 const PIPELINE: &str = "shape-infer,legalize,dce";
 const EXACT: Tolerance = Tolerance { rtol: 0.0, atol: 0.0 };
@@ -105,8 +106,18 @@ fn layer_norm_case(shape: &[usize], axis: i64, eps: f32, scale: &[f32], bias: Op
 }
 
 fn run(src: &str, target: &str, inputs: &[Tensor], tol: Tolerance) -> Result<RuleRun, TestCaseError> {
+    run_approx(src, target, &[], inputs, tol)
+}
+
+fn run_approx(
+    src: &str,
+    target: &str,
+    approx: &[&str],
+    inputs: &[Tensor],
+    tol: Tolerance,
+) -> Result<RuleRun, TestCaseError> {
     let m = ir::text::parse_module(src, "case", None).map_err(|e| TestCaseError::fail(format!("{e}\n{src}")))?.module;
-    optimize_and_compare(&m, PIPELINE, Some(target), inputs, tol)
+    optimize_and_compare_approx(&m, PIPELINE, Some(target), approx, inputs, tol)
         .map_err(|e| TestCaseError::fail(format!("{e}\n{src}")))
 }
 
@@ -144,14 +155,39 @@ fn values(lo: f32, hi: f32) -> impl Strategy<Value = Vec<f32>> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
 
-    /// The NPU lacks Erf: erf-GELU becomes tanh-GELU, within the approximation bound.
+    /// The NPU lacks Erf: with the approximation enabled, erf-GELU becomes
+    /// tanh-GELU within its bound; the module records it and keeps the exact
+    /// function as @main.reference, which gives the original results.
     #[test]
     fn gelu_to_tanh_on_npu(s in shape(4), explicit in any::<bool>(), c in -1.0f32..1.0, v in values(-6.0, 6.0)) {
         let src = gelu_case(&s, explicit, c);
-        let r = run(&src, "rk3588-npu", &[tensor(&s, &v)], GELU_TANH)?;
+        let x = tensor(&s, &v);
+        let r = run_approx(&src, "rk3588-npu", &["gelu-erf-to-tanh"], &[x.clone()], GELU_TANH)?;
         prop_assert!(r.count("gelu-erf-to-tanh") > 0, "rule did not fire on\n{src}");
-        let text = ir::text::print_module(&r.optimized);
-        prop_assert!(text.contains("approximate = \"tanh\"") && !text.contains("\"none\""), "{text}");
+        let main = ir::text::print_module(&r.optimized);
+        let main = &main[main.find("func @main(").expect("@main")..];
+        let main = &main[..main.find("\n  }").expect("end of @main")];
+        prop_assert!(main.contains("approximate = \"tanh\"") && !main.contains("\"none\""), "{main}");
+        let recorded = match r.optimized.attrs.get(passes::approx::APPROXIMATIONS) {
+            Some(ir::Attr::Strs(v)) => v.clone(),
+            _ => vec![],
+        };
+        prop_assert!(recorded.iter().any(|a| a.starts_with("gelu-erf-to-tanh")), "{recorded:?}");
+        let m = ir::text::parse_module(&src, "case", None).expect("parses").module;
+        let want = ir::interp::run(&m, "main", vec![x.clone()]).expect("original runs");
+        let exact = ir::interp::run(&r.optimized, "main.reference", vec![x]).expect("reference runs");
+        prop_assert!(compiler::check::compare(0, &exact[0], &want[0], EXACT).failure.is_none());
+    }
+
+    /// Not enabled, the approximation never runs: the NPU keeps erf-GELU
+    /// (it falls back to the CPU) and the results are exact.
+    #[test]
+    fn gelu_not_approximated_unless_asked(s in shape(4), c in -1.0f32..1.0, v in values(-6.0, 6.0)) {
+        let src = gelu_case(&s, true, c);
+        let r = run(&src, "rk3588-npu", &[tensor(&s, &v)], EXACT)?;
+        prop_assert_eq!(r.count("gelu-erf-to-tanh"), 0);
+        prop_assert!(r.optimized.attrs.get(passes::approx::APPROXIMATIONS).is_none());
+        prop_assert!(!ir::text::print_module(&r.optimized).contains("tanh"));
     }
 
     /// LayerNormalization is decomposed on a target without it.

@@ -45,6 +45,7 @@ fn compile(model: &Path, name: &str, bucket: &[&str]) -> Result<(PathBuf, codege
         pad: vec![],
         buckets_max: 4,
         attention_window: None,
+        approximate: vec![],
         consts: vec![],
         shapes: vec![],
         dims: vec![],

@@ -202,14 +202,22 @@ pub fn optimize_module(
     fold: FoldBudget,
 ) -> Result<EgraphReport, String> {
     let shared = Arc::new(Shared { target, stats: Mutex::new(RuleStats::default()) });
-    let mut rewrites: Vec<Rewrite<ENode, EAnalysis>> = Vec::new();
-    for r in &rules.rules {
-        let applier = RuleApplier { rule: r.clone(), shared: shared.clone() };
-        rewrites
-            .push(Rewrite::new(r.name.clone(), r.lhs.clone(), applier).map_err(|e| format!("rule {}: {e}", r.name))?);
-    }
+    let rewrites = |exact_only: bool| -> Result<Vec<Rewrite<ENode, EAnalysis>>, String> {
+        let build = |r: &Arc<Rule>| {
+            let applier = RuleApplier { rule: r.clone(), shared: shared.clone() };
+            Rewrite::new(r.name.clone(), r.lhs.clone(), applier).map_err(|e| format!("rule {}: {e}", r.name))
+        };
+        rules.runnable(exact_only).map(build).collect()
+    };
+    // Reference functions (`@main.reference`, kept to measure deviations)
+    // never take an approximation.
+    let (all, exact) = (rewrites(false)?, rewrites(true)?);
     let mut report = EgraphReport::default();
     for fi in 0..m.funcs.len() {
+        let rewrites = match m.funcs[fi].name.ends_with(crate::bucket::REFERENCE_SUFFIX) {
+            true => &exact,
+            false => &all,
+        };
         let ops_before = m.funcs[fi].live_ops().len();
         let analysis = EAnalysis { attrs: rules.attrs.clone(), fold, ..Default::default() };
         let mut imp = import(m, &m.funcs[fi], analysis)?;
@@ -219,7 +227,7 @@ pub fn optimize_module(
             .with_iter_limit(limits.max_iters)
             .with_time_limit(Duration::from_secs(limits.safety_time_s))
             .with_scheduler(BackoffScheduler::default().with_initial_match_limit(limits.max_matches_per_rule))
-            .run(&rewrites);
+            .run(rewrites);
         let (stop, limit_hit) = stop_text(&runner.stop_reason);
         let iterations = runner.iterations.len();
         imp.eg = runner.egraph;

@@ -59,6 +59,9 @@ pub struct Rule {
     pub rhs: CompiledRhs,
     /// Conditions, all of which must hold.
     pub conds: Vec<CondCall>,
+    /// Not an exact identity: runs only when enabled by name
+    /// (`--approximate NAME`), and is then recorded in the module.
+    pub approximate: bool,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -109,6 +112,7 @@ pub fn compile(ast: &RuleAst, file: &str, topic: &str, attrs: &mut Interner) -> 
         lhs: Pattern::new(lhs),
         rhs,
         conds,
+        approximate: ast.approximate,
     })
 }
 

@@ -63,6 +63,8 @@ pub struct RuleSet {
     pub rules: Vec<Arc<Rule>>,
     /// Attribute literals interned while compiling; seeds every e-graph.
     pub attrs: Interner,
+    /// The `approximate` rules that may run (by name); the others never do.
+    pub enabled_approximations: std::collections::BTreeSet<String>,
 }
 
 impl RuleSet {
@@ -120,6 +122,41 @@ impl RuleSet {
     /// Keep only the rules whose topic is in `topics` (e.g. `["cleanup"]`).
     pub fn only_topics(&self, topics: &[&str]) -> RuleSet {
         let rules = self.rules.iter().filter(|r| topics.contains(&r.topic.as_str())).cloned().collect();
-        RuleSet { rules, attrs: self.attrs.clone() }
+        RuleSet { rules, ..self.clone() }
+    }
+
+    /// Let the `approximate` rules named in `names` run. Every name must be
+    /// one; all unknown names are reported together.
+    pub fn enable_approximations(&mut self, names: &[String]) -> Result<(), String> {
+        let mut errs = Vec::new();
+        for n in names {
+            match self.rules.iter().find(|r| &r.name == n) {
+                Some(r) if r.approximate => {
+                    self.enabled_approximations.insert(n.clone());
+                }
+                Some(r) => errs.push(format!("rule `{n}` ({}) is exact, not an approximation", r.origin)),
+                None => {
+                    errs.push(format!("no approximate rule `{n}` (approximate rules: {})", self.approximate_names()))
+                }
+            }
+        }
+        match errs.is_empty() {
+            true => Ok(()),
+            false => Err(errs.join("\n")),
+        }
+    }
+
+    /// The names of the `approximate` rules, comma-separated.
+    pub fn approximate_names(&self) -> String {
+        let v: Vec<&str> = self.rules.iter().filter(|r| r.approximate).map(|r| r.name.as_str()).collect();
+        v.join(", ")
+    }
+
+    /// The rules that may run: exact ones, and the enabled approximations
+    /// unless `exact_only` (reference functions stay exact).
+    pub fn runnable(&self, exact_only: bool) -> impl Iterator<Item = &Arc<Rule>> {
+        self.rules
+            .iter()
+            .filter(move |r| !r.approximate || (!exact_only && self.enabled_approximations.contains(&r.name)))
     }
 }

@@ -100,7 +100,11 @@ impl Parser {
     }
 
     fn rule(&mut self, doc: String) -> PResult<RuleAst> {
-        let (pos, t) = self.next()?;
+        let (mut pos, mut t) = self.next()?;
+        let approximate = t == Tok::Word("approximate".into());
+        if approximate {
+            (pos, t) = self.next()?;
+        }
         if t != Tok::Word("rule".into()) {
             return Err((pos, format!("expected `rule`, found {t}")));
         }
@@ -127,7 +131,7 @@ impl Parser {
             }
         }
         self.expect(";")?;
-        Ok(RuleAst { pos, name, doc, lhs, rhs, conds })
+        Ok(RuleAst { pos, name, doc, lhs, rhs, conds, approximate })
     }
 
     fn pattern(&mut self) -> PResult<Pat> {

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! file    := rule*
-//! rule    := comment+ 'rule' NAME ':' pattern '=>' rhs ('if' cond (',' cond)*)? ';'
+//! rule    := comment+ 'approximate'? 'rule' NAME ':' pattern '=>' rhs ('if' cond (',' cond)*)? ';'
 //! pattern := '?'var | '_' | 'none' | '(' OP pattern* attrs? ')'
 //! attrs   := '{' '?'var '}' | '{' (KEY '=' literal (',' KEY '=' literal)*)? '}'
 //! rhs     := pattern | '@'APPLIER '(' args? ')'
@@ -232,4 +232,6 @@ pub struct RuleAst {
     pub rhs: Rhs,
     /// Conditions, all of which must hold.
     pub conds: Vec<Call>,
+    /// Marked `approximate`: the right side is not exactly equal to the left.
+    pub approximate: bool,
 }
