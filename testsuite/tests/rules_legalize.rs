@@ -162,7 +162,7 @@ proptest! {
     fn gelu_to_tanh_on_npu(s in shape(4), explicit in any::<bool>(), c in -1.0f32..1.0, v in values(-6.0, 6.0)) {
         let src = gelu_case(&s, explicit, c);
         let x = tensor(&s, &v);
-        let r = run_approx(&src, "rk3588-npu", &["gelu-erf-to-tanh"], &[x.clone()], GELU_TANH)?;
+        let r = run_approx(&src, "rk3588-npu", &["gelu-erf-to-tanh"], std::slice::from_ref(&x), GELU_TANH)?;
         prop_assert!(r.count("gelu-erf-to-tanh") > 0, "rule did not fire on\n{src}");
         let main = ir::text::print_module(&r.optimized);
         let main = &main[main.find("func @main(").expect("@main")..];
