@@ -14,3 +14,4 @@ mod resize;
 mod scan;
 mod signal;
 mod vision;
+mod wide;

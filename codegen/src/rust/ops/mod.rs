@@ -92,6 +92,7 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let done = select::lower(cx)?
         || signal::lower(cx)?
         || vision::lower(cx)?
+        || wide::lower(cx)?
         || elementwise::lower(cx)?
         || linalg::lower(cx)?
         || conv::pool(cx)?
@@ -203,3 +204,4 @@ mod select;
 mod seqmix;
 mod signal;
 mod vision;
+mod wide;
