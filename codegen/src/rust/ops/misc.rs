@@ -1,12 +1,14 @@
 //! Losses (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss), scatter and
 //! gather by index (ScatterElements, ScatterND, GatherND), selection and
 //! generation (TopK, Trilu, EyeLike, OneHot), the bitwise integer ops,
-//! CenterCropPad, Compress (constant condition), ReverseSequence, Col2Im,
-//! GridSample and DFT, lowered to the `k::misc` kernels (CenterCropPad and
-//! Compress to the layout kernels).
+//! CenterCropPad, ReverseSequence, Col2Im, GridSample and DFT, lowered to
+//! the `k::misc` kernels (CenterCropPad to the layout pad). Compress is in
+//! `select`.
 //!
 //! Shapes are static; attributes are resolved here. Data-dependent indices
-//! stay run-time values: the kernels check their range.
+//! stay run-time values: the kernels check their range. Col2Im's image and
+//! block shapes and DFT's length and axis may be inputs, read and checked
+//! against the declared result when the model runs.
 
 use super::layout::{axis, const_ints};
 use super::{f32_lit, f32_only, udims};
@@ -27,7 +29,6 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
         EyeLike => eye_like(cx)?,
         OneHot => one_hot(cx)?,
         CenterCropPad => center_crop_pad(cx)?,
-        Compress => compress(cx)?,
         ReverseSequence => reverse_sequence(cx)?,
         Col2Im => col2im(cx)?,
         GridSample => grid_sample(cx)?,
@@ -247,28 +248,6 @@ fn center_crop_pad(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         "k::layout::pad({}, &{begin:?}, &{end:?}, k::layout::PadMode::Constant({zero}), {x}, {out});",
         udims(&xs)
     ));
-    Ok(())
-}
-
-/// Compress with a constant condition: a Gather of the kept positions.
-fn compress(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
-    let xs = cx.in_static(0);
-    let cond = cx
-        .in_const(1)
-        .and_then(|c| c.to_i64s())
-        .ok_or("Compress with a condition that is not a constant is not supported")?;
-    let (shape, a) = match cx.op.attrs.int("axis") {
-        Some(a) => (xs.clone(), axis(a, xs.len())?),
-        None => (vec![xs.iter().product()], 0),
-    };
-    let keep: Vec<i64> = (0..cond.len() as i64).filter(|&i| cond[i as usize] != 0).collect();
-    if keep.last().is_some_and(|&i| i as usize >= shape[a]) {
-        return Err(format!("Compress: the condition selects beyond the axis of size {}", shape[a]));
-    }
-    let out = cx.begin(0);
-    let x = cx.input(0)?;
-    cx.line(format!("let keep: &[i64] = &{keep:?};"));
-    cx.line(format!("k::layout::gather({}, {a}, {x}, keep, {out});", udims(&shape)));
     Ok(())
 }
 
