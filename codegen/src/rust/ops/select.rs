@@ -100,13 +100,14 @@ fn unique(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         }
         None => (Sz::Lit(1), Sz::product(&xs), Sz::Lit(1), None),
     };
-    // The declared number of distinct items.
+    // The declared number of distinct items (not needed when only the
+    // inverse indices, one per item, are used).
     let u = match (used(cx, 0), ax) {
-        (true, Some(a)) => cx.out_static(0)[a],
-        (true, None) => cx.out_static(0)[0],
-        _ if used(cx, 1) => cx.out_static(1)[0],
-        _ if used(cx, 3) => cx.out_static(3)[0],
-        _ => return Err("Unique: only the inverse indices are used; not supported".into()),
+        (true, Some(a)) => Some(cx.out_static(0)[a]),
+        (true, None) => Some(cx.out_static(0)[0]),
+        _ if used(cx, 1) => Some(cx.out_static(1)[0]),
+        _ if used(cx, 3) => Some(cx.out_static(3)[0]),
+        _ => None,
     };
     let p = format!("k::misc::dynamic::Unique {{ outer: {outer}, n: {n}, inner: {inner}, sorted: {sorted} }}");
     let f = cx.field("Vec<usize>", "Vec::new()".into());
@@ -123,13 +124,15 @@ fn unique(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
             let x = cx.input(0)?;
             cx.line(format!("k::rt::grow(&mut self.{f}, k::misc::dynamic::unique_scratch_len({n}));"));
             cx.line(format!("let u = k::misc::dynamic::unique_groups(&{p}, {x}, &mut self.{f});"));
-            try_line(cx, format!("k::misc::dynamic::check_count(\"Unique\", \"distinct items\", u, {u})"));
+            if let Some(u) = u {
+                try_line(cx, format!("k::misc::dynamic::check_count(\"Unique\", \"distinct items\", u, {u})"));
+            }
             first = false;
         }
         match j {
             0 => {
                 let x = cx.input(0)?;
-                cx.line(format!("k::misc::dynamic::unique_values(&{p}, {x}, &self.{f}, {u}, {out});"));
+                cx.line(format!("k::misc::dynamic::unique_values(&{p}, {x}, &self.{f}, u, {out});"));
             }
             1 => cx.line(format!("k::misc::dynamic::unique_indices({n}, &self.{f}, {out});")),
             2 => cx.line(format!("k::misc::dynamic::unique_inverse({n}, &self.{f}, {out});")),
