@@ -10,9 +10,14 @@
 //!   shapes are `&[usize]` given by the caller, who has checked them at
 //!   compile time; a kernel asserts that slice lengths match
 //!   the shapes (a mismatch is a bug in the caller, never silent garbage);
+//!   what the data decides when the model runs (a result size of NonZero,
+//!   Unique or NonMaxSuppression, an axis or length read from an input, a
+//!   batch index) is checked against what the model declares and reported
+//!   as an [`rt::Error`] naming the op;
 //! - outputs are `&mut` slices the caller owns (the generated model's arena);
 //!   kernels never allocate: what needs scratch memory says how much through a
-//!   `*_scratch_len` function and takes a `scratch: &mut [f32]`; constant
+//!   `*_scratch_len` function and takes a `scratch: &mut [f32]` (or of the
+//!   index type it sorts, `usize`); constant
 //!   operands that benefit from a different layout (GEMM's B) are packed once,
 //!   when the model is constructed;
 //! - results match edgec's reference interpreter within float tolerance
@@ -22,9 +27,12 @@
 //!
 //! Families: [`gemm`] (packed, cache-blocked SGEMM with AVX-512/AVX2/NEON
 //! micro-kernels, batched matmul, bias/activation epilogues), [`conv`]
-//! (2-D fast paths, N-D and transposed forms), [`pool`], [`attention`] (full
-//! and blocked), [`rnn`] (LSTM, GRU, RNN), [`misc`] (losses, scatter/gather
-//! by index, TopK, GridSample, Col2Im, DFT, bitwise ops). The AVX-512 intrinsics need
+//! (2-D fast paths, N-D and transposed forms, ConvInteger/QLinearConv,
+//! DeformConv), [`pool`], [`attention`] (full and blocked), [`rnn`] (LSTM,
+//! GRU, RNN), [`misc`] (losses, scatter/gather by index, TopK, GridSample,
+//! Col2Im, DFT/STFT, NonZero/Compress/Unique, NonMaxSuppression, Range,
+//! windows, MelWeightMatrix, RoiAlign), [`wide`] (f64 MatMul, softmax,
+//! FlexAttention). The AVX-512 intrinsics need
 //! Rust ≥ 1.89.
 
 pub mod act;
@@ -52,5 +60,6 @@ pub mod seqmix;
 pub mod shape;
 pub mod simd;
 mod strided;
+pub mod wide;
 pub use lowp::{Real, BF16, F16};
 pub use lowp8::{F4E2M1, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0, I2, I4, U2, U4};

@@ -509,3 +509,34 @@ pub fn global_max_pool(shape: &[usize], x: &[f32], y: &mut [f32]) {
         });
     }
 }
+
+/// N-D max pooling of 8-bit integers (or any ordered element):
+/// `x [planes, in..]` → `y [planes, out..]`; padding never wins and a
+/// window with no input element gives `T::default()` (0), as in the
+/// reference interpreter.
+pub fn max_pool_ord<T: Copy + PartialOrd + Default>(
+    planes: usize,
+    win: &crate::conv::window::Window<'_>,
+    x: &[T],
+    y: &mut [T],
+) {
+    win.check();
+    let (is, ks, os) = (win.in_size(), win.taps(), win.out_size());
+    assert_eq!(x.len(), planes * is, "max_pool_ord: x holds {} values", x.len());
+    assert_eq!(y.len(), planes * os, "max_pool_ord: y holds {} values", y.len());
+    for pl in 0..planes {
+        let plane = &x[pl * is..(pl + 1) * is];
+        for o in 0..os {
+            let mut best: Option<T> = None;
+            for k in 0..ks {
+                if let Some(off) = win.offset(o, k) {
+                    let v = plane[off];
+                    if best.is_none_or(|b| v > b) {
+                        best = Some(v);
+                    }
+                }
+            }
+            y[pl * os + o] = best.unwrap_or_default();
+        }
+    }
+}

@@ -183,6 +183,18 @@ pub fn nonneg(what: &str, v: i64) -> Result<usize, Error> {
     usize::try_from(v).map_err(|_| Error(format!("{what}: size {v} is negative")))
 }
 
+/// An axis read when the model runs (`what` names the op): `a` in
+/// `[-rank, rank)`, negative counting from the end.
+pub fn axis(what: &str, a: i64, rank: usize) -> Result<usize, Error> {
+    let r = rank as i64;
+    let x = if a < 0 { a + r } else { a };
+    if (0..r).contains(&x) {
+        Ok(x as usize)
+    } else {
+        Err(Error(format!("{what}: axis {a} is out of range for rank {rank}")))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,11 +11,17 @@
 //!
 //! General N-D forms ([`conv_nd`], [`conv_transpose_nd`]) are direct loops;
 //! [`conv_transpose2d`] is a GEMM followed by a col2im scatter.
+//!
+//! ConvInteger and QLinearConv ([`int`]) and DeformConv ([`deform`]) are
+//! direct N-D loops over the shared [`window`] geometry.
 
+pub mod deform;
 mod depthwise;
 mod im2col;
+pub mod int;
 mod nd;
 mod transpose;
+pub mod window;
 
 pub use nd::{conv_nd, conv_transpose_nd, ConvNd, ConvTransposeNd};
 pub use transpose::{conv_transpose2d, conv_transpose2d_scratch_len, ConvTranspose2d};

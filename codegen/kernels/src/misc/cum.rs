@@ -95,6 +95,15 @@ pub struct Cum {
     pub reverse: bool,
 }
 
+impl Cum {
+    /// The scan along `axis` of `shape` (an axis read when the model runs,
+    /// already checked to be in range).
+    pub fn along(fold: Fold, shape: &[usize], axis: usize, exclusive: bool, reverse: bool) -> Cum {
+        let (outer, inner) = (shape[..axis].iter().product(), shape[axis + 1..].iter().product());
+        Cum { fold, outer, n: shape[axis], inner, exclusive, reverse }
+    }
+}
+
 /// `y` = the running fold of `x` along the axis described by `p`; `x` and
 /// `y` hold `outer * n * inner` elements.
 pub fn cum<T: CumElem>(p: &Cum, x: &[T], y: &mut [T]) {

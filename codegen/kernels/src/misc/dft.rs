@@ -3,7 +3,12 @@
 //!
 //! A direct `O(n·out)` transform in f64 with the interpreter's twiddles
 //! `e^{-2πi j/n}` (`j = k·t mod n`) and summation order, rounded once.
+//!
+//! STFT ([`stft`]) is the same transform over windowed frames; its frame
+//! step, length and window are read when the model runs and checked
+//! against the declared output shape (an [`Error`] on mismatch).
 
+use crate::rt::Error;
 use crate::strided::numel;
 use std::f64::consts::PI;
 
@@ -81,4 +86,129 @@ pub fn dft(p: &Dft<'_>, x: &[f32], y: &mut [f32]) {
             }
         }
     }
+}
+
+/// The declared geometry of an STFT: signal `[batch, len, parts]`, output
+/// `[batch, frames, bins, 2]`.
+#[derive(Copy, Clone, Debug)]
+pub struct Stft {
+    /// Signals.
+    pub batch: usize,
+    /// Samples per signal.
+    pub len: usize,
+    /// 1 (real) or 2 (complex) components per sample.
+    pub parts: usize,
+    /// Declared frames.
+    pub frames: usize,
+    /// Declared bins per frame (`n / 2 + 1` when one-sided, else `n`).
+    pub bins: usize,
+    /// One-sided output.
+    pub onesided: bool,
+}
+
+/// `STFT`: DFTs of `n`-sample frames every `step` samples, each multiplied
+/// by `window` (all ones without one). `n` is `frame_length` if given, else
+/// the window's length, else the signal length; the frames and bins these
+/// give must be the declared ones.
+pub fn stft(
+    p: &Stft,
+    step: i64,
+    frame_length: Option<i64>,
+    window: Option<&[f32]>,
+    x: &[f32],
+    y: &mut [f32],
+) -> Result<(), Error> {
+    let err = |m: String| Err(Error(format!("STFT: {m}")));
+    assert_eq!(x.len(), p.batch * p.len * p.parts, "stft: x holds {} elements", x.len());
+    assert_eq!(y.len(), p.batch * p.frames * p.bins * 2, "stft: y holds {} elements", y.len());
+    if let (Some(f), Some(w)) = (frame_length, window) {
+        if f != w.len() as i64 {
+            return err(format!("frame_length {f} does not match the window length {}", w.len()));
+        }
+    }
+    let n = frame_length.unwrap_or(window.map_or(p.len, <[f32]>::len) as i64);
+    if n < 1 || step < 1 {
+        return err(format!("frame length {n} and frame_step {step} must be at least 1"));
+    }
+    let n = n as usize;
+    if p.len < n {
+        return err(format!("the signal length {} is shorter than the frame length {n}", p.len));
+    }
+    let frames = 1 + (p.len - n) / step as usize;
+    let bins = if p.onesided { n / 2 + 1 } else { n };
+    super::dynamic::check_count("STFT", "frames", frames, p.frames)?;
+    super::dynamic::check_count("STFT", "bins", bins, p.bins)?;
+    let w = |t: usize| window.map_or(1.0, |w| w[t] as f64);
+    for b in 0..p.batch {
+        for f in 0..frames {
+            let start = b * p.len + f * step as usize;
+            for k in 0..bins {
+                let (mut re, mut im) = (0.0, 0.0);
+                for t in 0..n {
+                    let at = (start + t) * p.parts;
+                    let (xr, xi) = (x[at] as f64 * w(t), if p.parts == 2 { x[at + 1] as f64 * w(t) } else { 0.0 });
+                    let (c, s) = twiddle(((k as u128 * t as u128) % n as u128) as usize, n);
+                    re += xr * c - xi * s;
+                    im += xr * s + xi * c;
+                }
+                let o = ((b * frames + f) * bins + k) * 2;
+                y[o] = re as f32;
+                y[o + 1] = im as f32;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Most dims of a DFT input [`dft_checked`] takes.
+pub const DFT_MAX_RANK: usize = 8;
+
+/// `DFT` with `axis` and `dft_length` read when the model runs: `x_dims`
+/// is the input shape (last dim 1 or 2), `out_dims` the declared output
+/// shape. The axis must be in `[-r, -2]` or `[0, r − 2]`, the length at
+/// least 1 (default: the axis size, `2 (m − 1)` for IRFFT), and the output
+/// they give the declared one; otherwise an [`Error`].
+#[allow(clippy::too_many_arguments)]
+pub fn dft_checked(
+    x_dims: &[usize],
+    out_dims: &[usize],
+    inverse: bool,
+    onesided: bool,
+    axis: i64,
+    dft_length: Option<i64>,
+    x: &[f32],
+    y: &mut [f32],
+) -> Result<(), Error> {
+    let err = |m: String| Err(Error(format!("DFT: {m}")));
+    let r = x_dims.len();
+    if !(2..=DFT_MAX_RANK).contains(&r) || out_dims.len() != r {
+        return err(format!("input {x_dims:?} and output {out_dims:?} ranks are not supported"));
+    }
+    let ri = r as i64;
+    if axis < -ri || axis == -1 || axis >= ri - 1 {
+        return err(format!("axis {axis} is invalid for rank {r}"));
+    }
+    let a = (if axis < 0 { axis + ri } else { axis }) as usize;
+    let m = x_dims[a] as i64;
+    let n = match dft_length {
+        Some(n) => n,
+        None if inverse && onesided => 2 * (m - 1),
+        None => m,
+    };
+    if n < 1 {
+        return err(format!("the length is {n}; it must be at least 1"));
+    }
+    let n = n as usize;
+    let out_len = if onesided && !inverse { n / 2 + 1 } else { n };
+    let mut want = [0usize; DFT_MAX_RANK];
+    want[..r].copy_from_slice(x_dims);
+    want[a] = out_len;
+    want[r - 1] = if inverse && onesided { 1 } else { 2 };
+    if want[..r] != *out_dims {
+        return err(format!("the output is {:?}, the model declares {out_dims:?}", &want[..r]));
+    }
+    let p =
+        Dft { dims: &x_dims[..r - 1], parts: x_dims[r - 1], axis: a, n, out_len, inverse, irfft: inverse && onesided };
+    dft(&p, x, y);
+    Ok(())
 }

@@ -1,8 +1,10 @@
 //! Losses ([`loss`]), scatter/gather by index ([`scatter`]), selection and
 //! generation (TopK, Trilu, EyeLike, OneHot: [`select`]), ReverseSequence
 //! and Col2Im ([`seq`]), GridSample ([`grid`]), DFT ([`dft`]), CumSum and
-//! CumProd ([`cum`]), MaxPool's indices ([`argmax`]); bitwise ops are in
-//! [`crate::ew`].
+//! CumProd ([`cum`]), MaxPool's indices ([`argmax`]), ops whose result size
+//! depends on the data (NonZero, Compress, Unique: [`dynamic`];
+//! NonMaxSuppression: [`nms`]), Range, windows and MelWeightMatrix
+//! ([`generate`]), RoiAlign ([`roi`]); bitwise ops are in [`crate::ew`].
 //!
 //! Index operands are `i64` or `i32` (`I: Into<i64>`); a negative index
 //! counts from the end of its dim. An index outside `[-n, n)` is a run-time
@@ -14,9 +16,13 @@ pub mod argmax;
 pub mod cum;
 pub mod det;
 pub mod dft;
+pub mod dynamic;
 pub mod einsum;
+pub mod generate;
 pub mod grid;
 pub mod loss;
+pub mod nms;
+pub mod roi;
 pub mod scatter;
 pub mod select;
 pub mod seq;

@@ -87,3 +87,64 @@ pub fn col2im(g: &Col2Im<'_>, x: &[f32], y: &mut [f32]) {
         }
     }
 }
+
+/// `Col2Im` with `image_shape` and `block_shape` read when the model runs:
+/// `x [batch, channels · prod(block), L]` (`x_dims`) into `y [batch,
+/// channels, image..]`; `strides`, `dilations` (one per axis) and `pads`
+/// (begins then ends) are the attributes. Errors (naming the op): shapes
+/// of another rank, non-positive entries, an image that is not the
+/// declared `image` (`y`'s spatial dims), a channel or block count that
+/// does not divide or match the input.
+#[allow(clippy::too_many_arguments)]
+pub fn col2im_checked(
+    x_dims: [usize; 3],
+    image_shape: &[i64],
+    block_shape: &[i64],
+    strides: &[usize],
+    dilations: &[usize],
+    pads: &[usize],
+    image: &[usize],
+    x: &[f32],
+    y: &mut [f32],
+) -> Result<(), crate::rt::Error> {
+    let err = |m: String| Err(crate::rt::Error(format!("Col2Im: {m}")));
+    let n = image.len();
+    if image_shape.len() != n || block_shape.len() != n || n > COL2IM_MAX_RANK {
+        return err(format!("image_shape {image_shape:?} and block_shape {block_shape:?} must have {n} entries"));
+    }
+    let (mut block, mut blocks) = ([0usize; COL2IM_MAX_RANK], [0usize; COL2IM_MAX_RANK]);
+    for a in 0..n {
+        if image_shape[a] != image[a] as i64 {
+            return err(format!("image_shape {image_shape:?} is not the declared {image:?}"));
+        }
+        if block_shape[a] < 1 || strides[a] == 0 {
+            return err(format!("block_shape {block_shape:?} must be positive"));
+        }
+        block[a] = block_shape[a] as usize;
+        let extent = dilations[a] * (block[a] - 1) + 1;
+        let padded = image[a] + pads[a] + pads[a + n];
+        if padded < extent {
+            return err(format!("axis {a}: block extent {extent} exceeds the padded image {padded}"));
+        }
+        blocks[a] = (padded - extent) / strides[a] + 1;
+    }
+    let (ks, ls) = (numel(&block[..n]), numel(&blocks[..n]));
+    if ks == 0 || !x_dims[1].is_multiple_of(ks) || ls != x_dims[2] {
+        return err(format!("input {x_dims:?} does not match {ks} block elements and {ls} blocks"));
+    }
+    let g = Col2Im {
+        batch: x_dims[0],
+        channels: x_dims[1] / ks,
+        image,
+        block: &block[..n],
+        blocks: &blocks[..n],
+        strides,
+        dilations,
+        pads: &pads[..n],
+    };
+    if y.len() != g.batch * g.channels * numel(image) {
+        return err(format!("{} channels do not match the declared output", g.channels));
+    }
+    col2im(&g, x, y);
+    Ok(())
+}

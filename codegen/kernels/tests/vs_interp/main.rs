@@ -2,6 +2,7 @@
 //! (`ir::interp::eval_op`) on random shapes and data (proptest).
 
 mod common;
+mod datadep;
 mod dtypes;
 mod ew;
 mod layout;
@@ -11,3 +12,6 @@ mod quant_low;
 mod reduce;
 mod resize;
 mod scan;
+mod signal;
+mod vision;
+mod wide;

@@ -119,6 +119,20 @@ proptest! {
     }
 
     #[test]
+    fn scans_along_a_runtime_axis_match(f in fold(), ex in any::<bool>(), rev in any::<bool>(), (s, ax) in shape_axis(),
+                                        neg in any::<bool>(), seed in prop::collection::vec(-3.0f32..3.0, 625)) {
+        // The axis as a model input would give it (possibly negative), normalized when the model runs.
+        let given = if neg { ax as i64 - s.len() as i64 } else { ax as i64 };
+        let a = edgec_kernels::shape::axis("CumSum", given, s.len()).unwrap();
+        let x = &seed[..numel(&s)];
+        let want = as_f32(&run_interp(f, f32t(&s, x), ax, ex, rev));
+        let mut y = vec![0.0f32; x.len()];
+        cum(&Cum::along(f, &s, a, ex, rev), x, &mut y);
+        prop_assert_eq!(y.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), want.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+        prop_assert!(edgec_kernels::shape::axis("CumSum", s.len() as i64, s.len()).is_err());
+    }
+
+    #[test]
     fn f32_scans_match_bitwise(f in fold(), ex in any::<bool>(), rev in any::<bool>(),
                                (s, ax) in shape_axis(), seed in prop::collection::vec(-3.0f32..3.0, 625)) {
         let x = &seed[..numel(&s)];

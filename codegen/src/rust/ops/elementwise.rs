@@ -157,6 +157,9 @@ fn clip(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     if class == Class::Bool || cx.in_class(0) != Some(class) {
         return Err(format!("Clip on {} is not supported", class.name()));
     }
+    if [1, 2].iter().any(|&i| cx.op.operand(i).is_some() && cx.in_const(i).is_none()) {
+        return clip_runtime(cx);
+    }
     let bound = |cx: &OpCx<'_, '_>, i: usize| -> Result<Option<f64>, String> {
         if cx.op.operand(i).is_none() {
             return Ok(None);
@@ -183,6 +186,36 @@ fn clip(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let out = cx.begin(0);
     let x = cx.input(0)?;
     cx.line(format!("k::ew::clip({x}, {lo}, {hi}, {out});"));
+    Ok(())
+}
+
+/// `Clip` with a bound read when the model runs (an input): `k::ew::clip`
+/// with the bound's first element (an empty bound tensor, or an absent
+/// one, leaves that side open: the type's extreme).
+fn clip_runtime(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    let class = cx.out_class(0);
+    for i in [1, 2] {
+        if cx.op.operand(i).is_some() && cx.in_class(i) != Some(class) {
+            return Err(format!("Clip: bound #{i} must have the input's element type {}", class.name()));
+        }
+    }
+    let open = |min: bool| {
+        if class.is_float() {
+            class.literal(if min { f64::NEG_INFINITY } else { f64::INFINITY })
+        } else {
+            format!("{}::{}", class.rust(), if min { "MIN" } else { "MAX" })
+        }
+    };
+    let out = cx.begin(0);
+    let x = cx.input(0)?;
+    let mut b = Vec::new();
+    for (i, min) in [(1, true), (2, false)] {
+        b.push(match cx.op.operand(i) {
+            Some(_) => format!("{}.first().copied().unwrap_or({})", cx.input(i)?, open(min)),
+            None => open(min),
+        });
+    }
+    cx.line(format!("k::ew::clip({x}, {}, {}, {out});", b[0], b[1]));
     Ok(())
 }
 

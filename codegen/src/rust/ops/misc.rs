@@ -1,12 +1,14 @@
 //! Losses (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss), scatter and
 //! gather by index (ScatterElements, ScatterND, GatherND), selection and
 //! generation (TopK, Trilu, EyeLike, OneHot), the bitwise integer ops,
-//! CenterCropPad, Compress (constant condition), ReverseSequence, Col2Im,
-//! GridSample and DFT, lowered to the `k::misc` kernels (CenterCropPad and
-//! Compress to the layout kernels).
+//! CenterCropPad, ReverseSequence, Col2Im, GridSample and DFT, lowered to
+//! the `k::misc` kernels (CenterCropPad to the layout pad). Compress is in
+//! `select`.
 //!
 //! Shapes are static; attributes are resolved here. Data-dependent indices
-//! stay run-time values: the kernels check their range.
+//! stay run-time values: the kernels check their range. Col2Im's image and
+//! block shapes and DFT's length and axis may be inputs, read and checked
+//! against the declared result when the model runs.
 
 use super::layout::{axis, const_ints};
 use super::{f32_lit, f32_only, udims};
@@ -27,7 +29,6 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
         EyeLike => eye_like(cx)?,
         OneHot => one_hot(cx)?,
         CenterCropPad => center_crop_pad(cx)?,
-        Compress => compress(cx)?,
         ReverseSequence => reverse_sequence(cx)?,
         Col2Im => col2im(cx)?,
         GridSample => grid_sample(cx)?,
@@ -250,28 +251,6 @@ fn center_crop_pad(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     Ok(())
 }
 
-/// Compress with a constant condition: a Gather of the kept positions.
-fn compress(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
-    let xs = cx.in_static(0);
-    let cond = cx
-        .in_const(1)
-        .and_then(|c| c.to_i64s())
-        .ok_or("Compress with a condition that is not a constant is not supported")?;
-    let (shape, a) = match cx.op.attrs.int("axis") {
-        Some(a) => (xs.clone(), axis(a, xs.len())?),
-        None => (vec![xs.iter().product()], 0),
-    };
-    let keep: Vec<i64> = (0..cond.len() as i64).filter(|&i| cond[i as usize] != 0).collect();
-    if keep.last().is_some_and(|&i| i as usize >= shape[a]) {
-        return Err(format!("Compress: the condition selects beyond the axis of size {}", shape[a]));
-    }
-    let out = cx.begin(0);
-    let x = cx.input(0)?;
-    cx.line(format!("let keep: &[i64] = &{keep:?};"));
-    cx.line(format!("k::layout::gather({}, {a}, {x}, keep, {out});", udims(&shape)));
-    Ok(())
-}
-
 fn reverse_sequence(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     index_operand(cx, 1, "sequence_lens")?;
     let xs = cx.in_static(0);
@@ -291,6 +270,9 @@ fn reverse_sequence(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
 
 fn col2im(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     f32_only(cx)?;
+    if cx.in_const(1).is_none() || cx.in_const(2).is_none() {
+        return col2im_runtime(cx);
+    }
     let (xs, ys) = (cx.in_static(0), cx.out_static(0));
     let image: Vec<usize> = const_ints(cx, 1)?.iter().map(|&d| d.max(0) as usize).collect();
     let block: Vec<usize> = const_ints(cx, 2)?.iter().map(|&d| d.max(0) as usize).collect();
@@ -320,6 +302,42 @@ fn col2im(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let out = cx.begin(0);
     let x = cx.input(0)?;
     cx.line(format!("k::misc::seq::col2im(&{g}, {x}, {out});"));
+    Ok(())
+}
+
+/// Col2Im with `image_shape` or `block_shape` an input: read when the
+/// model runs (`k::misc::seq::col2im_checked` checks them against the
+/// declared output).
+fn col2im_runtime(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    index_operand(cx, 1, "image_shape")?;
+    index_operand(cx, 2, "block_shape")?;
+    let (xs, ys) = (cx.in_static(0), cx.out_static(0));
+    let n = ys.len().saturating_sub(2);
+    if xs.len() != 3 || n == 0 || n > edgec_kernels::misc::seq::COL2IM_MAX_RANK {
+        return Err(format!("Col2Im: input {xs:?} with output {ys:?} is not supported"));
+    }
+    let list = |k: &str, len: usize, d: i64| -> Vec<usize> {
+        cx.op.attrs.ints(k).map_or(vec![d; len], <[i64]>::to_vec).iter().map(|&v| v.max(0) as usize).collect()
+    };
+    let (strides, dilations, pads) = (list("strides", n, 1), list("dilations", n, 1), list("pads", 2 * n, 0));
+    if strides.len() != n || dilations.len() != n || pads.len() != 2 * n {
+        return Err("Col2Im: strides, dilations and pads do not match the image rank".into());
+    }
+    let out = cx.begin(0);
+    let (x, im, bl) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
+    // A list of another length becomes all -1 (rejected by the kernel).
+    for (name, v) in [("im", &im), ("bl", &bl)] {
+        cx.line(format!(
+            "let {name}: [i64; {n}] = core::array::from_fn(|a| if {v}.len() == {n} {{ {v}[a] as i64 }} else {{ -1 }});"
+        ));
+    }
+    super::try_line(
+        cx,
+        format!(
+            "k::misc::seq::col2im_checked({xs:?}, &im, &bl, &{strides:?}, &{dilations:?}, &{pads:?}, &{:?}, {x}, {out})",
+            &ys[2..]
+        ),
+    );
     Ok(())
 }
 
@@ -372,6 +390,9 @@ fn dft(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         return Err(format!("DFT: the input {xs:?} needs rank >= 2"));
     }
     dft_check_last(xs[r - 1] as u64, inverse, onesided)?;
+    if [1, 2].iter().any(|&i| cx.op.operand(i).is_some() && cx.in_const(i).is_none()) {
+        return dft_runtime(cx, &xs, inverse, onesided);
+    }
     let given = |i: usize, what: &str| -> Result<Option<i64>, String> {
         match op.operand(i) {
             None => Ok(None),
@@ -393,5 +414,34 @@ fn dft(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let out = cx.begin(0);
     let x = cx.input(0)?;
     cx.line(format!("k::misc::dft::dft(&{p}, {x}, {out});"));
+    Ok(())
+}
+
+/// DFT whose `dft_length` or `axis` is an input: read when the model runs
+/// and checked against the declared output by `k::misc::dft::dft_checked`.
+fn dft_runtime(cx: &mut OpCx<'_, '_>, xs: &[usize], inverse: bool, onesided: bool) -> Result<(), String> {
+    if xs.len() > edgec_kernels::misc::dft::DFT_MAX_RANK {
+        return Err(format!("DFT: input {xs:?} has too many dims"));
+    }
+    for i in [1, 2] {
+        if cx.op.operand(i).is_some() {
+            index_operand(cx, i, if i == 1 { "dft_length" } else { "axis" })?;
+        }
+    }
+    let ys = cx.out_static(0);
+    let out = cx.begin(0);
+    let x = cx.input(0)?;
+    let len = match cx.op.operand(1) {
+        Some(_) => format!("Some({}.first().map_or(0, |&v| v as i64))", cx.input(1)?),
+        None => "None".into(),
+    };
+    let ax = match cx.op.operand(2) {
+        Some(_) => format!("{}.first().map_or(i64::MAX, |&v| v as i64)", cx.input(2)?),
+        None => cx.op.attrs.int("axis").unwrap_or(-2).to_string(),
+    };
+    super::try_line(
+        cx,
+        format!("k::misc::dft::dft_checked(&{xs:?}, &{ys:?}, {inverse}, {onesided}, {ax}, {len}, {x}, {out})"),
+    );
     Ok(())
 }

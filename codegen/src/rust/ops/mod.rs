@@ -89,7 +89,11 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         return Ok(());
     }
     low_types_ok(cx)?;
-    let done = elementwise::lower(cx)?
+    let done = select::lower(cx)?
+        || signal::lower(cx)?
+        || vision::lower(cx)?
+        || wide::lower(cx)?
+        || elementwise::lower(cx)?
         || linalg::lower(cx)?
         || conv::pool(cx)?
         || conv::attention(cx)?
@@ -138,6 +142,24 @@ pub fn f32_only(cx: &OpCx<'_, '_>) -> Result<(), String> {
     Ok(())
 }
 
+/// `call`, a `Result<T, k::rt::Error>` expression, as an expression of `T`:
+/// `(call)?` in a function that returns a `Result` (one with run-time
+/// sizes), else a panic with the error's message (the static convention
+/// for bad data, as an out-of-range Gather index).
+pub fn try_expr(cx: &OpCx<'_, '_>, call: String) -> String {
+    if cx.is_dynamic() {
+        format!("({call})?")
+    } else {
+        format!("({call}).unwrap_or_else(|e| panic!(\"{{e}}\"))")
+    }
+}
+
+/// A statement running `call` (see [`try_expr`]).
+pub fn try_line(cx: &mut OpCx<'_, '_>, call: String) {
+    let s = try_expr(cx, call);
+    cx.line(format!("{s};"));
+}
+
 /// A shape as a Rust slice literal: `&[1, 3, 224, 224]` (run-time
 /// expressions for symbolic dims).
 pub fn dims(d: &[Sz]) -> String {
@@ -178,4 +200,8 @@ mod quant;
 mod resize;
 mod rnn;
 mod scan;
+mod select;
 mod seqmix;
+mod signal;
+mod vision;
+mod wide;

@@ -3,8 +3,9 @@
 //! nest, derived at compile time), MaxUnpool (`k::misc::unpool`),
 //! TensorScatter (`k::misc::tscatter`) and AffineGrid (`k::misc::affine`).
 //!
-//! The scan axis must be a compile-time constant (a model input bound with
-//! `--const`, or folded); the element types are those the kernels implement:
+//! The scan axis is a constant or read from its input when the model runs
+//! (checked then: an error in a function that returns one, a panic naming
+//! the op otherwise); the element types are those the kernels implement:
 //! every integer of 8 to 64 bits and f32/f64/f16/bf16 for the scans, any
 //! number or bool of equal width for BitCast.
 
@@ -35,6 +36,9 @@ fn cum(cx: &mut OpCx<'_, '_>, fold: &str) -> Result<(), String> {
     if cx.out_class(0) == Class::Bool {
         return Err(format!("{name} on bool is not supported"));
     }
+    if cx.in_const(1).is_none() {
+        return cum_runtime(cx, fold);
+    }
     let xs = cx.in_static(0);
     let ax = match const_ints(cx, 1)?.as_slice() {
         [a] => axis(*a, xs.len())?,
@@ -48,6 +52,31 @@ fn cum(cx: &mut OpCx<'_, '_>, fold: &str) -> Result<(), String> {
     cx.line(format!(
         "k::misc::cum::cum(&k::misc::cum::Cum {{ fold: k::misc::cum::Fold::{fold}, outer: {outer}, n: {}, inner: {inner}, exclusive: {exclusive}, reverse: {reverse} }}, {x}, {out});",
         xs[ax]
+    ));
+    Ok(())
+}
+
+/// CumSum/CumProd whose axis is an input: read (and checked) when the
+/// model runs; the scan geometry follows from it.
+fn cum_runtime(cx: &mut OpCx<'_, '_>, fold: &str) -> Result<(), String> {
+    let name = cx.op.opcode.name();
+    if !matches!(cx.in_class(1), Some(Class::I64 | Class::I32)) {
+        return Err(format!("{name}: the axis must be i64 or i32"));
+    }
+    let xs = cx.in_dims(0);
+    let flag = |k: &str| cx.op.attrs.int(k).unwrap_or(0) != 0;
+    let (exclusive, reverse) = (flag("exclusive"), flag("reverse"));
+    let out = cx.begin(0);
+    let (x, a) = (cx.input(0)?, cx.input(1)?);
+    let what = format!("{name} [{}]", cx.base_name());
+    let ax = super::try_expr(
+        cx,
+        format!("k::shape::axis({what:?}, {a}.first().map_or(i64::MAX, |&v| v as i64), {})", xs.len()),
+    );
+    cx.line(format!("let ax = {ax};"));
+    cx.line(format!(
+        "k::misc::cum::cum(&k::misc::cum::Cum::along(k::misc::cum::Fold::{fold}, {}, ax, {exclusive}, {reverse}), {x}, {out});",
+        super::dims(&xs)
     ));
     Ok(())
 }

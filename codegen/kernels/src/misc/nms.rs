@@ -1,0 +1,142 @@
+//! NonMaxSuppression: greedy per-(batch, class) box selection by score with
+//! IoU suppression, in f32 like the reference interpreter.
+//!
+//! Invariants: boxes of one (batch, class) are visited by decreasing score,
+//! equal scores by increasing box index (a strict total order for NaN-free
+//! scores, so the result does not depend on the sort algorithm); with a
+//! score threshold only boxes scoring strictly above it are candidates; a
+//! candidate is kept unless its IoU with an already kept box of the class
+//! exceeds the IoU threshold, until `max_output_boxes_per_class` are kept.
+//! The number of selected rows depends on the data: the caller declares it,
+//! and another count is an [`Error`]. Candidate and kept lists live in a
+//! caller-provided `usize` scratch; nothing is allocated.
+
+use crate::rt::Error;
+use std::cmp::Ordering;
+
+/// The static parameters of a NonMaxSuppression.
+#[derive(Copy, Clone, Debug)]
+pub struct Nms {
+    /// Batches.
+    pub batches: usize,
+    /// Score classes.
+    pub classes: usize,
+    /// Boxes per batch.
+    pub boxes: usize,
+    /// Boxes are `[x_center, y_center, width, height]` (else two corners `[y1, x1, y2, x2]`).
+    pub center_point_box: bool,
+}
+
+/// The run-time thresholds (from the optional operands).
+#[derive(Copy, Clone, Debug)]
+pub struct NmsLimits {
+    /// Boxes kept per (batch, class) at most (negative: none).
+    pub max_per_class: i64,
+    /// Suppress when the IoU exceeds this.
+    pub iou: f32,
+    /// Candidates must score strictly above this.
+    pub score: Option<f32>,
+}
+
+/// `usize`s of scratch [`nms`] needs.
+pub fn nms_scratch_len(p: &Nms) -> usize {
+    2 * p.boxes
+}
+
+/// A box as `(x_min, y_min, x_max, y_max)`.
+#[inline]
+fn corners(b: &[f32], center: bool) -> (f32, f32, f32, f32) {
+    if center {
+        let (hw, hh) = (b[2] / 2.0, b[3] / 2.0);
+        (b[0] - hw, b[1] - hh, b[0] + hw, b[1] + hh)
+    } else {
+        (b[1].min(b[3]), b[0].min(b[2]), b[1].max(b[3]), b[0].max(b[2]))
+    }
+}
+
+/// True if the IoU of `a` and `b` exceeds `threshold`.
+fn suppresses(a: &[f32], b: &[f32], center: bool, threshold: f32) -> bool {
+    let (ax0, ay0, ax1, ay1) = corners(a, center);
+    let (bx0, by0, bx1, by1) = corners(b, center);
+    let (ix0, ix1) = (ax0.max(bx0), ax1.min(bx1));
+    let (iy0, iy1) = (ay0.max(by0), ay1.min(by1));
+    if ix1 <= ix0 || iy1 <= iy0 {
+        return false;
+    }
+    let inter = (ix1 - ix0) * (iy1 - iy0);
+    let area_a = (ax1 - ax0) * (ay1 - ay0);
+    let area_b = (bx1 - bx0) * (by1 - by0);
+    let union = area_a + area_b - inter;
+    if inter <= 0.0 || area_a <= 0.0 || area_b <= 0.0 || union <= 0.0 {
+        return false;
+    }
+    inter / union > threshold
+}
+
+/// `NonMaxSuppression`: `boxes [batches, boxes, 4]`, `scores [batches,
+/// classes, boxes]`; writes `selected` rows `(batch, class, box)` into `y`
+/// (`[selected, 3]`). Returns an error if the data selects another number
+/// of rows.
+pub fn nms(
+    p: &Nms,
+    lim: &NmsLimits,
+    boxes: &[f32],
+    scores: &[f32],
+    selected: usize,
+    scratch: &mut [usize],
+    y: &mut [i64],
+) -> Result<(), Error> {
+    let n = p.boxes;
+    assert_eq!(boxes.len(), p.batches * n * 4, "NonMaxSuppression: boxes hold {} values", boxes.len());
+    assert_eq!(scores.len(), p.batches * p.classes * n, "NonMaxSuppression: scores hold {} values", scores.len());
+    assert_eq!(y.len(), selected * 3, "NonMaxSuppression: the output holds {} values", y.len());
+    assert!(scratch.len() >= nms_scratch_len(p), "NonMaxSuppression: scratch too small");
+    let max_out = lim.max_per_class.max(0) as usize;
+    let (cand, kept) = scratch.split_at_mut(n);
+    let mut rows = 0usize;
+    for b in 0..p.batches {
+        let bx = |i: usize| &boxes[(b * n + i) * 4..(b * n + i) * 4 + 4];
+        for c in 0..p.classes {
+            let sc = &scores[(b * p.classes + c) * n..(b * p.classes + c + 1) * n];
+            let mut m = 0;
+            for i in (0..n).filter(|&i| lim.score.is_none_or(|t| sc[i] > t)) {
+                cand[m] = i;
+                m += 1;
+            }
+            cand[..m].sort_unstable_by(|&x, &y| sc[y].partial_cmp(&sc[x]).unwrap_or(Ordering::Equal).then(x.cmp(&y)));
+            let mut k = 0;
+            for &i in &cand[..m] {
+                if k >= max_out {
+                    break;
+                }
+                if !kept[..k].iter().any(|&j| suppresses(bx(i), bx(j), p.center_point_box, lim.iou)) {
+                    kept[k] = i;
+                    k += 1;
+                    if rows < selected {
+                        y[rows * 3..rows * 3 + 3].copy_from_slice(&[b as i64, c as i64, i as i64]);
+                    }
+                    rows += 1;
+                }
+            }
+        }
+    }
+    super::dynamic::check_count("NonMaxSuppression", "selected boxes", rows, selected)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suppresses_overlapping_boxes() {
+        let p = Nms { batches: 1, classes: 1, boxes: 3, center_point_box: false };
+        let boxes = [0.0, 0.0, 1.0, 1.0, 0.0, 0.1, 1.0, 1.1, 0.0, 10.0, 1.0, 11.0];
+        let scores = [0.9, 0.95, 0.5];
+        let lim = NmsLimits { max_per_class: 3, iou: 0.5, score: None };
+        let mut s = [0usize; 6];
+        let mut y = [0i64; 6];
+        nms(&p, &lim, &boxes, &scores, 2, &mut s, &mut y).unwrap();
+        assert_eq!(y, [0, 0, 1, 0, 0, 2]);
+        assert!(nms(&p, &lim, &boxes, &scores, 1, &mut s, &mut [0; 3]).is_err());
+    }
+}

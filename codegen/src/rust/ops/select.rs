@@ -1,0 +1,193 @@
+//! Ops whose result size depends on the data (NonZero, Compress, Unique,
+//! NonMaxSuppression) and Range with operands read when the model runs,
+//! lowered to `k::misc::dynamic`, `k::misc::nms` and `k::misc::generate`.
+//!
+//! The model declares a static size for each such result; the kernels
+//! compute the real size when the model runs and report a mismatch as an
+//! error naming the op (these ops always sit in functions that return a
+//! `Result`, see `shapes::has_runtime_shape_operands`; elsewhere the error
+//! is a panic with the same message).
+
+use super::layout::axis;
+use super::{dims, try_line, Sz};
+use crate::plan::Class;
+use crate::rust::func::OpCx;
+use ir::Opcode;
+
+/// Lower NonZero, Compress, Unique, NonMaxSuppression, or a Range with an
+/// operand that is not a constant; `Ok(false)` otherwise.
+pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
+    match cx.op.opcode {
+        Opcode::NonZero => nonzero(cx)?,
+        Opcode::Compress => compress(cx)?,
+        Opcode::Unique => unique(cx)?,
+        Opcode::NonMaxSuppression => nms(cx)?,
+        Opcode::Range if (0..3).any(|i| cx.in_const(i).is_none()) => range(cx)?,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// True if result `j` exists and is used.
+fn used(cx: &OpCx<'_, '_>, j: usize) -> bool {
+    cx.op.results.get(j).is_some_and(|r| cx.func().use_counts()[r.as_u32() as usize] > 0)
+}
+
+/// Fail unless operand `i` is of `class`.
+fn want(cx: &OpCx<'_, '_>, i: usize, class: Class, what: &str) -> Result<(), String> {
+    match cx.in_class(i) {
+        Some(c) if c == class => Ok(()),
+        _ => Err(format!("{}: {what} must be {}", cx.op.opcode.name(), class.name())),
+    }
+}
+
+/// Fail on element types the data-dependent kernels do not take.
+fn plain(cx: &OpCx<'_, '_>, i: usize) -> Result<(), String> {
+    match cx.in_class(i) {
+        Some(c) if c.is_float() || c.is_int() || c == Class::Bool => Ok(()),
+        _ => Err(format!("{} on this element type is not supported", cx.op.opcode.name())),
+    }
+}
+
+fn nonzero(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    plain(cx, 0)?;
+    let xs = cx.in_dims(0);
+    let ys = cx.out_static(0);
+    let [rank, count] = ys[..] else { return Err(format!("NonZero: result {ys:?} is not [rank, count]")) };
+    if rank != xs.len() {
+        return Err(format!("NonZero: result {ys:?} for an input of rank {}", xs.len()));
+    }
+    let out = cx.begin(0);
+    let x = cx.input(0)?;
+    try_line(cx, format!("k::misc::dynamic::nonzero({}, {x}, {count}, {out})", dims(&xs)));
+    Ok(())
+}
+
+fn compress(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    plain(cx, 1)?;
+    let xs = cx.in_dims(0);
+    let ys = cx.out_static(0);
+    let (outer, n, inner, kept) = match cx.op.attrs.int("axis") {
+        Some(a) => {
+            let a = axis(a, xs.len())?;
+            let kept = *ys.get(a).ok_or("Compress: result rank")?;
+            (Sz::product(&xs[..a]), xs[a].clone(), Sz::product(&xs[a + 1..]), kept)
+        }
+        None => (Sz::Lit(1), Sz::product(&xs), Sz::Lit(1), *ys.first().ok_or("Compress: result rank")?),
+    };
+    let out = cx.begin(0);
+    let (x, c) = (cx.input(0)?, cx.input(1)?);
+    try_line(
+        cx,
+        format!(
+            "k::misc::dynamic::compress(&k::misc::dynamic::Compress {{ outer: {outer}, n: {n}, inner: {inner} }}, {c}, {x}, {kept}, {out})"
+        ),
+    );
+    Ok(())
+}
+
+fn unique(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    plain(cx, 0)?;
+    if cx.in_class(0) == Some(Class::Bool) {
+        return Err("Unique on bool is not supported".into());
+    }
+    let xs = cx.in_dims(0);
+    let sorted = cx.op.attrs.int("sorted").unwrap_or(1) != 0;
+    let (outer, n, inner, ax) = match cx.op.attrs.int("axis") {
+        Some(a) => {
+            let a = axis(a, xs.len())?;
+            (Sz::product(&xs[..a]), xs[a].clone(), Sz::product(&xs[a + 1..]), Some(a))
+        }
+        None => (Sz::Lit(1), Sz::product(&xs), Sz::Lit(1), None),
+    };
+    // The declared number of distinct items (not needed when only the
+    // inverse indices, one per item, are used).
+    let u = match (used(cx, 0), ax) {
+        (true, Some(a)) => Some(cx.out_static(0)[a]),
+        (true, None) => Some(cx.out_static(0)[0]),
+        _ if used(cx, 1) => Some(cx.out_static(1)[0]),
+        _ if used(cx, 3) => Some(cx.out_static(3)[0]),
+        _ => None,
+    };
+    let p = format!("k::misc::dynamic::Unique {{ outer: {outer}, n: {n}, inner: {inner}, sorted: {sorted} }}");
+    let f = cx.field("Vec<usize>", "Vec::new()".into());
+    let mut first = true;
+    for j in 0..4 {
+        if !used(cx, j) {
+            continue;
+        }
+        if j > 0 && cx.out_class(j) != Class::I64 {
+            return Err("Unique: the index results must be i64".into());
+        }
+        let out = cx.begin(j);
+        if first {
+            let x = cx.input(0)?;
+            cx.line(format!("k::rt::grow(&mut self.{f}, k::misc::dynamic::unique_scratch_len({n}));"));
+            cx.line(format!("let u = k::misc::dynamic::unique_groups(&{p}, {x}, &mut self.{f});"));
+            if let Some(u) = u {
+                try_line(cx, format!("k::misc::dynamic::check_count(\"Unique\", \"distinct items\", u, {u})"));
+            }
+            first = false;
+        }
+        match j {
+            0 => {
+                let x = cx.input(0)?;
+                cx.line(format!("k::misc::dynamic::unique_values(&{p}, {x}, &self.{f}, u, {out});"));
+            }
+            1 => cx.line(format!("k::misc::dynamic::unique_indices({n}, &self.{f}, {out});")),
+            2 => cx.line(format!("k::misc::dynamic::unique_inverse({n}, &self.{f}, {out});")),
+            _ => cx.line(format!("k::misc::dynamic::unique_counts({n}, &self.{f}, {out});")),
+        }
+    }
+    Ok(())
+}
+
+fn nms(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    want(cx, 0, Class::F32, "boxes")?;
+    want(cx, 1, Class::F32, "scores")?;
+    let (bs, ss) = (cx.in_dims(0), cx.in_dims(1));
+    if bs.len() != 3 || ss.len() != 3 || bs[2] != Sz::Lit(4) {
+        return Err("NonMaxSuppression: boxes must be [batches, boxes, 4] and scores [batches, classes, boxes]".into());
+    }
+    let selected = cx.out_static(0)[0];
+    let center = cx.op.attrs.int("center_point_box").unwrap_or(0) != 0;
+    let p = format!(
+        "k::misc::nms::Nms {{ batches: {}, classes: {}, boxes: {}, center_point_box: {center} }}",
+        bs[0], ss[1], bs[1]
+    );
+    let f = cx.field("Vec<usize>", "Vec::new()".into());
+    let out = cx.begin(0);
+    let (b, s) = (cx.input(0)?, cx.input(1)?);
+    let opt = |cx: &mut OpCx<'_, '_>, i: usize, class: Class, what: &str| -> Result<Option<String>, String> {
+        if cx.op.operand(i).is_none() {
+            return Ok(None);
+        }
+        want(cx, i, class, what)?;
+        Ok(Some(format!("{}.first().copied()", cx.input(i)?)))
+    };
+    let max = opt(cx, 2, Class::I64, "max_output_boxes_per_class")?.map_or("0".into(), |e| format!("{e}.unwrap_or(0)"));
+    let iou = opt(cx, 3, Class::F32, "iou_threshold")?.map_or("0.0".into(), |e| format!("{e}.unwrap_or(0.0)"));
+    let score = opt(cx, 4, Class::F32, "score_threshold")?.unwrap_or_else(|| "None".into());
+    cx.line(format!("let p = {p};"));
+    cx.line(format!("let lim = k::misc::nms::NmsLimits {{ max_per_class: {max}, iou: {iou}, score: {score} }};"));
+    cx.line(format!("k::rt::grow(&mut self.{f}, k::misc::nms::nms_scratch_len(&p));"));
+    try_line(cx, format!("k::misc::nms::nms(&p, &lim, {b}, {s}, {selected}, &mut self.{f}, {out})"));
+    Ok(())
+}
+
+fn range(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    let c = cx.out_class(0);
+    if !matches!(c, Class::I16 | Class::I32 | Class::I64 | Class::F32 | Class::F64 | Class::F16 | Class::BF16) {
+        return Err(format!("Range on {} is not supported", c.name()));
+    }
+    for i in 0..3 {
+        if cx.in_class(i) != Some(c) {
+            return Err("Range: start, limit and delta must have the result's element type".into());
+        }
+    }
+    let stash_f64 = cx.op.attrs.int("stash_type").unwrap_or(1) == 11;
+    let out = cx.begin(0);
+    let (s, l, d) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
+    try_line(cx, format!("k::misc::generate::range({s}[0], {l}[0], {d}[0], {stash_f64}, {out})"));
+    Ok(())
+}

@@ -1,0 +1,116 @@
+//! Signal generators and transforms whose parameters are inputs: the
+//! Hann, Hamming and Blackman windows and MelWeightMatrix
+//! (`k::misc::generate`), STFT (`k::misc::dft::stft`).
+//!
+//! The sizes, lengths and steps are read when the model runs and checked
+//! against the declared result shape by the kernels (an error naming the
+//! op; a panic with that message in a function that returns no `Result`).
+
+use super::{try_line, Sz};
+use crate::plan::Class;
+use crate::rust::func::OpCx;
+use ir::Opcode;
+
+/// Lower a window op, MelWeightMatrix or STFT; `Ok(false)` otherwise.
+pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
+    match cx.op.opcode {
+        Opcode::HannWindow => window(cx, "Hann")?,
+        Opcode::HammingWindow => window(cx, "Hamming")?,
+        Opcode::BlackmanWindow => window(cx, "Blackman")?,
+        Opcode::MelWeightMatrix => mel(cx)?,
+        Opcode::STFT => stft(cx)?,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Fail unless operand `i` is an i64 or i32 scalar.
+fn int_scalar(cx: &OpCx<'_, '_>, i: usize, what: &str) -> Result<(), String> {
+    match cx.in_class(i) {
+        Some(Class::I64 | Class::I32) => Ok(()),
+        _ => Err(format!("{}: `{what}` must be i64 or i32", cx.op.opcode.name())),
+    }
+}
+
+/// Fail unless result 0 is a float type (the windows are computed in f64
+/// and rounded; integer `output_datatype`s are not supported).
+fn float_out(cx: &OpCx<'_, '_>) -> Result<(), String> {
+    let c = cx.out_class(0);
+    if matches!(c, Class::F32 | Class::F64 | Class::F16 | Class::BF16) {
+        Ok(())
+    } else {
+        Err(format!("{} with output type {} is not supported (floats only)", cx.op.opcode.name(), c.name()))
+    }
+}
+
+fn window(cx: &mut OpCx<'_, '_>, kind: &str) -> Result<(), String> {
+    int_scalar(cx, 0, "size")?;
+    float_out(cx)?;
+    let periodic = cx.op.attrs.int("periodic").unwrap_or(1) != 0;
+    let out = cx.begin(0);
+    let size = cx.input(0)?;
+    try_line(
+        cx,
+        format!(
+            "k::misc::generate::window(k::misc::generate::Window::{kind}, {periodic}, {size}.first().map_or(0, |&v| v as i64), {out})"
+        ),
+    );
+    Ok(())
+}
+
+fn mel(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    for (i, w) in [(0, "num_mel_bins"), (1, "dft_length"), (2, "sample_rate")] {
+        int_scalar(cx, i, w)?;
+    }
+    let hz = cx.in_class(3);
+    if !matches!(hz, Some(Class::F32 | Class::F64)) || cx.in_class(4) != hz {
+        return Err("MelWeightMatrix: the hertz bounds must both be f32 or both f64".into());
+    }
+    float_out(cx)?;
+    let ys = cx.out_static(0);
+    let [rows, cols] = ys[..] else { return Err(format!("MelWeightMatrix: result {ys:?} is not 2-D")) };
+    let wide = hz == Some(Class::F64);
+    let f = cx.field("Vec<i64>", "Vec::new()".into());
+    let out = cx.begin(0);
+    let v: Vec<String> = (0..5).map(|i| cx.input(i)).collect::<Result<_, _>>()?;
+    cx.line(format!(
+        "let p = k::misc::generate::Mel {{ bins: {}[0] as i64, dft_length: {}[0] as i64, sample_rate: {}[0] as i64, lower: {}[0] as f64, upper: {}[0] as f64, wide: {wide} }};",
+        v[0], v[1], v[2], v[3], v[4]
+    ));
+    cx.line(format!("k::rt::grow(&mut self.{f}, k::misc::generate::mel_scratch_len({cols}));"));
+    try_line(cx, format!("k::misc::generate::mel_weight_matrix(&p, {rows}, {cols}, &mut self.{f}, {out})"));
+    Ok(())
+}
+
+fn stft(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    super::f32_only(cx)?;
+    int_scalar(cx, 1, "frame_step")?;
+    let xs = cx.in_dims(0);
+    let ys = cx.out_dims(0);
+    if xs.len() != 3 || ys.len() != 4 || !matches!(xs[2], Sz::Lit(1 | 2)) || ys[3] != Sz::Lit(2) {
+        return Err("STFT: the signal must be [batch, length, 1 or 2] and the result [batch, frames, bins, 2]".into());
+    }
+    if cx.op.operand(2).is_some() && cx.in_class(2) != Some(Class::F32) {
+        return Err("STFT: the window must be f32".into());
+    }
+    if cx.op.operand(3).is_some() {
+        int_scalar(cx, 3, "frame_length")?;
+    }
+    let onesided = cx.op.attrs.int("onesided").unwrap_or(1) != 0;
+    let p = format!(
+        "k::misc::dft::Stft {{ batch: {}, len: {}, parts: {}, frames: {}, bins: {}, onesided: {onesided} }}",
+        xs[0], xs[1], xs[2], ys[1], ys[2]
+    );
+    let out = cx.begin(0);
+    let (x, step) = (cx.input(0)?, cx.input(1)?);
+    let w = match cx.op.operand(2) {
+        Some(_) => format!("Some({})", cx.input(2)?),
+        None => "None".into(),
+    };
+    let fl = match cx.op.operand(3) {
+        Some(_) => format!("{}.first().map(|&v| v as i64)", cx.input(3)?),
+        None => "None".into(),
+    };
+    try_line(cx, format!("k::misc::dft::stft(&{p}, {step}.first().map_or(0, |&v| v as i64), {fl}, {w}, {x}, {out})"));
+    Ok(())
+}
