@@ -47,12 +47,36 @@ pub fn default_name(model: &Path) -> String {
     };
     let s: String =
         stem.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
-    if s.starts_with(|c: char| c.is_ascii_alphabetic()) {
-        s
-    } else {
+    if !s.starts_with(|c: char| c.is_ascii_alphabetic()) {
         format!("model_{s}")
+    } else if RUST_KEYWORDS.contains(&s.as_str()) {
+        // The name is also the library's path in the crate's CLI.
+        format!("{s}_model")
+    } else {
+        s
     }
 }
+
+/// Check a crate name given by the user: `[a-z][a-z0-9_]*`, not a Rust keyword.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let ok = name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if !ok {
+        return Err(format!("crate name `{name}`: use lower-case letters, digits and `_`, starting with a letter"));
+    }
+    if RUST_KEYWORDS.contains(&name) {
+        return Err(format!("crate name `{name}` is a Rust keyword"));
+    }
+    Ok(())
+}
+
+/// Rust's keywords (strict and reserved, all editions): not usable as a crate's path.
+const RUST_KEYWORDS: &[&str] = &[
+    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false", "fn",
+    "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "static",
+    "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "abstract", "become", "box", "do",
+    "final", "gen", "macro", "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
+];
 
 /// Write the generated crate for `m` to `dir` (files are overwritten; a
 /// previous `target/` stays for incremental builds). Returns the report.

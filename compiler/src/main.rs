@@ -344,6 +344,7 @@ fn compile(
                 )));
             }
             let name = name.unwrap_or_else(|| compiler::compile::default_name(std::path::Path::new(file)));
+            compiler::compile::check_name(&name).map_err(|e| Failure::User(anyhow::anyhow!(e)))?;
             let r = compiler::compile::write_crate(&out.module, output, &name, file).map_err(Failure::User)?;
             if r.dynamic {
                 eprintln!(

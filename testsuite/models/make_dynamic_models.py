@@ -16,6 +16,12 @@ Usage: python3 -m pip install onnx==1.22.0 numpy && python3 testsuite/models/mak
                 Flatten, Gemm to 5 classes. Data sets at 20x28 and 33x17.
                 Padding the image changes the pooled features, so bucketing
                 it is not exact: `edgec verify` reports the deviation.
+- loop_carried: a Loop (opset 17) over a[n], b[n] (n symbolic) computing
+                a, b = b, a + b five times with a scan output of a: the
+                body's results are views of its carried inputs, so a
+                backend must append the scan output before updating the
+                state, and update a after reading it for b. Data sets at
+                n = 2 and n = 5.
 """
 import numpy as np
 from onnx import TensorProto as TP, helper as h, numpy_helper as nh
@@ -151,6 +157,26 @@ def cnn_dynamic():
     mm.save("cnn_dynamic", g, 13, feeds)
 
 
+def loop_carried():
+    vi = h.make_tensor_value_info
+    body = h.make_graph(
+        [h.make_node("Identity", ["cond"], ["cond_out"], name="cond"),
+         h.make_node("Identity", ["b"], ["a_next"], name="a_next"),
+         h.make_node("Add", ["a", "b"], ["b_next"], name="b_next"),
+         h.make_node("Identity", ["a"], ["a_scan"], name="a_scan")],
+        "fib", [vi("iter", TP.INT64, []), vi("cond", TP.BOOL, []), vi("a", TP.FLOAT, ["n"]), vi("b", TP.FLOAT, ["n"])],
+        [vi("cond_out", TP.BOOL, []), vi("a_next", TP.FLOAT, ["n"]), vi("b_next", TP.FLOAT, ["n"]),
+         vi("a_scan", TP.FLOAT, ["n"])])
+    g = h.make_graph(
+        [h.make_node("Loop", ["trips", "go", "a0", "b0"], ["a", "b", "a_seq"], name="loop", body=body)],
+        "loop_carried", [vi("a0", TP.FLOAT, ["n"]), vi("b0", TP.FLOAT, ["n"])],
+        [vi("a", TP.FLOAT, ["n"]), vi("b", TP.FLOAT, ["n"]), vi("a_seq", TP.FLOAT, [5, "n"])],
+        initializer=[nh.from_array(np.array(5, dtype=np.int64), "trips"), nh.from_array(np.array(True), "go")])
+    feeds = [{"a0": w(n, scale=1.0), "b0": w(n, scale=1.0)} for n in (2, 5)]
+    mm.save("loop_carried", g, 17, feeds)
+
+
 if __name__ == "__main__":
     bert_dynamic()
     cnn_dynamic()
+    loop_carried()

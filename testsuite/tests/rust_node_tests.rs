@@ -64,18 +64,30 @@ fn build(dir: &Path, members: &mut Vec<Member>, why: &mut BTreeMap<String, Strin
                     eprintln!("batch build failed:\n{}", e.chars().take(4000).collect::<String>());
                     return None;
                 }
-                let first = e.lines().find(|l| l.starts_with("error")).unwrap_or("").to_string();
                 if std::env::var_os("EDGEC_NODE_VERBOSE").is_some() {
                     eprintln!("{e}");
                 }
                 for b in &bad {
-                    why.insert(b.clone(), format!("generated code does not compile: {first}"));
+                    why.insert(b.clone(), format!("generated code does not compile: {}", first_error(&e, b)));
                 }
                 members.retain(|m| !bad.contains(&m.module));
             }
         }
     }
     None
+}
+
+/// The first compiler error located in `module`'s files.
+fn first_error(log: &str, module: &str) -> String {
+    let mut current = "";
+    for l in log.lines() {
+        if l.starts_with("error") {
+            current = l;
+        } else if l.contains(&format!("src/{module}.rs:")) || l.contains(&format!("src/{module}_cli.rs:")) {
+            return current.to_string();
+        }
+    }
+    String::new()
 }
 
 fn run_one(exe: &Path, dir: &Path, module: &str, tmp: &Path) -> Result<(), String> {

@@ -195,6 +195,137 @@ pub fn axis(what: &str, a: i64, rank: usize) -> Result<usize, Error> {
     }
 }
 
+fn rank_error(what: &str, got: usize, want: usize) -> Error {
+    Error(format!("{what}: the axes give a rank-{got} result, the model declares rank {want}"))
+}
+
+/// Dims of a reduction of `dims` over `axes` (each reduced dim kept as 1,
+/// or dropped), as many as the rank `R` the model's IR gives the result.
+pub fn reduced<const R: usize>(what: &str, dims: &[usize], axes: &Axes, keep: bool) -> Result<[usize; R], Error> {
+    let mut out = [0; R];
+    let mut n = 0;
+    for (i, &d) in dims.iter().enumerate() {
+        let r = axes.as_slice().contains(&i);
+        if r && !keep {
+            continue;
+        }
+        if n < R {
+            out[n] = if r { 1 } else { d };
+        }
+        n += 1;
+    }
+    if n != R {
+        return Err(rank_error(what, n, R));
+    }
+    Ok(out)
+}
+
+/// Dims of a Squeeze of `dims` over the run-time `axes` (all size-1 dims
+/// when empty); every squeezed dim must be 1.
+pub fn squeezed<const R: usize>(what: &str, dims: &[usize], axes: &[i64]) -> Result<[usize; R], Error> {
+    let ax = Axes::new(what, axes, dims.len(), true)?;
+    let gone = |i: usize| if axes.is_empty() { dims[i] == 1 } else { ax.as_slice().contains(&i) };
+    if let Some(&i) = ax.as_slice().iter().find(|&&i| dims[i] != 1) {
+        return Err(Error(format!("{what}: axis {i} has size {}, not 1", dims[i])));
+    }
+    let mut out = [0; R];
+    let mut n = 0;
+    for (_, &d) in dims.iter().enumerate().filter(|&(i, _)| !gone(i)) {
+        if n < R {
+            out[n] = d;
+        }
+        n += 1;
+    }
+    if n != R {
+        return Err(rank_error(what, n, R));
+    }
+    Ok(out)
+}
+
+/// Dims of an Unsqueeze of `dims` inserting size-1 dims at the run-time
+/// `axes` (positions in the result, no repeats).
+pub fn unsqueezed<const R: usize>(what: &str, dims: &[usize], axes: &[i64]) -> Result<[usize; R], Error> {
+    if dims.len() + axes.len() != R {
+        return Err(rank_error(what, dims.len() + axes.len(), R));
+    }
+    let ax = Axes::new(what, axes, R, true)?;
+    if ax.as_slice().len() != axes.len() {
+        return Err(Error(format!("{what}: repeated axes {axes:?}")));
+    }
+    let mut it = dims.iter();
+    let mut out = [1; R];
+    for (i, o) in out.iter_mut().enumerate() {
+        if !ax.as_slice().contains(&i) {
+            *o = it.next().copied().unwrap_or(1);
+        }
+    }
+    Ok(out)
+}
+
+/// The per-dim ranges of an ONNX Slice with run-time `starts`, `ends`,
+/// `axes` (`None`: the first dims) and `steps` (`None`: all 1).
+pub fn slice_ranges<const R: usize>(
+    what: &str,
+    dims: &[usize],
+    starts: &[i64],
+    ends: &[i64],
+    axes: Option<&[i64]>,
+    steps: Option<&[i64]>,
+) -> Result<[crate::layout::SliceAxis; R], Error> {
+    use crate::layout::{slice_axis, SliceAxis};
+    if dims.len() != R {
+        return Err(rank_error(what, dims.len(), R));
+    }
+    let n = starts.len();
+    if ends.len() != n || axes.is_some_and(|a| a.len() != n) || steps.is_some_and(|s| s.len() != n) {
+        return Err(Error(format!("{what}: starts, ends, axes and steps differ in length")));
+    }
+    let mut out = [SliceAxis { start: 0, step: 1, len: 0 }; R];
+    for (o, &d) in out.iter_mut().zip(dims) {
+        o.len = d;
+    }
+    let mut seen = [false; R];
+    for i in 0..n {
+        let k = axis(what, axes.map_or(i as i64, |a| a[i]), R)?;
+        let step = steps.map_or(1, |s| s[i]);
+        if step == 0 {
+            return Err(Error(format!("{what}: step 0 on axis {k}")));
+        }
+        if std::mem::replace(&mut seen[k], true) {
+            return Err(Error(format!("{what}: axis {k} is sliced twice")));
+        }
+        out[k] = slice_axis(dims[k], starts[i], ends[i], step);
+    }
+    Ok(out)
+}
+
+/// Begin and end padding per dim of an ONNX Pad with run-time `pads`
+/// (`[begins..., ends...]`) over `axes` (`None`: every dim), and the
+/// padded dims; a dim may shrink (negative pads) but not below 0.
+pub fn pad_amounts<const R: usize>(
+    what: &str,
+    dims: &[usize],
+    pads: &[i64],
+    axes: Option<&[i64]>,
+) -> Result<([isize; R], [isize; R], [usize; R]), Error> {
+    if dims.len() != R {
+        return Err(rank_error(what, dims.len(), R));
+    }
+    let n = axes.map_or(R, <[i64]>::len);
+    if pads.len() != 2 * n {
+        return Err(Error(format!("{what}: {} pads for {n} axes", pads.len())));
+    }
+    let (mut b, mut e, mut y) = ([0isize; R], [0isize; R], [0usize; R]);
+    for i in 0..n {
+        let k = axis(what, axes.map_or(i as i64, |a| a[i]), R)?;
+        (b[k], e[k]) = (pads[i] as isize, pads[i + n] as isize);
+    }
+    for k in 0..R {
+        y[k] = nonneg(what, dims[k] as i64 + b[k] as i64 + e[k] as i64)?;
+    }
+    Ok((b, e, y))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,5 +348,24 @@ mod tests {
         assert_eq!(reshape::<2>("r", &[2, 3, 4], &[4, 6], false), Ok([4, 6]));
         assert!(reshape::<2>("r", &[2, 3, 4], &[5, -1], false).is_err());
         assert!(reshape::<2>("r", &[2, 3, 4], &[4, 5], false).is_err());
+    }
+
+    #[test]
+    fn run_time_axes() {
+        let ax = Axes::new("r", &[-1, 0], 3, false).unwrap();
+        assert_eq!(reduced::<3>("r", &[2, 3, 4], &ax, true), Ok([1, 3, 1]));
+        assert_eq!(reduced::<1>("r", &[2, 3, 4], &ax, false), Ok([3]));
+        assert!(reduced::<2>("r", &[2, 3, 4], &ax, false).is_err());
+        assert_eq!(squeezed::<2>("s", &[2, 1, 4], &[1]), Ok([2, 4]));
+        assert_eq!(squeezed::<1>("s", &[1, 1, 4], &[]), Ok([4]));
+        assert!(squeezed::<2>("s", &[2, 3, 4], &[1]).is_err());
+        assert_eq!(unsqueezed::<4>("u", &[2, 3], &[0, -1]), Ok([1, 2, 3, 1]));
+        assert!(unsqueezed::<4>("u", &[2, 3], &[1, 1]).is_err());
+        let r = slice_ranges::<2>("s", &[5, 6], &[1], &[-1], Some(&[1]), Some(&[2])).unwrap();
+        assert_eq!((r[0].len, r[1].start, r[1].len), (5, 1, 2));
+        assert!(slice_ranges::<2>("s", &[5, 6], &[0], &[1], Some(&[0]), Some(&[0])).is_err());
+        assert!(slice_ranges::<2>("s", &[5, 6], &[0, 0], &[1, 1], Some(&[0, -2]), None).is_err());
+        assert_eq!(pad_amounts::<2>("p", &[2, 3], &[1, -1], Some(&[1])), Ok(([0, 1], [0, -1], [2, 3])));
+        assert!(pad_amounts::<2>("p", &[2, 3], &[0, 0, -3, 0], None).is_err());
     }
 }

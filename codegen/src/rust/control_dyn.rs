@@ -176,6 +176,34 @@ fn copy_own(e: &mut Emitter<'_>, from: &FuncCx<'_>, src: Value, to: &FuncCx<'_>,
     Ok(format!("        k::rt::fit(&mut self.{field}, ({x}).len()).copy_from_slice({x});\n"))
 }
 
+/// Order the carried-state updates of a loop step, each `(buffer field,
+/// shape variable, code)` writing its field and variable, so that no update
+/// overwrites what a later one still reads (a parallel assignment: `a, b =
+/// b, a + b`). A cycle (values swapping through views) is refused.
+fn sequential_moves(mut pending: Vec<(String, String, String)>) -> Result<String, String> {
+    let reads = |code: &str, name: &str| {
+        code.match_indices(name).any(|(i, _)| {
+            let after = code[i + name.len()..].chars().next();
+            let before = code[..i].chars().next_back();
+            !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+    };
+    let mut out = String::new();
+    while !pending.is_empty() {
+        let free = (0..pending.len()).find(|&j| {
+            let (field, var, _) = &pending[j];
+            let writes = |c: &str| reads(c, field) || reads(c, var);
+            pending.iter().enumerate().all(|(k, (_, _, c))| k == j || !writes(c))
+        });
+        let Some(j) = free else {
+            return Err("loop-carried values that exchange storage through views are not supported".into());
+        };
+        out += &pending.remove(j).2;
+    }
+    Ok(out)
+}
+
 /// `s<r> = [dims of v];` if `r` has a shape variable.
 fn set_shape(cx: &FuncCx<'_>, r: Value, v: Value) -> String {
     let Some(d) = cx.dy else { return String::new() };
@@ -287,16 +315,20 @@ fn loop_<'a>(e: &mut Emitter<'a>, cx: &FuncCx<'a>, id: OpId, plan: &'a Plan) -> 
     if op.opcode == Opcode::Loop {
         s += &format!("        cond = ({})[0];\n", value_expr(e, &sub, body.results[0], None)?);
     }
-    for j in 0..carried {
-        let y = body.results[usize::from(first > 0) + j];
-        s += &set_shape(&sub, op.results[j], y);
-        s += &copy_own(e, &sub, y, cx, op.results[j])?;
-    }
+    // Scan outputs first: they may be views of the carried state the
+    // carried copies then overwrite.
     for (r, y) in &scans {
         let x = value_expr(e, &sub, *y, None)?;
         s += &format!("        self.{}.extend_from_slice({x});\n", own_of(cx, *r)?);
         s += &format!("        e{} = {};\n", r.as_u32(), Sz::array(&dims(*y)));
     }
+    let mut moves = Vec::new();
+    for j in 0..carried {
+        let y = body.results[usize::from(first > 0) + j];
+        let code = set_shape(&sub, op.results[j], y) + &copy_own(e, &sub, y, cx, op.results[j])?;
+        moves.push((own_of(cx, op.results[j])?, format!("s{}", op.results[j].as_u32()), code));
+    }
+    s += &sequential_moves(moves)?;
     s += if op.opcode == Opcode::Loop { "        iter += 1;\n        }\n" } else { "        }\n" };
     for (r, _) in &scans {
         if cx.f.ty(*r).shape.static_dims().is_none() {

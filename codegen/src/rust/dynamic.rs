@@ -299,10 +299,11 @@ impl Walk<'_> {
                     sc.rt_vals[i] =
                         Some(Vals::Sym((0..n as usize).map(|j| Iv::Expr(format!("(({slot})[{j}] as i64)"))).collect()));
                 }
-                (false, Some(n)) if t.dtype.is_float() && n <= 64 => {
+                (false, Some(n)) if is_real(t.dtype) && n <= 64 => {
                     let slot = slice_placeholder(v);
-                    sc.rt_vals[i] =
-                        Some(Vals::Floats((0..n as usize).map(|j| format!("(({slot})[{j}] as f32)")).collect()));
+                    sc.rt_vals[i] = Some(Vals::Floats(
+                        (0..n as usize).map(|j| format!("k::Real::to_f64(({slot})[{j}])")).collect(),
+                    ));
                 }
                 _ => {}
             }
@@ -368,6 +369,11 @@ fn bind_result(r: Value, dims: Vec<Sz>, code: &mut String) -> Vec<Sz> {
         .collect()
 }
 
+/// Float types the kernels read as `k::Real` (exactly, as f64).
+fn is_real(dt: ir::DType) -> bool {
+    matches!(dt, ir::DType::F32 | ir::DType::F64 | ir::DType::F16 | ir::DType::BF16)
+}
+
 /// The values of `v` if it is a small input of the model (read when it runs).
 fn input_values(f: &Function, v: Value) -> Option<Vals> {
     let i = f.body.params.iter().position(|&p| p == v)?;
@@ -379,8 +385,7 @@ fn input_values(f: &Function, v: Value) -> Option<Vals> {
     if dt.is_int() {
         return Some(Vals::Sym((0..len).map(|j| Iv::Expr(format!("(p{i}[{j}] as i64)"))).collect()));
     }
-    (dt == ir::DType::F32 || dt == ir::DType::F64)
-        .then(|| Vals::Floats((0..len).map(|j| format!("(p{i}[{j}] as f32)")).collect()))
+    is_real(dt).then(|| Vals::Floats((0..len).map(|j| format!("k::Real::to_f64(p{i}[{j}])")).collect()))
 }
 
 /// Buffer lengths, the plan lookup and arena growth.

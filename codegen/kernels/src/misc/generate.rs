@@ -72,6 +72,17 @@ macro_rules! range_float {
 }
 range_float!(f32, false; f64, false; F16, true; BF16, true);
 
+/// Elements of an integer `Range(start, limit, delta)`.
+pub fn range_len_int(start: i64, limit: i64, delta: i64) -> Result<usize, Error> {
+    <i64 as RangeElem>::count(start, limit, delta)
+}
+
+/// Elements of a float `Range(start, limit, delta)` (the exact values of
+/// any float type, as f64).
+pub fn range_len_float(start: f64, limit: f64, delta: f64) -> Result<usize, Error> {
+    float_count(start, limit, delta)
+}
+
 /// `Range(start, limit, delta)` into `y`, whose length is the declared size.
 pub fn range<T: RangeElem>(start: T, limit: T, delta: T, stash_f64: bool, y: &mut [T]) -> Result<(), Error> {
     let n = T::count(start, limit, delta)?;

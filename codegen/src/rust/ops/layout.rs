@@ -150,6 +150,10 @@ fn slice(cx: &mut OpCx<'_, '_>, xs: &[Sz]) -> Result<(), String> {
             .ok_or("Slice starts must have a static length")? as usize;
         let s = (0..n).map(|j| int_at(cx, 1, j)).collect::<Result<Vec<_>, _>>()?;
         let e = (0..n).map(|j| int_at(cx, 2, j)).collect::<Result<Vec<_>, _>>()?;
+        let konst = |cx: &OpCx<'_, '_>, i: usize| op.operand(i).is_none() || cx.in_const(i).is_some();
+        if !konst(cx, 3) || !konst(cx, 4) {
+            return slice_rt_axes(cx, xs, &out, (&s, &e));
+        }
         let axes = if op.operand(3).is_some() { const_ints(cx, 3)? } else { (0..n as i64).collect() };
         let steps = if op.operand(4).is_some() { const_ints(cx, 4)? } else { vec![1; n] };
         (s, e, axes, steps)
@@ -175,6 +179,33 @@ fn slice(cx: &mut OpCx<'_, '_>, xs: &[Sz]) -> Result<(), String> {
     Ok(())
 }
 
+/// A Slice whose axes or steps are read when the model runs: the ranges
+/// come from `k::shape::slice_ranges`, which checks them.
+fn slice_rt_axes(cx: &mut OpCx<'_, '_>, xs: &[Sz], out: &str, (s, e): (&[String], &[String])) -> Result<(), String> {
+    let n = s.len();
+    let opt = |cx: &mut OpCx<'_, '_>, i: usize| -> Result<String, String> {
+        if cx.op.operand(i).is_none() {
+            return Ok("None".into());
+        }
+        let v = (0..n).map(|j| int_at(cx, i, j)).collect::<Result<Vec<_>, _>>()?;
+        Ok(format!("Some(&[{}])", v.join(", ")))
+    };
+    let (axes, steps) = (opt(cx, 3)?, opt(cx, 4)?);
+    let what = format!("{} {}", cx.op.opcode.name(), cx.op.loc);
+    let r = xs.len();
+    let call = format!(
+        "k::shape::slice_ranges::<{r}>({what:?}, {}, &[{}], &[{}], {axes}, {steps})",
+        dims(xs),
+        s.join(", "),
+        e.join(", ")
+    );
+    let ranges = super::try_expr(cx, call);
+    cx.line(format!("let ranges = {ranges};"));
+    let x = cx.input(0)?;
+    cx.line(format!("k::layout::slice({}, &ranges, {x}, {out});", dims(xs)));
+    Ok(())
+}
+
 fn pad(cx: &mut OpCx<'_, '_>, xs: &[Sz]) -> Result<(), String> {
     let op = cx.op;
     let r = xs.len();
@@ -185,19 +216,38 @@ fn pad(cx: &mut OpCx<'_, '_>, xs: &[Sz]) -> Result<(), String> {
     let pads = (0..np)
         .map(|j| int_at(cx, 1, j).map(|p| if p.parse::<i64>().is_ok() { p } else { format!("{p} as isize") }))
         .collect::<Result<Vec<_>, _>>()?;
-    let axes: Vec<usize> = if op.operand(3).is_some() {
-        const_ints(cx, 3)?.iter().map(|&a| axis(a, r)).collect::<Result<_, _>>()?
+    let (begin, end) = if op.operand(3).is_some() && cx.in_const(3).is_none() {
+        // Axes read when the model runs.
+        let na =
+            op.operand(3).and_then(|v| cx.func().ty(v).shape.num_elements()).ok_or("Pad axes need a static length")?;
+        let ax = (0..na as usize).map(|j| int_at(cx, 3, j)).collect::<Result<Vec<_>, _>>()?;
+        let p = (0..np).map(|j| int_at(cx, 1, j)).collect::<Result<Vec<_>, _>>()?;
+        let what = format!("{} {}", op.opcode.name(), op.loc);
+        let call = format!(
+            "k::shape::pad_amounts::<{r}>({what:?}, {}, &[{}], Some(&[{}]))",
+            dims(xs),
+            p.join(", "),
+            ax.join(", ")
+        );
+        let amounts = super::try_expr(cx, call);
+        cx.line(format!("let (pb, pe, _) = {amounts};"));
+        ((0..r).map(|k| format!("pb[{k}]")).collect(), (0..r).map(|k| format!("pe[{k}]")).collect())
     } else {
-        (0..r).collect()
+        let axes: Vec<usize> = if op.operand(3).is_some() {
+            const_ints(cx, 3)?.iter().map(|&a| axis(a, r)).collect::<Result<_, _>>()?
+        } else {
+            (0..r).collect()
+        };
+        let n = axes.len();
+        if pads.len() != 2 * n {
+            return Err(format!("Pad has {} pads for {n} axes", pads.len()));
+        }
+        let (mut begin, mut end) = (vec!["0".to_string(); r], vec!["0".to_string(); r]);
+        for (i, &a) in axes.iter().enumerate() {
+            (begin[a], end[a]) = (pads[i].clone(), pads[i + n].clone());
+        }
+        (begin, end)
     };
-    let n = axes.len();
-    if pads.len() != 2 * n {
-        return Err(format!("Pad has {} pads for {n} axes", pads.len()));
-    }
-    let (mut begin, mut end) = (vec!["0".to_string(); r], vec!["0".to_string(); r]);
-    for (i, &a) in axes.iter().enumerate() {
-        (begin[a], end[a]) = (pads[i].clone(), pads[i + n].clone());
-    }
     let value = match op.operand(2) {
         None => cx.out_class(0).literal(0.0),
         Some(_) => match cx.in_const(2).and_then(|c| c.to_f64s()) {

@@ -144,7 +144,8 @@ fn reduce_rt_axes(cx: &mut OpCx<'_, '_>, k: &str, xs: &[super::Sz], noop: bool) 
     let out = cx.begin(0);
     let a = cx.input(1)?;
     let what = format!("{} {}", cx.op.opcode.name(), cx.op.loc);
-    cx.line(format!("let axes = k::shape::Axes::new({what:?}, {a}, {}, {noop})?;", xs.len()));
+    let axes = super::try_expr(cx, format!("k::shape::Axes::new({what:?}, {a}, {}, {noop})", xs.len()));
+    cx.line(format!("let axes = {axes};"));
     let x = cx.input(0)?;
     if !cx.out_class(0).is_float() {
         exact_check(cx, k, xs)?;

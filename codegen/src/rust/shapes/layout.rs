@@ -75,12 +75,15 @@ pub fn shapes(sc: &mut ShapeCx<'_>) -> Shapes {
         }
         ReduceMean | ReduceSum | ReduceMax | ReduceMin | ReduceProd | ReduceL1 | ReduceL2 | ReduceSumSquare
         | ReduceLogSumExp | ReduceLogSum => {
+            let (keep, noop) = (sc.int("keepdims", 1) != 0, sc.int("noop_with_empty_axes", 0) != 0);
             let axes = match op.operand(1) {
-                Some(_) => sc.need_vals(1, "axes")?.lit_ints().ok_or("reduction axes must be constant")?,
-                None => vec![],
+                Some(_) => sc.need_vals(1, "axes")?,
+                None => Vals::Lit(vec![]),
             };
-            let noop = sc.int("noop_with_empty_axes", 0) != 0;
-            vec![reduce(sc, &axes, sc.int("keepdims", 1) != 0, noop)?]
+            match axes.lit_ints() {
+                Some(a) => vec![reduce(sc, &a, keep, noop)?],
+                None => vec![reduce_rt(sc, &axes, keep, noop)?],
+            }
         }
         CoreReduce => {
             let axes = a.ints("axes").ok_or("missing `axes`")?.to_vec();
@@ -94,6 +97,7 @@ pub fn shapes(sc: &mut ShapeCx<'_>) -> Shapes {
             vec![vec![Sz::Lit((e - s).max(0) as usize)]]
         }
         Size => vec![vec![]],
+        Range => vec![vec![range_len(sc)?]],
         ConstantOfShape => vec![vals_dims(sc, &sc.need_vals(0, "shape")?, "ConstantOfShape")?],
         DepthToSpace | SpaceToDepth => {
             let x = sc.dims(0)?.to_vec();
@@ -175,11 +179,46 @@ fn resolve_static(x: &[usize], t: &[i64], allowzero: bool) -> Result<Vec<usize>,
     Ok(out)
 }
 
+/// `&[e0, e1, ...]`: the values `v` as an `i64` slice expression.
+fn int_slice(v: &Vals) -> String {
+    let e: Vec<String> = (0..v.len()).map(|j| v.int(j)).collect();
+    format!("&[{}]", e.join(", "))
+}
+
+/// Dims `{name}[0..r]` bound by a kernel call returning `[usize; r]`.
+fn bound_dims(sc: &mut ShapeCx<'_>, suffix: &str, r: usize, call: String) -> Vec<Sz> {
+    let name = format!("{}_{suffix}", sc.tag);
+    sc.lines.push(format!("let {name}: [usize; {r}] = {call}?;"));
+    (0..r).map(|j| Sz::Expr(format!("{name}[{j}]"))).collect()
+}
+
+/// A reduction over axes read when the model runs (a non-empty list: the
+/// result rank follows from its length).
+fn reduce_rt(sc: &mut ShapeCx<'_>, axes: &Vals, keep: bool, noop: bool) -> Result<Vec<Sz>, String> {
+    let x = sc.dims(0)?.to_vec();
+    let r = if keep { x.len() } else { x.len().checked_sub(axes.len()).ok_or("more reduction axes than dims")? };
+    let (what, a) = (sc.what.clone(), int_slice(axes));
+    let ax = format!("{}_ax", sc.tag);
+    sc.lines.push(format!("let {ax} = k::shape::Axes::new({what:?}, {a}, {}, {noop})?;", x.len()));
+    Ok(bound_dims(sc, "rd", r, format!("k::shape::reduced::<{r}>({what:?}, {}, &{ax}, {keep})", Sz::slice(&x))))
+}
+
 fn squeeze(sc: &mut ShapeCx<'_>) -> Result<Vec<Sz>, String> {
     let x = sc.dims(0)?.to_vec();
     let axes: Option<Vec<i64>> = match sc.op.opcode {
         Opcode::CoreSqueeze => sc.op.attrs.ints("axes").map(<[i64]>::to_vec),
-        _ if sc.has(1) => Some(sc.need_vals(1, "axes")?.lit_ints().ok_or("Squeeze axes must be constant")?),
+        _ if sc.has(1) => {
+            let v = sc.need_vals(1, "axes")?;
+            match v.lit_ints() {
+                Some(a) => Some(a),
+                None => {
+                    let r = x.len().checked_sub(v.len()).ok_or("more Squeeze axes than dims")?;
+                    let call =
+                        format!("k::shape::squeezed::<{r}>({:?}, {}, {})", sc.what, Sz::slice(&x), int_slice(&v));
+                    return Ok(bound_dims(sc, "sq", r, call));
+                }
+            }
+        }
         _ => None,
     };
     let axes: Vec<usize> = match axes {
@@ -199,7 +238,18 @@ fn unsqueeze(sc: &mut ShapeCx<'_>) -> Result<Vec<Sz>, String> {
     let x = sc.dims(0)?.to_vec();
     let axes: Vec<i64> = match sc.op.opcode {
         Opcode::CoreUnsqueeze => sc.op.attrs.ints("axes").ok_or("missing `axes`")?.to_vec(),
-        _ => sc.need_vals(1, "axes")?.lit_ints().ok_or("Unsqueeze axes must be constant")?,
+        _ => {
+            let v = sc.need_vals(1, "axes")?;
+            match v.lit_ints() {
+                Some(a) => a,
+                None => {
+                    let r = x.len() + v.len();
+                    let call =
+                        format!("k::shape::unsqueezed::<{r}>({:?}, {}, {})", sc.what, Sz::slice(&x), int_slice(&v));
+                    return Ok(bound_dims(sc, "usq", r, call));
+                }
+            }
+        }
     };
     let rank = x.len() + axes.len();
     let mut ax: Vec<usize> = axes.iter().map(|&k| axis(k, rank)).collect::<Result<_, _>>()?;
@@ -248,13 +298,31 @@ fn slice_len(sc: &mut ShapeCx<'_>, d: &Sz, start: &str, end: &str, step: i64) ->
 fn slice_rt(sc: &mut ShapeCx<'_>) -> Result<Vec<Sz>, String> {
     let x = sc.dims(0)?.to_vec();
     let (starts, ends) = (sc.need_vals(1, "starts")?, sc.need_vals(2, "ends")?);
-    let axes = match sc.has(3) {
-        true => sc.need_vals(3, "axes")?.lit_ints().ok_or("Slice axes must be constant")?,
-        false => (0..starts.len() as i64).collect(),
+    let (axes_v, steps_v) = (sc.has(3).then(|| sc.need_vals(3, "axes")), sc.has(4).then(|| sc.need_vals(4, "steps")));
+    let (axes_v, steps_v) = (axes_v.transpose()?, steps_v.transpose()?);
+    let axes = match &axes_v {
+        Some(v) => v.lit_ints(),
+        None => Some((0..starts.len() as i64).collect()),
     };
-    let steps = match sc.has(4) {
-        true => sc.need_vals(4, "steps")?.lit_ints().ok_or("Slice steps must be constant")?,
-        false => vec![1; starts.len()],
+    let steps = match &steps_v {
+        Some(v) => v.lit_ints(),
+        None => Some(vec![1; starts.len()]),
+    };
+    let (Some(axes), Some(steps)) = (axes, steps) else {
+        // Axes or steps read when the model runs: the kernels' ranges.
+        let r = x.len();
+        let opt = |v: &Option<Vals>| v.as_ref().map_or("None".to_string(), |v| format!("Some({})", int_slice(v)));
+        let name = format!("{}_sl", sc.tag);
+        sc.lines.push(format!(
+            "let {name}: [k::layout::SliceAxis; {r}] = k::shape::slice_ranges::<{r}>({:?}, {}, {}, {}, {}, {})?;",
+            sc.what,
+            Sz::slice(&x),
+            int_slice(&starts),
+            int_slice(&ends),
+            opt(&axes_v),
+            opt(&steps_v)
+        ));
+        return Ok((0..r).map(|j| Sz::Expr(format!("{name}[{j}].len"))).collect());
     };
     let mut y = x.clone();
     for i in 0..axes.len() {
@@ -268,13 +336,22 @@ fn pad(sc: &mut ShapeCx<'_>) -> Result<Vec<Sz>, String> {
     let x = sc.dims(0)?.to_vec();
     let p = sc.need_vals(1, "pads")?;
     let axes: Vec<usize> = match sc.has(3) {
-        true => sc
-            .need_vals(3, "axes")?
-            .lit_ints()
-            .ok_or("Pad axes must be constant")?
-            .iter()
-            .map(|&k| axis(k, x.len()))
-            .collect::<Result<_, _>>()?,
+        true => {
+            let v = sc.need_vals(3, "axes")?;
+            let Some(a) = v.lit_ints() else {
+                let r = x.len();
+                let name = format!("{}_pd", sc.tag);
+                sc.lines.push(format!(
+                    "let (_, _, {name}) = k::shape::pad_amounts::<{r}>({:?}, {}, {}, Some({}))?;",
+                    sc.what,
+                    Sz::slice(&x),
+                    int_slice(&p),
+                    int_slice(&v)
+                ));
+                return Ok((0..r).map(|j| Sz::Expr(format!("{name}[{j}]"))).collect());
+            };
+            a.iter().map(|&k| axis(k, x.len())).collect::<Result<_, _>>()?
+        }
         false => (0..x.len()).collect(),
     };
     let n = axes.len();
@@ -324,7 +401,7 @@ fn resize(sc: &mut ShapeCx<'_>) -> Result<Vec<Sz>, String> {
                     (Vals::Lit(v), None) if v[i] == 1.0 => x[k].clone(),
                     (Vals::Lit(v), None) if v[i].fract() == 0.0 && v[i] >= 1.0 => &x[k] * (v[i] as usize),
                     (Vals::Lit(v), None) => sc.bind(format!("k::shape::scaled({}, {:?}f32)", x[k], v[i] as f32)),
-                    (Vals::Floats(v), _) => sc.bind(format!("k::shape::scaled({}, {})", x[k], v[i])),
+                    (Vals::Floats(v), _) => sc.bind(format!("k::shape::scaled({}, {} as f32)", x[k], v[i])),
                     (Vals::Sym(_), _) => return Err("Resize scales computed when the model runs".into()),
                 };
             }
@@ -352,4 +429,35 @@ fn reduce(sc: &mut ShapeCx<'_>, axes: &[i64], keep: bool, noop_empty: bool) -> R
             (true, false) => None,
         })
         .collect())
+}
+
+/// Elements of a Range: `max(ceil((limit - start) / delta), 0)` in the
+/// result's arithmetic (integers exactly, floats in f64 of their values).
+fn range_len(sc: &mut ShapeCx<'_>) -> Result<Sz, String> {
+    use edgec_kernels::misc::generate::{range_len_float, range_len_int};
+    let float = sc.f.ty(sc.op.results[0]).dtype.is_float();
+    let v = [sc.need_vals(0, "start")?, sc.need_vals(1, "limit")?, sc.need_vals(2, "delta")?];
+    if let [Vals::Lit(s), Vals::Lit(l), Vals::Lit(d)] = &v {
+        let (s, l, d) = (s.first().copied(), l.first().copied(), d.first().copied());
+        let (Some(s), Some(l), Some(d)) = (s, l, d) else { return Err("Range operands must hold one value".into()) };
+        let n = match float {
+            true => range_len_float(s, l, d),
+            false => range_len_int(s as i64, l as i64, d as i64),
+        };
+        return n.map(Sz::Lit).map_err(|e| e.0);
+    }
+    if v.iter().any(Vals::is_empty) {
+        return Err("Range operands must hold one value".into());
+    }
+    let e: Vec<String> = v
+        .iter()
+        .map(|x| match (x, float) {
+            (Vals::Floats(f), true) => f[0].clone(),
+            (Vals::Lit(l), true) => format!("{:?}f64", l[0]),
+            (_, true) => format!("({} as f64)", x.int(0)),
+            (_, false) => x.int(0),
+        })
+        .collect();
+    let kind = if float { "float" } else { "int" };
+    Ok(sc.bind(format!("k::misc::generate::range_len_{kind}({}, {}, {})?", e[0], e[1], e[2])))
 }

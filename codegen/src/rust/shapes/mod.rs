@@ -51,7 +51,8 @@ pub enum Vals {
     Lit(Vec<f64>),
     /// Integers computed from dims and inputs when the model runs.
     Sym(Vec<Iv>),
-    /// Floats read when the model runs (`f32` expressions; Resize scales).
+    /// Floats read when the model runs (`f64` expressions holding the
+    /// element's exact value; Resize scales, float Range bounds).
     Floats(Vec<String>),
 }
 
