@@ -299,6 +299,9 @@ pub fn slice_ranges<const R: usize>(
     Ok(out)
 }
 
+/// Begin and end padding per dim, and the padded dims.
+pub type PadAmounts<const R: usize> = ([isize; R], [isize; R], [usize; R]);
+
 /// Begin and end padding per dim of an ONNX Pad with run-time `pads`
 /// (`[begins..., ends...]`) over `axes` (`None`: every dim), and the
 /// padded dims; a dim may shrink (negative pads) but not below 0.
@@ -307,7 +310,7 @@ pub fn pad_amounts<const R: usize>(
     dims: &[usize],
     pads: &[i64],
     axes: Option<&[i64]>,
-) -> Result<([isize; R], [isize; R], [usize; R]), Error> {
+) -> Result<PadAmounts<R>, Error> {
     if dims.len() != R {
         return Err(rank_error(what, dims.len(), R));
     }
