@@ -144,8 +144,12 @@ fn gemm(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     );
     let a = cx.input(0)?;
     if cx.is_static(1) && !ta {
+        // The packed weight is built once, so its sizes come from the constant's
+        // own (static) shape, never from the activation's run-time dims.
+        let sb = cx.in_dims(1);
+        let (wk, wn) = if tb { (&sb[1], &sb[0]) } else { (&sb[0], &sb[1]) };
         let w = cx.init_weights(1)?;
-        let pb = cx.field("k::gemm::PackedB", format!("k::gemm::PackedB::new({w}, {k}, {n}, {tb})"));
+        let pb = cx.field("k::gemm::PackedB", format!("k::gemm::PackedB::new({w}, {wk}, {wn}, {tb})"));
         cx.scratch(format!("k::gemm::packed_scratch_len({m}, &{pb})"));
         cx.line(format!("k::gemm::sgemm_packed({m}, {a}, &self.{pb}, {out}, &{ep}, &mut self.scratch);"));
     } else {

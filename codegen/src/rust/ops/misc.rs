@@ -11,7 +11,7 @@
 //! against the declared result when the model runs.
 
 use super::layout::{axis, const_ints};
-use super::{f32_lit, f32_only, udims};
+use super::{dims, f32_lit, f32_only, udims, Sz};
 use crate::plan::Class;
 use crate::rust::func::OpCx;
 use ir::Opcode;
@@ -148,16 +148,18 @@ fn scatter(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
 
 fn gather_nd(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     index_operand(cx, 1, "the indices")?;
-    let (xs, is) = (cx.in_static(0), cx.in_static(1));
+    let (xs, is) = (cx.in_dims(0), cx.in_dims(1));
     let b = cx.op.attrs.int("batch_dims").unwrap_or(0);
-    let k = is.last().copied().unwrap_or(usize::MAX);
+    let k = is.last().and_then(Sz::lit).unwrap_or(usize::MAX);
     let fits = b >= 0 && (b as usize) < is.len().min(xs.len()) && k <= xs.len() - b as usize;
-    if !fits || xs[..b as usize] != is[..b as usize] {
+    // Batch dims that differ only at run time are checked by the shape code.
+    let clash = fits && (0..b as usize).any(|j| matches!((xs[j].lit(), is[j].lit()), (Some(p), Some(q)) if p != q));
+    if !fits || clash {
         return Err(format!("GatherND: indices {is:?} do not fit data {xs:?} with batch_dims {b}"));
     }
     let out = cx.begin(0);
     let (x, i) = (cx.input(0)?, cx.input(1)?);
-    cx.line(format!("k::misc::scatter::gather_nd({}, {b}, {x}, {}, {i}, {out});", udims(&xs), udims(&is)));
+    cx.line(format!("k::misc::scatter::gather_nd({}, {b}, {x}, {}, {i}, {out});", dims(&xs), dims(&is)));
     Ok(())
 }
 

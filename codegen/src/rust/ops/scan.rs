@@ -112,6 +112,9 @@ fn einsum(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         return Err(format!("Einsum on {} is not supported (f32, f64 and integers)", c.name()));
     }
     let eq = cx.op.attrs.str("equation").ok_or("Einsum: missing `equation`")?.to_string();
+    if (0..cx.op.operands.len()).any(|i| cx.in_dims(i).iter().any(|d| d.lit().is_none())) {
+        return einsum_rt(cx, &eq);
+    }
     let shapes: Vec<Vec<usize>> = (0..cx.op.operands.len()).map(|i| cx.in_static(i)).collect();
     let refs: Vec<&[usize]> = shapes.iter().map(Vec::as_slice).collect();
     let nest = ir::interp::nn::einsum::loop_nest(&eq, &refs).map_err(|e| format!("Einsum: {e}"))?;
@@ -132,6 +135,31 @@ fn einsum(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         access.join(", "),
         xs.join(", ")
     ));
+    Ok(())
+}
+
+/// An Einsum over operands with run-time sizes: the loop structure now,
+/// sizes and strides when the model runs.
+fn einsum_rt(cx: &mut OpCx<'_, '_>, eq: &str) -> Result<(), String> {
+    let shapes: Vec<Vec<super::Sz>> = (0..cx.op.operands.len()).map(|i| cx.in_dims(i)).collect();
+    let ranks: Vec<usize> = shapes.iter().map(Vec::len).collect();
+    let (loops, n_loops, n_out) = crate::rust::shapes::nn::einsum_labels(eq, &ranks)?;
+    use edgec_kernels::misc::einsum::{EINSUM_MAX_LOOPS, EINSUM_MAX_OPERANDS};
+    if n_loops > EINSUM_MAX_LOOPS || loops.len() > EINSUM_MAX_OPERANDS {
+        return Err(format!("Einsum `{eq}`: more than {EINSUM_MAX_LOOPS} labels or {EINSUM_MAX_OPERANDS} operands"));
+    }
+    let what = format!("Einsum {}", cx.op.loc);
+    let labels: Vec<String> = loops.iter().map(|l| format!("&{l:?}")).collect();
+    let dims: Vec<String> = shapes.iter().map(|s| super::dims(s)).collect();
+    let out = cx.begin(0);
+    let xs: Vec<String> = (0..shapes.len()).map(|i| cx.input(i)).collect::<Result<_, _>>()?;
+    let call = format!(
+        "k::misc::einsum::einsum_rt({what:?}, &k::misc::einsum::EinsumLabels {{ loops: &[{}], n_loops: {n_loops}, n_out: {n_out} }}, &[{}], &[{}], {out})",
+        labels.join(", "),
+        dims.join(", "),
+        xs.join(", ")
+    );
+    super::try_line(cx, call);
     Ok(())
 }
 

@@ -58,6 +58,7 @@ pub fn shapes(sc: &mut ShapeCx<'_>) -> Shapes {
             vec![[&x[..k], &idx[..], &x[k + 1..]].concat()]
         }
         GatherElements => vec![sc.dims(1)?.to_vec()],
+        GatherND => vec![gather_nd(sc)?],
         Pad => vec![pad(sc)?],
         Resize | Upsample => vec![resize(sc)?],
         Expand | CoreExpand => {
@@ -460,4 +461,23 @@ fn range_len(sc: &mut ShapeCx<'_>) -> Result<Sz, String> {
         .collect();
     let kind = if float { "float" } else { "int" };
     Ok(sc.bind(format!("k::misc::generate::range_len_{kind}({}, {}, {})?", e[0], e[1], e[2])))
+}
+
+/// GatherND: `indices.shape[..-1] ++ data.shape[batch_dims + k..]` where
+/// `k`, the index tuple length (the last dim of the indices), must be known
+/// when generating; the batch dims of data and indices must agree.
+fn gather_nd(sc: &mut ShapeCx<'_>) -> Result<Vec<Sz>, String> {
+    let (x, i) = (sc.dims(0)?.to_vec(), sc.dims(1)?.to_vec());
+    let b = usize::try_from(sc.int("batch_dims", 0)).map_err(|_| "GatherND: negative batch_dims")?;
+    let k = i.last().and_then(Sz::lit).ok_or("GatherND: the index tuple length must be known when generating")?;
+    if b >= i.len().min(x.len()) || k > x.len() - b {
+        return Err(format!("GatherND: rank-{} indices with tuples of {k} do not fit rank-{} data", i.len(), x.len()));
+    }
+    for j in 0..b {
+        if x[j] != i[j] {
+            let what = sc.what.clone();
+            sc.lines.push(format!("k::shape::same({what:?}, {}, {})?;", x[j], i[j]));
+        }
+    }
+    Ok([&i[..i.len() - 1], &x[b + k..]].concat())
 }

@@ -9,7 +9,7 @@
 //! `dynamic::shape_slice`, which computes those operands before planning).
 
 mod layout;
-mod nn;
+pub mod nn;
 pub mod values;
 
 use super::sz::Sz;

@@ -12,6 +12,7 @@ pub fn shapes(sc: &mut ShapeCx<'_>) -> Shapes {
     use Opcode::*;
     let op = sc.op;
     Ok(Some(match op.opcode {
+        Einsum => vec![einsum(sc)?],
         Conv | CoreConv | ConvInteger | QLinearConv => {
             let (x, w) = if op.opcode == QLinearConv { (0, 3) } else { (0, 1) };
             let wd = sc.dims(w)?.to_vec();
@@ -206,5 +207,42 @@ fn recurrent(sc: &mut ShapeCx<'_>) -> Result<Vec<Vec<Sz>>, String> {
     let state = if batch_first { vec![batch, dirs, hidden] } else { vec![dirs, batch, hidden] };
     let mut out = vec![y];
     out.extend((1..sc.op.results.len()).map(|_| state.clone()));
+    Ok(out)
+}
+
+/// The loop of every operand axis of Einsum `equation` over operands of
+/// ranks `ranks` (output loops first), the number of loops and of output
+/// loops: the equation's structure, independent of the sizes.
+pub fn einsum_labels(equation: &str, ranks: &[usize]) -> Result<(Vec<Vec<usize>>, usize, usize), String> {
+    let ones: Vec<Vec<usize>> = ranks.iter().map(|&r| vec![1; r]).collect();
+    let refs: Vec<&[usize]> = ones.iter().map(Vec::as_slice).collect();
+    let nest = ir::interp::nn::einsum::loop_nest(equation, &refs).map_err(|e| format!("Einsum: {e}"))?;
+    let loops = nest.access.iter().map(|a| a.iter().map(|&(l, _)| l).collect()).collect();
+    Ok((loops, nest.dims.len(), nest.out_shape.len()))
+}
+
+/// Einsum: each output dim is the size its label takes over the operands.
+fn einsum(sc: &mut ShapeCx<'_>) -> Result<Vec<Sz>, String> {
+    let eq = sc.op.attrs.str("equation").ok_or("Einsum: missing `equation`")?.to_string();
+    let shapes: Vec<Vec<Sz>> =
+        (0..sc.op.operands.len()).map(|i| sc.dims(i).map(<[Sz]>::to_vec)).collect::<Result<_, _>>()?;
+    let (loops, _, n_out) = einsum_labels(&eq, &shapes.iter().map(Vec::len).collect::<Vec<_>>())?;
+    let mut out = Vec::with_capacity(n_out);
+    for l in 0..n_out {
+        let occ: Vec<Sz> = loops
+            .iter()
+            .zip(&shapes)
+            .flat_map(|(ls, s)| ls.iter().zip(s).filter(|(&x, _)| x == l).map(|(_, d)| d.clone()))
+            .collect();
+        let lits: Vec<usize> = occ.iter().filter_map(Sz::lit).filter(|&d| d != 1).collect();
+        out.push(match lits.first() {
+            Some(&d) if lits.iter().all(|&x| x == d) && occ.iter().all(|o| o.lit().is_some()) => Sz::Lit(d),
+            None if occ.iter().all(|o| o.is(1)) => Sz::Lit(1),
+            _ => {
+                let what = sc.what.clone();
+                sc.bind(format!("k::misc::einsum::label_size({what:?}, {})?", Sz::slice(&occ)))
+            }
+        });
+    }
     Ok(out)
 }
