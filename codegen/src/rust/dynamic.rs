@@ -232,11 +232,12 @@ impl Walk<'_> {
             }
             Err(e) => Err(e),
         };
-        let (shapes, late) = match shapes {
+        let (shapes, mut late) = match shapes {
             Ok(s) => (s, late),
             // Values computed from data: read them when the op runs.
             Err(_) => (self.late_retry(&mut sc, id)?, true),
         };
+        let counted = std::mem::take(&mut sc.counted);
         let mut code = String::new();
         for (cond, holds) in sc.used.drain(..) {
             code += &guard(&cond, holds);
@@ -251,8 +252,15 @@ impl Walk<'_> {
         }
         let what = sc.what.clone();
         for (j, (&r, dims)) in op.results.iter().zip(shapes).enumerate() {
-            let dims = check_declared(f, r, j, dims, &what, &mut code)?;
-            let dims = bind_result(r, dims, &mut code);
+            let ks: Vec<usize> = counted.iter().filter(|c| c.0 == j).map(|c| c.1).collect();
+            let dims = if ks.is_empty() {
+                let dims = check_declared(f, r, j, dims, &what, &mut code)?;
+                bind_result(r, dims, &mut code)
+            } else {
+                let (dims, open) = bind_counted(f, r, j, dims, &ks, &what, &mut code)?;
+                late |= open;
+                dims
+            };
             self.sh.dims.insert(r, dims);
         }
         if late {
@@ -354,6 +362,46 @@ fn check_declared(
         });
     }
     Ok(out)
+}
+
+/// Result `r`'s dims when the op itself sets those at `ks` (see
+/// `ShapeCx::counted`): a size the IR declares static stays literal (the op
+/// checks its count against it); the others are elements of a mutable
+/// `s{r}` the op assigns when it runs. Returns the dims and whether any is
+/// such a variable (the result is then late).
+fn bind_counted(
+    f: &Function,
+    r: Value,
+    j: usize,
+    mut dims: Vec<Sz>,
+    ks: &[usize],
+    what: &str,
+    code: &mut String,
+) -> Result<(Vec<Sz>, bool), String> {
+    let declared = f.ty(r).dims().map(<[Dim]>::to_vec).unwrap_or_default();
+    let mut open = false;
+    for &k in ks {
+        let d = dims.get_mut(k).ok_or("internal: counted dim out of range")?;
+        *d = match declared.get(k).and_then(|d| d.as_static()) {
+            Some(n) => Sz::Lit(n as usize),
+            None => {
+                open = true;
+                Sz::expr("0")
+            }
+        };
+    }
+    let dims = check_declared(f, r, j, dims, what, code)?;
+    if !open {
+        return Ok((bind_result(r, dims, code), false));
+    }
+    let name = format!("s{}", r.as_u32());
+    *code += &format!("        let mut {name}: [usize; {}] = {};\n", dims.len(), Sz::array(&dims));
+    let dims = dims
+        .iter()
+        .enumerate()
+        .map(|(k, d)| if d.lit().is_some() { d.clone() } else { Sz::expr(format!("{name}[{k}]")) })
+        .collect();
+    Ok((dims, true))
 }
 
 /// Bind the non-literal dims of result `r` to `s{r}` (so later expressions stay short).

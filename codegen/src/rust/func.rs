@@ -504,6 +504,13 @@ impl<'e, 'a> OpCx<'e, 'a> {
         "out".to_string()
     }
 
+    /// Start a block that writes no result: what an op computes before its
+    /// results can be sized (the counts of `shapes::ShapeCx::counted`).
+    pub fn begin_none(&mut self) {
+        self.flush();
+        self.cur = Some(Block { out: None, own: None, lines: vec![], bound: vec![] });
+    }
+
     /// The Rust expression of operand `i` (a slice), bound in the current block.
     pub fn input(&mut self, i: usize) -> Result<String, String> {
         let v = self.op.operand(i).ok_or_else(|| format!("operand #{i} is absent"))?;

@@ -16,6 +16,16 @@ fn base(i: usize, n: usize, align_corners: bool) -> f64 {
     }
 }
 
+/// The batch `N` of an AffineGrid: `theta`'s, which `size[0]` must equal
+/// (an error naming the op otherwise).
+pub fn batch(size_n: i64, theta_n: usize) -> Result<usize, crate::rt::Error> {
+    if size_n == theta_n as i64 {
+        Ok(theta_n)
+    } else {
+        Err(crate::rt::Error(format!("AffineGrid: `size` says N = {size_n}, theta holds {theta_n} matrices")))
+    }
+}
+
 /// `y` (`[N, spatial..., r]`) from `theta` (`[N, r, r + 1]`).
 pub fn affine_grid<T: Real>(spatial: &[usize], align_corners: bool, theta: &[T], y: &mut [T]) {
     let r = spatial.len();

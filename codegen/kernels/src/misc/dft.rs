@@ -5,8 +5,9 @@
 //! `e^{-2πi j/n}` (`j = k·t mod n`) and summation order, rounded once.
 //!
 //! STFT ([`stft`]) is the same transform over windowed frames; its frame
-//! step, length and window are read when the model runs and checked
-//! against the declared output shape (an [`Error`] on mismatch).
+//! step, length and window are read when the model runs; [`stft_dims`] and
+//! [`dft_dims`] give the result shape they imply, and the kernels check the
+//! shape they write against it (an [`Error`] on mismatch).
 
 use crate::rt::Error;
 use crate::strided::numel;
@@ -106,10 +107,39 @@ pub struct Stft {
     pub onesided: bool,
 }
 
+/// STFT's `[frames, bins]` for a signal of `len` samples: the frame length
+/// `n` is `frame_length` if given (then equal to the window's length, if
+/// there is a window), else the window's length, else `len`; `frames = 1 +
+/// (len − n) / step` and `bins = n / 2 + 1` one-sided, else `n`. Errors
+/// (naming the op): `n` or `step` below 1, a signal shorter than `n`.
+pub fn stft_dims(
+    len: usize,
+    step: i64,
+    frame_length: Option<i64>,
+    window: Option<usize>,
+    onesided: bool,
+) -> Result<[usize; 2], Error> {
+    let err = |m: String| Err(Error(format!("STFT: {m}")));
+    if let (Some(f), Some(w)) = (frame_length, window) {
+        if f != w as i64 {
+            return err(format!("frame_length {f} does not match the window length {w}"));
+        }
+    }
+    let n = frame_length.unwrap_or(window.unwrap_or(len) as i64);
+    if n < 1 || step < 1 {
+        return err(format!("frame length {n} and frame_step {step} must be at least 1"));
+    }
+    let n = n as usize;
+    if len < n {
+        return err(format!("the signal length {len} is shorter than the frame length {n}"));
+    }
+    Ok([1 + (len - n) / step as usize, if onesided { n / 2 + 1 } else { n }])
+}
+
 /// `STFT`: DFTs of `n`-sample frames every `step` samples, each multiplied
 /// by `window` (all ones without one). `n` is `frame_length` if given, else
 /// the window's length, else the signal length; the frames and bins these
-/// give must be the declared ones.
+/// give ([`stft_dims`]) must be the ones `p` sizes the output for.
 pub fn stft(
     p: &Stft,
     step: i64,
@@ -118,26 +148,12 @@ pub fn stft(
     x: &[f32],
     y: &mut [f32],
 ) -> Result<(), Error> {
-    let err = |m: String| Err(Error(format!("STFT: {m}")));
     assert_eq!(x.len(), p.batch * p.len * p.parts, "stft: x holds {} elements", x.len());
     assert_eq!(y.len(), p.batch * p.frames * p.bins * 2, "stft: y holds {} elements", y.len());
-    if let (Some(f), Some(w)) = (frame_length, window) {
-        if f != w.len() as i64 {
-            return err(format!("frame_length {f} does not match the window length {}", w.len()));
-        }
-    }
-    let n = frame_length.unwrap_or(window.map_or(p.len, <[f32]>::len) as i64);
-    if n < 1 || step < 1 {
-        return err(format!("frame length {n} and frame_step {step} must be at least 1"));
-    }
-    let n = n as usize;
-    if p.len < n {
-        return err(format!("the signal length {} is shorter than the frame length {n}", p.len));
-    }
-    let frames = 1 + (p.len - n) / step as usize;
-    let bins = if p.onesided { n / 2 + 1 } else { n };
+    let [frames, bins] = stft_dims(p.len, step, frame_length, window.map(<[f32]>::len), p.onesided)?;
     super::dynamic::check_count("STFT", "frames", frames, p.frames)?;
     super::dynamic::check_count("STFT", "bins", bins, p.bins)?;
+    let n = frame_length.unwrap_or(window.map_or(p.len, <[f32]>::len) as i64) as usize;
     let w = |t: usize| window.map_or(1.0, |w| w[t] as f64);
     for b in 0..p.batch {
         for f in 0..frames {
@@ -163,26 +179,28 @@ pub fn stft(
 /// Most dims of a DFT input [`dft_checked`] takes.
 pub const DFT_MAX_RANK: usize = 8;
 
-/// `DFT` with `axis` and `dft_length` read when the model runs: `x_dims`
-/// is the input shape (last dim 1 or 2), `out_dims` the declared output
-/// shape. The axis must be in `[-r, -2]` or `[0, r − 2]`, the length at
-/// least 1 (default: the axis size, `2 (m − 1)` for IRFFT), and the output
-/// they give the declared one; otherwise an [`Error`].
-#[allow(clippy::too_many_arguments)]
-pub fn dft_checked(
+/// DFT's output dims for input `x_dims` (last dim 1 real or 2 complex)
+/// into `out` (as many): the axis resized to the transform's output length
+/// and the last dim 2 (1 for IRFFT). The axis must be in `[-r, -2]` or
+/// `[0, r − 2]`, the length at least 1 (default: the axis size, `2 (m − 1)`
+/// for IRFFT); returns the axis (non-negative) and the length. Errors name
+/// the op.
+pub fn dft_dims(
     x_dims: &[usize],
-    out_dims: &[usize],
     inverse: bool,
     onesided: bool,
     axis: i64,
     dft_length: Option<i64>,
-    x: &[f32],
-    y: &mut [f32],
-) -> Result<(), Error> {
+    out: &mut [usize],
+) -> Result<(usize, usize), Error> {
     let err = |m: String| Err(Error(format!("DFT: {m}")));
     let r = x_dims.len();
-    if !(2..=DFT_MAX_RANK).contains(&r) || out_dims.len() != r {
-        return err(format!("input {x_dims:?} and output {out_dims:?} ranks are not supported"));
+    if !(2..=DFT_MAX_RANK).contains(&r) || out.len() != r {
+        return err(format!("input {x_dims:?} of rank {r} is not supported"));
+    }
+    let parts = x_dims[r - 1];
+    if !(parts == 1 || parts == 2) || (onesided && parts != if inverse { 2 } else { 1 }) {
+        return err(format!("the input's last dim {parts} does not fit inverse = {inverse}, onesided = {onesided}"));
     }
     let ri = r as i64;
     if axis < -ri || axis == -1 || axis >= ri - 1 {
@@ -199,14 +217,35 @@ pub fn dft_checked(
         return err(format!("the length is {n}; it must be at least 1"));
     }
     let n = n as usize;
-    let out_len = if onesided && !inverse { n / 2 + 1 } else { n };
+    out.copy_from_slice(x_dims);
+    out[a] = if onesided && !inverse { n / 2 + 1 } else { n };
+    out[r - 1] = if inverse && onesided { 1 } else { 2 };
+    Ok((a, n))
+}
+
+/// `DFT` with `axis` and `dft_length` read when the model runs: `x_dims`
+/// is the input shape (last dim 1 or 2), `out_dims` the declared output
+/// shape. The axis must be in `[-r, -2]` or `[0, r − 2]`, the length at
+/// least 1 (default: the axis size, `2 (m − 1)` for IRFFT), and the output
+/// they give the declared one; otherwise an [`Error`].
+#[allow(clippy::too_many_arguments)]
+pub fn dft_checked(
+    x_dims: &[usize],
+    out_dims: &[usize],
+    inverse: bool,
+    onesided: bool,
+    axis: i64,
+    dft_length: Option<i64>,
+    x: &[f32],
+    y: &mut [f32],
+) -> Result<(), Error> {
+    let r = x_dims.len();
     let mut want = [0usize; DFT_MAX_RANK];
-    want[..r].copy_from_slice(x_dims);
-    want[a] = out_len;
-    want[r - 1] = if inverse && onesided { 1 } else { 2 };
-    if want[..r] != *out_dims {
-        return err(format!("the output is {:?}, the model declares {out_dims:?}", &want[..r]));
+    let (a, n) = dft_dims(x_dims, inverse, onesided, axis, dft_length, want.get_mut(..r).unwrap_or(&mut []))?;
+    if out_dims.len() != r || want[..r] != *out_dims {
+        return Err(Error(format!("DFT: the output is {:?}, the model declares {out_dims:?}", &want[..r])));
     }
+    let out_len = want[a];
     let p =
         Dft { dims: &x_dims[..r - 1], parts: x_dims[r - 1], axis: a, n, out_len, inverse, irfft: inverse && onesided };
     dft(&p, x, y);

@@ -1,10 +1,13 @@
 //! Ops whose result size depends on the data: NonZero, Compress and Unique.
 //!
-//! A generated model declares a static size for such a result (the size the
-//! ONNX model states); each kernel computes the real size from the data and
-//! returns an [`Error`] naming the op when it differs, before writing
-//! anything. Nothing here allocates: Unique sorts item indices in a
-//! caller-provided `usize` scratch.
+//! The size of such a result is known only once the data is: a generated
+//! model asks for it first ([`nonzero_count`], [`compress_count`],
+//! [`unique_groups`]), sizes the result's buffer from it, then has the
+//! kernel write the result. A size the model declares static is checked
+//! against the count ([`check_count`]). The writers check that the count
+//! they are given is the data's (an [`Error`] naming the op otherwise),
+//! before writing anything. Nothing here allocates: Unique sorts item
+//! indices in a caller-provided `usize` scratch.
 //!
 //! Semantics are the reference interpreter's: an element is non-zero when
 //! it compares unequal to zero (NaN is non-zero, -0 is zero); Unique orders
@@ -65,15 +68,20 @@ pub fn check_count(op: &str, what: &str, got: usize, want: usize) -> Result<(), 
     }
 }
 
+/// The number of non-zero elements of `x` (NonZero's result size).
+pub fn nonzero_count<T: Truth>(x: &[T]) -> usize {
+    x.iter().filter(|v| v.truth()).count()
+}
+
 /// `NonZero`: the coordinates of the non-zero elements of `x` (row-major
-/// `shape`) as an `[rank, count]` i64 tensor in `y`; `count` is the declared
-/// number of non-zero elements (an error if the data has another).
+/// `shape`) as an `[rank, count]` i64 tensor in `y`; `count` is the number
+/// of non-zero elements the result is sized for (an error if the data has
+/// another).
 pub fn nonzero<T: Truth>(shape: &[usize], x: &[T], count: usize, y: &mut [i64]) -> Result<(), Error> {
     let rank = shape.len();
     assert_eq!(x.len(), shape.iter().product::<usize>(), "NonZero: x holds {} elements for {shape:?}", x.len());
     assert_eq!(y.len(), rank * count, "NonZero: y holds {} elements for [{rank}, {count}]", y.len());
-    let got = x.iter().filter(|v| v.truth()).count();
-    check_count("NonZero", "non-zero elements", got, count)?;
+    check_count("NonZero", "non-zero elements", nonzero_count(x), count)?;
     for (j, flat) in x.iter().enumerate().filter(|(_, v)| v.truth()).map(|(f, _)| f).enumerate() {
         // Coordinates from the last axis inward.
         let mut rest = flat;
@@ -98,18 +106,24 @@ pub struct Compress {
     pub inner: usize,
 }
 
+/// The number of slices a Compress keeps (its result size along the axis).
+/// Error: a true condition entry at or past the axis length.
+pub fn compress_count<C: Truth>(p: &Compress, cond: &[C]) -> Result<usize, Error> {
+    if let Some(i) = cond.iter().skip(p.n).position(|c| c.truth()) {
+        return Err(Error(format!("Compress: the condition selects entry {} of an axis of size {}", p.n + i, p.n)));
+    }
+    Ok(cond.iter().filter(|c| c.truth()).count())
+}
+
 /// `Compress`: the slices along the axis whose condition is true, in order.
-/// `kept` is the declared number of kept slices. Errors: a true condition
-/// entry at or past the axis length, or another number of kept slices.
+/// `kept` is the number of kept slices the result is sized for. Errors: a
+/// true condition entry at or past the axis length, or another number of
+/// kept slices.
 pub fn compress<T: Copy, C: Truth>(p: &Compress, cond: &[C], x: &[T], kept: usize, y: &mut [T]) -> Result<(), Error> {
     let (outer, n, inner) = (p.outer, p.n, p.inner);
     assert_eq!(x.len(), outer * n * inner, "Compress: x holds {} elements", x.len());
     assert_eq!(y.len(), outer * kept * inner, "Compress: y holds {} elements", y.len());
-    if let Some(i) = cond.iter().skip(n).position(|c| c.truth()) {
-        return Err(Error(format!("Compress: the condition selects entry {} of an axis of size {n}", n + i)));
-    }
-    let got = cond.iter().filter(|c| c.truth()).count();
-    check_count("Compress", "kept slices", got, kept)?;
+    check_count("Compress", "kept slices", compress_count(p, cond)?, kept)?;
     let mut at = 0;
     for o in 0..outer {
         for (j, _) in cond.iter().enumerate().filter(|(_, c)| c.truth()) {

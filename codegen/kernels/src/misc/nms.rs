@@ -7,11 +7,12 @@
 //! score threshold only boxes scoring strictly above it are candidates; a
 //! candidate is kept unless its IoU with an already kept box of the class
 //! exceeds the IoU threshold, until `max_output_boxes_per_class` are kept.
-//! The number of selected rows depends on the data: the caller declares it,
-//! and another count is an [`Error`]. Candidate and kept lists live in a
-//! caller-provided `usize` scratch; nothing is allocated.
+//! The number of selected rows depends on the data: [`nms`] writes them
+//! into a caller-provided `i64` scratch of [`nms_rows_len`] entries and
+//! returns their count, which sizes the result the caller copies them to.
+//! Candidate and kept lists live in a caller-provided `usize` scratch;
+//! nothing is allocated.
 
-use crate::rt::Error;
 use std::cmp::Ordering;
 
 /// The static parameters of a NonMaxSuppression.
@@ -41,6 +42,13 @@ pub struct NmsLimits {
 /// `usize`s of scratch [`nms`] needs.
 pub fn nms_scratch_len(p: &Nms) -> usize {
     2 * p.boxes
+}
+
+/// `i64`s of row scratch [`nms`] needs: 3 per row it can select (at most
+/// `max_per_class` boxes of each batch and class).
+pub fn nms_rows_len(p: &Nms, lim: &NmsLimits) -> usize {
+    let per_class = p.boxes.min(lim.max_per_class.max(0) as usize);
+    3 * p.batches * p.classes * per_class
 }
 
 /// A box as `(x_min, y_min, x_max, y_max)`.
@@ -74,26 +82,18 @@ fn suppresses(a: &[f32], b: &[f32], center: bool, threshold: f32) -> bool {
 }
 
 /// `NonMaxSuppression`: `boxes [batches, boxes, 4]`, `scores [batches,
-/// classes, boxes]`; writes `selected` rows `(batch, class, box)` into `y`
-/// (`[selected, 3]`). Returns an error if the data selects another number
-/// of rows.
-pub fn nms(
-    p: &Nms,
-    lim: &NmsLimits,
-    boxes: &[f32],
-    scores: &[f32],
-    selected: usize,
-    scratch: &mut [usize],
-    y: &mut [i64],
-) -> Result<(), Error> {
+/// classes, boxes]`; writes the selected rows `(batch, class, box)` to the
+/// start of `y` (at least [`nms_rows_len`] entries) and returns how many
+/// there are (the result is `[selected, 3]`).
+pub fn nms(p: &Nms, lim: &NmsLimits, boxes: &[f32], scores: &[f32], scratch: &mut [usize], y: &mut [i64]) -> usize {
     let n = p.boxes;
     assert_eq!(boxes.len(), p.batches * n * 4, "NonMaxSuppression: boxes hold {} values", boxes.len());
     assert_eq!(scores.len(), p.batches * p.classes * n, "NonMaxSuppression: scores hold {} values", scores.len());
-    assert_eq!(y.len(), selected * 3, "NonMaxSuppression: the output holds {} values", y.len());
+    assert!(y.len() >= nms_rows_len(p, lim), "NonMaxSuppression: row scratch too small");
     assert!(scratch.len() >= nms_scratch_len(p), "NonMaxSuppression: scratch too small");
     let max_out = lim.max_per_class.max(0) as usize;
     let (cand, kept) = scratch.split_at_mut(n);
-    let mut rows = 0usize;
+    let mut selected = 0usize;
     for b in 0..p.batches {
         let bx = |i: usize| &boxes[(b * n + i) * 4..(b * n + i) * 4 + 4];
         for c in 0..p.classes {
@@ -112,15 +112,13 @@ pub fn nms(
                 if !kept[..k].iter().any(|&j| suppresses(bx(i), bx(j), p.center_point_box, lim.iou)) {
                     kept[k] = i;
                     k += 1;
-                    if rows < selected {
-                        y[rows * 3..rows * 3 + 3].copy_from_slice(&[b as i64, c as i64, i as i64]);
-                    }
-                    rows += 1;
+                    y[selected * 3..selected * 3 + 3].copy_from_slice(&[b as i64, c as i64, i as i64]);
+                    selected += 1;
                 }
             }
         }
     }
-    super::dynamic::check_count("NonMaxSuppression", "selected boxes", rows, selected)
+    selected
 }
 
 #[cfg(test)]
@@ -134,9 +132,9 @@ mod tests {
         let scores = [0.9, 0.95, 0.5];
         let lim = NmsLimits { max_per_class: 3, iou: 0.5, score: None };
         let mut s = [0usize; 6];
-        let mut y = [0i64; 6];
-        nms(&p, &lim, &boxes, &scores, 2, &mut s, &mut y).unwrap();
-        assert_eq!(y, [0, 0, 1, 0, 0, 2]);
-        assert!(nms(&p, &lim, &boxes, &scores, 1, &mut s, &mut [0; 3]).is_err());
+        let mut y = [0i64; 9];
+        assert_eq!(nms_rows_len(&p, &lim), 9);
+        assert_eq!(nms(&p, &lim, &boxes, &scores, &mut s, &mut y), 2);
+        assert_eq!(y[..6], [0, 0, 1, 0, 0, 2]);
     }
 }

@@ -75,6 +75,16 @@ fn select<T: Copy + PartialOrd, S: Copy>(
     }
 }
 
+/// `Err` naming the op unless `p.k` fits the axis (the kernels panic otherwise).
+pub fn top_k_check(p: &TopK<'_>) -> Result<(), crate::rt::Error> {
+    let n = p.shape.get(p.axis).copied().unwrap_or(0);
+    if p.axis < p.shape.len() && p.k <= n {
+        Ok(())
+    } else {
+        Err(crate::rt::Error(format!("TopK: K = {} is out of range for an axis of size {n}", p.k)))
+    }
+}
+
 /// `TopK` values: the `k` largest (or smallest) entries of each line along
 /// `axis` in sorted order (NaN above every number). Panics (a run-time
 /// error) when `k` exceeds the axis.

@@ -88,6 +88,22 @@ pub fn col2im(g: &Col2Im<'_>, x: &[f32], y: &mut [f32]) {
     }
 }
 
+/// Col2Im's channel count `C` for an input of `rows = C · prod(block)`
+/// rows. Errors (naming the op): a block entry below 1, `rows` not a
+/// multiple of the block's size.
+pub fn col2im_channels(rows: usize, block_shape: &[i64]) -> Result<usize, crate::rt::Error> {
+    let bad = || crate::rt::Error(format!("Col2Im: block_shape {block_shape:?} does not divide {rows} input rows"));
+    let mut k = 1usize;
+    for &b in block_shape {
+        k = usize::try_from(b).ok().filter(|&b| b >= 1).and_then(|b| k.checked_mul(b)).ok_or_else(bad)?;
+    }
+    if rows.is_multiple_of(k) {
+        Ok(rows / k)
+    } else {
+        Err(bad())
+    }
+}
+
 /// `Col2Im` with `image_shape` and `block_shape` read when the model runs:
 /// `x [batch, channels · prod(block), L]` (`x_dims`) into `y [batch,
 /// channels, image..]`; `strides`, `dilations` (one per axis) and `pads`

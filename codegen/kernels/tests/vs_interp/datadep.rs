@@ -1,16 +1,16 @@
 //! Ops whose result size depends on the data (NonZero, Compress, Unique,
 //! NonMaxSuppression) and Range with run-time operands vs the interpreter:
-//! the kernel is given the size the interpreter computed and must produce
-//! the same integers exactly (and the same floats bit for bit), and must
-//! report an error when given another size.
+//! the count functions must give the size the interpreter computed; the
+//! kernel, given that size, must produce the same integers exactly (and the
+//! same floats bit for bit), and must report an error when given another.
 
 use super::common::*;
 use edgec_kernels::misc::dynamic::{
-    compress, nonzero, unique_counts, unique_groups, unique_indices, unique_inverse, unique_scratch_len, unique_values,
-    Compress, Unique,
+    compress, compress_count, nonzero, nonzero_count, unique_counts, unique_groups, unique_indices, unique_inverse,
+    unique_scratch_len, unique_values, Compress, Unique,
 };
 use edgec_kernels::misc::generate::range;
-use edgec_kernels::misc::nms::{nms, nms_scratch_len, Nms, NmsLimits};
+use edgec_kernels::misc::nms::{nms, nms_rows_len, nms_scratch_len, Nms, NmsLimits};
 use ir::interp::{Data, Tensor};
 use ir::{Attr, Opcode};
 use proptest::prelude::*;
@@ -36,6 +36,7 @@ proptest! {
     fn nonzero_matches((s, x) in tensor(shape(0..=4, 4), repeats())) {
         let want = interp(Opcode::NonZero, vec![Some(f32t(&s, &x))], attrs(vec![]), 1).remove(0);
         let count = want.shape[1];
+        prop_assert_eq!(nonzero_count(&x), count);
         let mut y = vec![0i64; s.len() * count];
         nonzero(&s, &x, count, &mut y).unwrap();
         prop_assert_eq!(&y, &as_i64(&want));
@@ -53,6 +54,7 @@ proptest! {
         let want = interp(Opcode::Compress, vec![Some(f32t(&s, &x)), Some(boolt(&[cond.len()], &cond))], at, 1).remove(0);
         let kept = cond.iter().filter(|&&c| c).count();
         let p = if flat { Compress { outer: 1, n, inner: 1 } } else { Compress { outer: numel(&s[..ax]), n, inner: numel(&s[ax + 1..]) } };
+        prop_assert_eq!(compress_count(&p, &cond), Ok(kept));
         let mut y = vec![0.0f32; want.len()];
         compress(&p, &cond, &x, kept, &mut y).unwrap();
         prop_assert_eq!(bits(&y), bits(&as_f32(&want)));
@@ -65,6 +67,7 @@ proptest! {
         cond[n + extra - 1] = true;
         let x = vec![1.0f32; n];
         let p = Compress { outer: 1, n, inner: 1 };
+        prop_assert!(compress_count(&p, &cond).is_err());
         prop_assert!(compress(&p, &cond, &x, 1, &mut [0.0]).is_err());
     }
 
@@ -115,11 +118,9 @@ proptest! {
         let p = Nms { batches, classes, boxes: n, center_point_box: center };
         let lim = NmsLimits { max_per_class: max, iou, score };
         let mut scratch = vec![0usize; nms_scratch_len(&p)];
-        let mut y = vec![0i64; selected * 3];
-        nms(&p, &lim, boxes, scores, selected, &mut scratch, &mut y).unwrap();
-        prop_assert_eq!(y, as_i64(&want));
-        let mut wrong = vec![0i64; (selected + 1) * 3];
-        prop_assert!(nms(&p, &lim, boxes, scores, selected + 1, &mut scratch, &mut wrong).is_err());
+        let mut rows = vec![-1i64; nms_rows_len(&p, &lim)];
+        prop_assert_eq!(nms(&p, &lim, boxes, scores, &mut scratch, &mut rows), selected);
+        prop_assert_eq!(&rows[..selected * 3], &as_i64(&want)[..]);
     }
 
     #[test]

@@ -13,5 +13,6 @@ mod reduce;
 mod resize;
 mod scan;
 mod signal;
+mod sizes;
 mod vision;
 mod wide;

@@ -164,20 +164,28 @@ fn gather_nd(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
 }
 
 fn top_k(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
-    let xs = cx.in_static(0);
+    let xs = cx.in_dims(0);
     let a = axis(cx.op.attrs.int("axis").unwrap_or(-1), xs.len())?;
-    let k = cx.out_static(0)[a];
+    let k = cx.out_dims(0).get(a).cloned().ok_or("TopK: result rank")?;
     let largest = cx.op.attrs.int("largest").unwrap_or(1) != 0;
     if cx.in_class(0) == Some(Class::Bool) {
         return Err("TopK on bool is not supported".into());
     }
-    let p = format!("k::misc::select::TopK {{ shape: {}, axis: {a}, k: {k}, largest: {largest} }}", udims(&xs));
+    let p = format!("k::misc::select::TopK {{ shape: {}, axis: {a}, k: {k}, largest: {largest} }}", dims(&xs));
+    // K read when the model runs (or an axis of run-time size): checked first.
+    let check = k.lit().is_none() || xs[a].lit().is_none();
     if used(cx, 1) {
         let out = cx.begin(1);
+        if check {
+            super::try_line(cx, format!("k::misc::select::top_k_check(&{p})"));
+        }
         let x = cx.input(0)?;
         cx.line(format!("k::misc::select::top_k_indices(&{p}, {x}, {out});"));
     }
     let out = cx.begin(0);
+    if check && !used(cx, 1) {
+        super::try_line(cx, format!("k::misc::select::top_k_check(&{p})"));
+    }
     let x = cx.input(0)?;
     cx.line(format!("k::misc::select::top_k_values(&{p}, {x}, {out});"));
     Ok(())
@@ -219,37 +227,56 @@ fn eye_like(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
 }
 
 fn one_hot(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
-    let (is, ys) = (cx.in_static(0), cx.out_static(0));
+    let (is, ys) = (cx.in_dims(0), cx.out_dims(0));
     let a = axis(cx.op.attrs.int("axis").unwrap_or(-1), is.len() + 1)?;
-    let depth = ys[a];
+    let depth = ys.get(a).cloned().ok_or("OneHot: result rank")?;
     if cx.in_class(0) == Some(Class::Bool) || cx.in_class(0).is_none() {
         return Err("OneHot: the indices must be f32 or an integer type".into());
     }
     let out = cx.begin(0);
     let (i, v) = (cx.input(0)?, cx.input(2)?);
-    cx.line(format!("k::misc::select::one_hot({}, {a}, {depth}, {i}, {v}, {out});", udims(&is)));
+    cx.line(format!("k::misc::select::one_hot({}, {a}, {depth}, {i}, {v}, {out});", dims(&is)));
     Ok(())
 }
 
 /// CenterCropPad as a Pad with negative (cropping) or positive pads.
 fn center_crop_pad(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
-    let (xs, ys) = (cx.in_static(0), cx.out_static(0));
+    let (xs, ys) = (cx.in_dims(0), cx.out_dims(0));
     if xs.len() != ys.len() {
-        return Err(format!("CenterCropPad: output {ys:?} for input {xs:?}"));
+        return Err(format!("CenterCropPad: output {} for input {}", Sz::array(&ys), Sz::array(&xs)));
     }
+    let zero = lit(cx.out_class(0), 0.0);
+    let (Some(xs), Some(ys)) = (Sz::all_lit(&xs), Sz::all_lit(&ys)) else {
+        return center_crop_pad_runtime(cx, &xs, &ys, &zero);
+    };
     let (mut begin, mut end) = (vec![0isize; xs.len()], vec![0isize; xs.len()]);
     for (a, (&n, &s)) in xs.iter().zip(&ys).enumerate() {
         let (n, s) = (n as isize, s as isize);
         begin[a] = if s < n { -((n - s) / 2) } else { (s - n) / 2 };
         end[a] = s - n - begin[a];
     }
-    let zero = lit(cx.out_class(0), 0.0);
     let out = cx.begin(0);
     let x = cx.input(0)?;
     cx.line(format!(
         "k::layout::pad({}, &{begin:?}, &{end:?}, k::layout::PadMode::Constant({zero}), {x}, {out});",
         udims(&xs)
     ));
+    Ok(())
+}
+
+/// CenterCropPad with sizes known when the model runs: the same pads,
+/// computed then (`(begin, end)` of an axis of `n` cropped or padded to `s`).
+fn center_crop_pad_runtime(cx: &mut OpCx<'_, '_>, xs: &[Sz], ys: &[Sz], zero: &str) -> Result<(), String> {
+    let out = cx.begin(0);
+    let x = cx.input(0)?;
+    cx.line(
+        "let cp = |n: usize, s: usize| { let (n, s) = (n as isize, s as isize); let b = if s < n { -((n - s) / 2) } else { (s - n) / 2 }; (b, s - n - b) };"
+            .into(),
+    );
+    let pads: Vec<String> = xs.iter().zip(ys).map(|(n, s)| format!("cp({n}, {s})")).collect();
+    cx.line(format!("let pads = [{}];", pads.join(", ")));
+    cx.line("let (begin, end) = (pads.map(|p| p.0), pads.map(|p| p.1));".into());
+    cx.line(format!("k::layout::pad({}, &begin, &end, k::layout::PadMode::Constant({zero}), {x}, {out});", dims(xs)));
     Ok(())
 }
 
@@ -272,7 +299,8 @@ fn reverse_sequence(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
 
 fn col2im(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     f32_only(cx)?;
-    if cx.in_const(1).is_none() || cx.in_const(2).is_none() {
+    let known = Sz::all_lit(&cx.in_dims(0)).is_some() && Sz::all_lit(&cx.out_dims(0)).is_some();
+    if cx.in_const(1).is_none() || cx.in_const(2).is_none() || !known {
         return col2im_runtime(cx);
     }
     let (xs, ys) = (cx.in_static(0), cx.out_static(0));
@@ -307,16 +335,16 @@ fn col2im(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     Ok(())
 }
 
-/// Col2Im with `image_shape` or `block_shape` an input: read when the
-/// model runs (`k::misc::seq::col2im_checked` checks them against the
-/// declared output).
+/// Col2Im with `image_shape` or `block_shape` an input, or sizes known
+/// when the model runs: read then (`k::misc::seq::col2im_checked` checks
+/// them against the result's shape).
 fn col2im_runtime(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     index_operand(cx, 1, "image_shape")?;
     index_operand(cx, 2, "block_shape")?;
-    let (xs, ys) = (cx.in_static(0), cx.out_static(0));
+    let (xs, ys) = (cx.in_dims(0), cx.out_dims(0));
     let n = ys.len().saturating_sub(2);
     if xs.len() != 3 || n == 0 || n > edgec_kernels::misc::seq::COL2IM_MAX_RANK {
-        return Err(format!("Col2Im: input {xs:?} with output {ys:?} is not supported"));
+        return Err(format!("Col2Im: input {} with output {} is not supported", Sz::array(&xs), Sz::array(&ys)));
     }
     let list = |k: &str, len: usize, d: i64| -> Vec<usize> {
         cx.op.attrs.ints(k).map_or(vec![d; len], <[i64]>::to_vec).iter().map(|&v| v.max(0) as usize).collect()
@@ -336,8 +364,9 @@ fn col2im_runtime(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     super::try_line(
         cx,
         format!(
-            "k::misc::seq::col2im_checked({xs:?}, &im, &bl, &{strides:?}, &{dilations:?}, &{pads:?}, &{:?}, {x}, {out})",
-            &ys[2..]
+            "k::misc::seq::col2im_checked({}, &im, &bl, &{strides:?}, &{dilations:?}, &{pads:?}, {}, {x}, {out})",
+            Sz::array(&xs),
+            dims(&ys[2..])
         ),
     );
     Ok(())
@@ -379,22 +408,25 @@ fn grid_sample(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     Ok(())
 }
 
-/// DFT with a constant (or absent) `dft_length` and `axis`.
+/// DFT with a constant (or absent) `dft_length` and `axis` on static dims.
 fn dft(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     use ir::ops::signal::{dft_axis, dft_check_last, dft_length, dft_out_len, flag};
     f32_only(cx)?;
     let op = cx.op;
-    let xs = cx.in_static(0);
-    let r = xs.len();
+    let (xd, yd) = (cx.in_dims(0), cx.out_dims(0));
+    let r = xd.len();
     let inverse = flag(op.attrs.int("inverse").unwrap_or(0), "inverse")?;
     let onesided = flag(op.attrs.int("onesided").unwrap_or(0), "onesided")?;
     if r < 2 {
-        return Err(format!("DFT: the input {xs:?} needs rank >= 2"));
+        return Err(format!("DFT: the input {} needs rank >= 2", Sz::array(&xd)));
     }
-    dft_check_last(xs[r - 1] as u64, inverse, onesided)?;
-    if [1, 2].iter().any(|&i| cx.op.operand(i).is_some() && cx.in_const(i).is_none()) {
-        return dft_runtime(cx, &xs, inverse, onesided);
+    if let Some(last) = xd[r - 1].lit() {
+        dft_check_last(last as u64, inverse, onesided)?;
     }
+    let runtime = [1, 2].iter().any(|&i| cx.op.operand(i).is_some() && cx.in_const(i).is_none());
+    let (Some(xs), Some(_), false) = (Sz::all_lit(&xd), Sz::all_lit(&yd), runtime) else {
+        return dft_runtime(cx, &xd, &yd, inverse, onesided);
+    };
     let given = |i: usize, what: &str| -> Result<Option<i64>, String> {
         match op.operand(i) {
             None => Ok(None),
@@ -419,18 +451,18 @@ fn dft(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     Ok(())
 }
 
-/// DFT whose `dft_length` or `axis` is an input: read when the model runs
-/// and checked against the declared output by `k::misc::dft::dft_checked`.
-fn dft_runtime(cx: &mut OpCx<'_, '_>, xs: &[usize], inverse: bool, onesided: bool) -> Result<(), String> {
+/// DFT whose `dft_length` or `axis` is an input, or whose sizes are known
+/// when the model runs: read then and checked against the result's shape
+/// by `k::misc::dft::dft_checked`.
+fn dft_runtime(cx: &mut OpCx<'_, '_>, xs: &[Sz], ys: &[Sz], inverse: bool, onesided: bool) -> Result<(), String> {
     if xs.len() > edgec_kernels::misc::dft::DFT_MAX_RANK {
-        return Err(format!("DFT: input {xs:?} has too many dims"));
+        return Err(format!("DFT: input {} has too many dims", Sz::array(xs)));
     }
     for i in [1, 2] {
         if cx.op.operand(i).is_some() {
             index_operand(cx, i, if i == 1 { "dft_length" } else { "axis" })?;
         }
     }
-    let ys = cx.out_static(0);
     let out = cx.begin(0);
     let x = cx.input(0)?;
     let len = match cx.op.operand(1) {
@@ -443,7 +475,11 @@ fn dft_runtime(cx: &mut OpCx<'_, '_>, xs: &[usize], inverse: bool, onesided: boo
     };
     super::try_line(
         cx,
-        format!("k::misc::dft::dft_checked(&{xs:?}, &{ys:?}, {inverse}, {onesided}, {ax}, {len}, {x}, {out})"),
+        format!(
+            "k::misc::dft::dft_checked({}, {}, {inverse}, {onesided}, {ax}, {len}, {x}, {out})",
+            dims(xs),
+            dims(ys)
+        ),
     );
     Ok(())
 }

@@ -10,6 +10,7 @@
 //! number or bool of equal width for BitCast.
 
 use super::layout::{axis, const_ints};
+use super::Sz;
 use crate::plan::Class;
 use crate::rust::func::OpCx;
 use ir::Opcode;
@@ -167,14 +168,29 @@ fn max_unpool(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     if !matches!(cx.in_class(1), Some(Class::I64 | Class::I32)) {
         return Err("MaxUnpool: the indices must be i64 or i32".into());
     }
-    let (xs, ys) = (cx.in_static(0), cx.out_static(0));
     let ks = cx.op.attrs.ints("kernel_shape").ok_or("MaxUnpool: missing `kernel_shape`")?.to_vec();
     let n = ks.len();
     let strides = cx.op.attrs.ints("strides").map_or_else(|| vec![1; n], <[i64]>::to_vec);
     let pads = cx.op.attrs.ints("pads").map_or_else(|| vec![0; 2 * n], <[i64]>::to_vec);
-    if xs.len() != n + 2 || strides.len() != n || pads.len() != 2 * n || ys.len() != n + 2 {
-        return Err(format!("MaxUnpool: input {xs:?} does not match kernel_shape {ks:?}"));
+    let (xd, yd) = (cx.in_dims(0), cx.out_dims(0));
+    if xd.len() != n + 2 || strides.len() != n || pads.len() != 2 * n || yd.len() != n + 2 {
+        return Err(format!("MaxUnpool: input of rank {} does not match kernel_shape {ks:?}", xd.len()));
     }
+    let (Some(xs), Some(ys)) = (Sz::all_lit(&xd), Sz::all_lit(&yd)) else {
+        // Sizes known when the model runs: the unpooled shape and the
+        // indices are checked then.
+        let out = cx.begin(0);
+        let (x, i) = (cx.input(0)?, cx.input(1)?);
+        super::try_line(
+            cx,
+            format!(
+                "k::misc::unpool::max_unpool_checked({}, &{ks:?}, &{strides:?}, &{pads:?}, {}, {x}, {i}, {out})",
+                super::dims(&xd),
+                super::dims(&yd)
+            ),
+        );
+        return Ok(());
+    };
     let inferred =
         ir::interp::nn::pool::unpool_dims(&xs, &ks, &strides, &pads).map_err(|e| format!("MaxUnpool: {e}"))?;
     let out = cx.begin(0);
@@ -214,14 +230,14 @@ fn affine_grid(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     if !cx.out_class(0).is_float() {
         return Err("AffineGrid takes float theta only".into());
     }
-    let ys = cx.out_static(0);
+    let ys = cx.out_dims(0);
     let r = ys.len().saturating_sub(2);
-    if !(r == 2 || r == 3) || ys.last() != Some(&r) {
-        return Err(format!("AffineGrid: output {ys:?} is not [N, spatial..., r] with r = 2 or 3"));
+    if !(r == 2 || r == 3) || !ys[r + 1].is(r) {
+        return Err(format!("AffineGrid: output {} is not [N, spatial..., r] with r = 2 or 3", Sz::array(&ys)));
     }
     let align = cx.op.attrs.int("align_corners").unwrap_or(0) != 0;
     let out = cx.begin(0);
     let t = cx.input(0)?;
-    cx.line(format!("k::misc::affine::affine_grid(&{:?}, {align}, {t}, {out});", &ys[1..=r]));
+    cx.line(format!("k::misc::affine::affine_grid({}, {align}, {t}, {out});", super::dims(&ys[1..=r])));
     Ok(())
 }

@@ -2,14 +2,16 @@
 //! NonMaxSuppression) and Range with operands read when the model runs,
 //! lowered to `k::misc::dynamic`, `k::misc::nms` and `k::misc::generate`.
 //!
-//! The model declares a static size for each such result; the kernels
-//! compute the real size when the model runs and report a mismatch as an
+//! The size of such a result is a shape variable the op assigns when it
+//! runs (`shapes::ShapeCx::counted`): a first block computes the count,
+//! the result's block (its own buffer sized by then) writes the data. A
+//! size the model declares static is checked against the count instead, an
 //! error naming the op (these ops always sit in functions that return a
 //! `Result`, see `shapes::has_runtime_shape_operands`; elsewhere the error
 //! is a panic with the same message).
 
 use super::layout::axis;
-use super::{dims, try_line, Sz};
+use super::{dims, try_expr, try_line, Sz};
 use crate::plan::Class;
 use crate::rust::func::OpCx;
 use ir::Opcode;
@@ -49,13 +51,29 @@ fn plain(cx: &OpCx<'_, '_>, i: usize) -> Result<(), String> {
     }
 }
 
+/// Record the count `n` (a `usize` expression of the current block) as the
+/// data-dependent dim `d` of a result: assigned to its shape variable, or
+/// checked against the size the model declares.
+fn set_count(cx: &mut OpCx<'_, '_>, d: &Sz, n: &str, op: &str, what: &str) {
+    match d {
+        Sz::Lit(want) => try_line(cx, format!("k::misc::dynamic::check_count({op:?}, {what:?}, {n}, {want})")),
+        Sz::Expr(e) => cx.line(format!("{e} = {n};")),
+    }
+}
+
 fn nonzero(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     plain(cx, 0)?;
     let xs = cx.in_dims(0);
-    let ys = cx.out_static(0);
-    let [rank, count] = ys[..] else { return Err(format!("NonZero: result {ys:?} is not [rank, count]")) };
-    if rank != xs.len() {
+    let ys = cx.out_dims(0);
+    let [rank, count] = &ys[..] else { return Err(format!("NonZero: result {ys:?} is not [rank, count]")) };
+    if !rank.is(xs.len()) {
         return Err(format!("NonZero: result {ys:?} for an input of rank {}", xs.len()));
+    }
+    // A declared count is checked by the kernel itself.
+    if let Sz::Expr(_) = count {
+        cx.begin_none();
+        let x = cx.input(0)?;
+        set_count(cx, count, &format!("k::misc::dynamic::nonzero_count({x})"), "NonZero", "non-zero elements");
     }
     let out = cx.begin(0);
     let x = cx.input(0)?;
@@ -66,23 +84,25 @@ fn nonzero(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
 fn compress(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     plain(cx, 1)?;
     let xs = cx.in_dims(0);
-    let ys = cx.out_static(0);
+    let ys = cx.out_dims(0);
     let (outer, n, inner, kept) = match cx.op.attrs.int("axis") {
         Some(a) => {
             let a = axis(a, xs.len())?;
-            let kept = *ys.get(a).ok_or("Compress: result rank")?;
+            let kept = ys.get(a).cloned().ok_or("Compress: result rank")?;
             (Sz::product(&xs[..a]), xs[a].clone(), Sz::product(&xs[a + 1..]), kept)
         }
-        None => (Sz::Lit(1), Sz::product(&xs), Sz::Lit(1), *ys.first().ok_or("Compress: result rank")?),
+        None => (Sz::Lit(1), Sz::product(&xs), Sz::Lit(1), ys.first().cloned().ok_or("Compress: result rank")?),
     };
+    let p = format!("k::misc::dynamic::Compress {{ outer: {outer}, n: {n}, inner: {inner} }}");
+    if let Sz::Expr(_) = kept {
+        cx.begin_none();
+        let c = cx.input(1)?;
+        let n = try_expr(cx, format!("k::misc::dynamic::compress_count(&{p}, {c})"));
+        set_count(cx, &kept, &n, "Compress", "kept slices");
+    }
     let out = cx.begin(0);
     let (x, c) = (cx.input(0)?, cx.input(1)?);
-    try_line(
-        cx,
-        format!(
-            "k::misc::dynamic::compress(&k::misc::dynamic::Compress {{ outer: {outer}, n: {n}, inner: {inner} }}, {c}, {x}, {kept}, {out})"
-        ),
-    );
+    try_line(cx, format!("k::misc::dynamic::compress(&{p}, {c}, {x}, {kept}, {out})"));
     Ok(())
 }
 
@@ -96,22 +116,35 @@ fn unique(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let (outer, n, inner, ax) = match cx.op.attrs.int("axis") {
         Some(a) => {
             let a = axis(a, xs.len())?;
-            (Sz::product(&xs[..a]), xs[a].clone(), Sz::product(&xs[a + 1..]), Some(a))
+            (Sz::product(&xs[..a]), xs[a].clone(), Sz::product(&xs[a + 1..]), a)
         }
-        None => (Sz::Lit(1), Sz::product(&xs), Sz::Lit(1), None),
+        None => (Sz::Lit(1), Sz::product(&xs), Sz::Lit(1), 0),
     };
-    // The declared number of distinct items (not needed when only the
-    // inverse indices, one per item, are used).
-    let u = match (used(cx, 0), ax) {
-        (true, Some(a)) => Some(cx.out_static(0)[a]),
-        (true, None) => Some(cx.out_static(0)[0]),
-        _ if used(cx, 1) => Some(cx.out_static(1)[0]),
-        _ if used(cx, 3) => Some(cx.out_static(3)[0]),
-        _ => None,
-    };
+    // The number of distinct items, as dim `ax` of Y and dim 0 of indices
+    // and counts (the inverse indices have one per item), by result.
+    let counts: Vec<(usize, Sz)> = [(0, ax), (1, 0), (3, 0)]
+        .iter()
+        .filter(|&&(j, _)| j < cx.op.results.len())
+        .filter_map(|&(j, k)| cx.out_dims(j).get(k).map(|d| (j, d.clone())))
+        .collect();
     let p = format!("k::misc::dynamic::Unique {{ outer: {outer}, n: {n}, inner: {inner}, sorted: {sorted} }}");
     let f = cx.field("Vec<usize>", "Vec::new()".into());
-    let mut first = true;
+    let groups = |cx: &mut OpCx<'_, '_>| -> Result<(), String> {
+        let x = cx.input(0)?;
+        cx.line(format!("k::rt::grow(&mut self.{f}, k::misc::dynamic::unique_scratch_len({n}));"));
+        cx.line(format!("let u = k::misc::dynamic::unique_groups(&{p}, {x}, &mut self.{f});"));
+        Ok(())
+    };
+    // Counts known only now: grouped first, the results sized from them.
+    let counted = counts.iter().any(|(_, d)| matches!(d, Sz::Expr(_)));
+    if counted {
+        cx.begin_none();
+        groups(cx)?;
+        for (_, d) in &counts {
+            set_count(cx, d, "u", "Unique", "distinct items");
+        }
+    }
+    let mut first = !counted;
     for j in 0..4 {
         if !used(cx, j) {
             continue;
@@ -121,10 +154,10 @@ fn unique(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         }
         let out = cx.begin(j);
         if first {
-            let x = cx.input(0)?;
-            cx.line(format!("k::rt::grow(&mut self.{f}, k::misc::dynamic::unique_scratch_len({n}));"));
-            cx.line(format!("let u = k::misc::dynamic::unique_groups(&{p}, {x}, &mut self.{f});"));
-            if let Some(u) = u {
+            groups(cx)?;
+            // The declared number of distinct items (not needed when only the
+            // inverse indices, one per item, are used).
+            if let Some((_, u)) = counts.iter().find(|(j, _)| used(cx, *j)) {
                 try_line(cx, format!("k::misc::dynamic::check_count(\"Unique\", \"distinct items\", u, {u})"));
             }
             first = false;
@@ -132,7 +165,8 @@ fn unique(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         match j {
             0 => {
                 let x = cx.input(0)?;
-                cx.line(format!("k::misc::dynamic::unique_values(&{p}, {x}, &self.{f}, u, {out});"));
+                let u = if counted { counts[0].1.to_string() } else { "u".into() };
+                cx.line(format!("k::misc::dynamic::unique_values(&{p}, {x}, &self.{f}, {u}, {out});"));
             }
             1 => cx.line(format!("k::misc::dynamic::unique_indices({n}, &self.{f}, {out});")),
             2 => cx.line(format!("k::misc::dynamic::unique_inverse({n}, &self.{f}, {out});")),
@@ -149,14 +183,15 @@ fn nms(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     if bs.len() != 3 || ss.len() != 3 || bs[2] != Sz::Lit(4) {
         return Err("NonMaxSuppression: boxes must be [batches, boxes, 4] and scores [batches, classes, boxes]".into());
     }
-    let selected = cx.out_static(0)[0];
+    let selected = cx.out_dims(0).first().cloned().ok_or("NonMaxSuppression: result rank")?;
     let center = cx.op.attrs.int("center_point_box").unwrap_or(0) != 0;
     let p = format!(
         "k::misc::nms::Nms {{ batches: {}, classes: {}, boxes: {}, center_point_box: {center} }}",
         bs[0], ss[1], bs[1]
     );
     let f = cx.field("Vec<usize>", "Vec::new()".into());
-    let out = cx.begin(0);
+    let rows = cx.field("Vec<i64>", "Vec::new()".into());
+    cx.begin_none();
     let (b, s) = (cx.input(0)?, cx.input(1)?);
     let opt = |cx: &mut OpCx<'_, '_>, i: usize, class: Class, what: &str| -> Result<Option<String>, String> {
         if cx.op.operand(i).is_none() {
@@ -171,7 +206,11 @@ fn nms(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     cx.line(format!("let p = {p};"));
     cx.line(format!("let lim = k::misc::nms::NmsLimits {{ max_per_class: {max}, iou: {iou}, score: {score} }};"));
     cx.line(format!("k::rt::grow(&mut self.{f}, k::misc::nms::nms_scratch_len(&p));"));
-    try_line(cx, format!("k::misc::nms::nms(&p, &lim, {b}, {s}, {selected}, &mut self.{f}, {out})"));
+    cx.line(format!("k::rt::grow(&mut self.{rows}, k::misc::nms::nms_rows_len(&p, &lim));"));
+    cx.line(format!("let n = k::misc::nms::nms(&p, &lim, {b}, {s}, &mut self.{f}, &mut self.{rows});"));
+    set_count(cx, &selected, "n", "NonMaxSuppression", "selected boxes");
+    let out = cx.begin(0);
+    cx.line(format!("{out}.copy_from_slice(&self.{rows}[..{out}.len()]);"));
     Ok(())
 }
 

@@ -67,8 +67,8 @@ fn mel(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         return Err("MelWeightMatrix: the hertz bounds must both be f32 or both f64".into());
     }
     float_out(cx)?;
-    let ys = cx.out_static(0);
-    let [rows, cols] = ys[..] else { return Err(format!("MelWeightMatrix: result {ys:?} is not 2-D")) };
+    let ys = cx.out_dims(0);
+    let [rows, cols] = &ys[..] else { return Err(format!("MelWeightMatrix: result of rank {} is not 2-D", ys.len())) };
     let wide = hz == Some(Class::F64);
     let f = cx.field("Vec<i64>", "Vec::new()".into());
     let out = cx.begin(0);

@@ -8,6 +8,7 @@
 //! when generating, else from the operand at run time (see
 //! `dynamic::shape_slice`, which computes those operands before planning).
 
+mod data;
 mod layout;
 pub mod nn;
 pub mod values;
@@ -119,6 +120,10 @@ pub struct ShapeCx<'a> {
     pub open: Vec<String>,
     /// Facts of `facts` a rule used (each checked where it is used).
     pub used: Vec<(String, bool)>,
+    /// Dims `(result, axis)` that only the op itself learns, from the data
+    /// (NonZero's count): the rule gives a placeholder, the walk a shape
+    /// variable the lowering assigns before writing the result.
+    pub counted: Vec<(usize, usize)>,
     next: usize,
 }
 
@@ -142,6 +147,7 @@ impl<'a> ShapeCx<'a> {
             facts: vec![],
             open: vec![],
             used: vec![],
+            counted: vec![],
             next: 0,
         }
     }
@@ -241,6 +247,9 @@ pub fn result_shapes(sc: &mut ShapeCx<'_>) -> Result<Vec<Vec<Sz>>, String> {
         return Ok(s);
     }
     if let Some(s) = layout::shapes(sc)? {
+        return Ok(s);
+    }
+    if let Some(s) = data::shapes(sc)? {
         return Ok(s);
     }
     let same = |sc: &ShapeCx<'_>| -> Result<Vec<Vec<Sz>>, String> { Ok(vec![sc.dims(0)?.to_vec()]) };
@@ -347,7 +356,7 @@ pub fn value_operands(op: &OpData) -> &'static [usize] {
 /// True if `op`'s result shape is known only when the model runs: a value
 /// operand (see [`value_operands`]) is not a constant, or the shape depends
 /// on the input data itself (NonZero, Unique, NonMaxSuppression, Compress:
-/// their lowerings check the count against a declared static size).
+/// see [`ShapeCx::counted`]).
 pub fn has_runtime_shape_operands(m: &Module, f: &Function, op: &OpData) -> bool {
     use Opcode::*;
     matches!(op.opcode, NonZero | Unique | NonMaxSuppression | Compress)
