@@ -437,17 +437,14 @@ fn verify_model(model: &str, data: &[PathBuf], tol: Tolerance, shapes: &ShapeArg
     no_shapes_for_crate(shapes, path)?;
     let (reports, names, reference) = if compiler::compile::is_crate_dir(path) {
         let meta = compiler::compile::read_meta(path)?;
-        (
-            compiler::compile::verify_crate(path, data, tol)?,
-            meta.outputs,
-            "the reference interpreter on the crate's IR (gates the result: rtol 1e-4, atol 1e-5)",
-        )
+        let v = compiler::compile::verify_crate(path, data, tol)?;
+        (v.reports, meta.outputs, v.reference)
     } else {
         let m = load_model_with(model, &shapes.load_options()?)?;
         let reports = verify_data(&m, path, data, tol)?;
-        (reports, io_names(&m).1, "the exact @main.reference (bucketing padding / approximations)")
+        (reports, io_names(&m).1, "the exact @main.reference (bucketing padding / approximations)".to_string())
     };
-    let (text, failed) = compiler::run::render_reports(&reports, &names, reference, tol);
+    let (text, failed) = compiler::run::render_reports(&reports, &names, &reference, tol);
     print!("{text}");
     if failed > 0 {
         return Err(Failure::User(anyhow::anyhow!("{failed} data set(s) failed verification")));

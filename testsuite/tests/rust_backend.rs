@@ -93,8 +93,8 @@ fn real_and_bundled_models_compile_build_and_verify() {
         }
         match compiler::compile::verify_crate(&crate_dir, &[], Tolerance::default()) {
             Err(e) => failures.push(format!("{name}: {e}")),
-            Ok(reports) => {
-                for r in reports.iter().filter(|r| !r.passed()) {
+            Ok(v) => {
+                for r in v.reports.iter().filter(|r| !r.passed()) {
                     failures.push(format!("{name}: {}: {:?}", r.dir.display(), r.outputs));
                 }
             }
