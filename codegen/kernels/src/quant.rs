@@ -12,6 +12,8 @@
 
 use crate::lowp::Real;
 
+pub mod shaped;
+
 /// Which scale / zero point each element of the quantized tensor uses.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum QLayout {

@@ -11,8 +11,14 @@
 /// Most batch dims [`matmul`] broadcasts.
 pub const MAX_BATCH_RANK: usize = 8;
 
+/// A float type [`matmul`] computes in (`f64`; `f32` for 16-bit floats
+/// widened exactly, whose products `f32` holds exactly).
+pub trait Float: Copy + Default + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> {}
+impl Float for f32 {}
+impl Float for f64 {}
+
 /// numpy `matmul` of `a` (`a_shape`) and `b` (`b_shape`) into `y`.
-pub fn matmul(a_shape: &[usize], a: &[f64], b_shape: &[usize], b: &[f64], y: &mut [f64]) {
+pub fn matmul<T: Float>(a_shape: &[usize], a: &[T], b_shape: &[usize], b: &[T], y: &mut [T]) {
     assert!(!a_shape.is_empty() && !b_shape.is_empty(), "MatMul: scalar operands");
     // 1-D promotion: [k] is [1, k] on the left and [k, 1] on the right.
     let (m, k) =
@@ -50,7 +56,7 @@ pub fn matmul(a_shape: &[usize], a: &[f64], b_shape: &[usize], b: &[f64], y: &mu
         let (pa, pb, py) = (&a[ia * m * k..(ia + 1) * m * k], &b[ib * k * n..(ib + 1) * k * n], t * m * n);
         for i in 0..m {
             for j in 0..n {
-                y[py + i * n + j] = (0..k).fold(0.0, |acc, l| acc + pa[i * k + l] * pb[l * n + j]);
+                y[py + i * n + j] = (0..k).fold(T::default(), |acc, l| acc + pa[i * k + l] * pb[l * n + j]);
             }
         }
     }

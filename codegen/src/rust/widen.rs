@@ -5,10 +5,12 @@
 //! ops on f16/bf16 (in f32, rounding the results), so the generated code
 //! matches it; the extra buffers are planned like any other value.
 //!
-//! Only ops at the top level of a function body without regions are
-//! rewritten; f64 is never narrowed (the interpreter computes it in f64).
+//! Ops in regions (Loop, Scan and If bodies) are rewritten in place, the
+//! casts beside them; f64 is never narrowed (the interpreter computes it in
+//! f64). MaxPool only selects, so its f32 result is exactly the 16-bit one.
 
-use ir::{Attr, Attrs, DType, Function, Module, OpId, Opcode, TensorType, Value};
+use ir::{Attr, Attrs, DType, Function, Module, OpData, OpId, Opcode, TensorType, Value, ValueDef};
+use std::collections::HashMap;
 
 /// The ops computed in f32 for 16-bit float operands.
 fn widened(op: Opcode) -> bool {
@@ -29,7 +31,38 @@ fn widened(op: Opcode) -> bool {
             | FlexAttention
             | AveragePool
             | GlobalAveragePool
+            | MaxPool
     )
+}
+
+/// True if `op`, an f32 op, computes a 16-bit float op (as [`widen_half_ops`]
+/// leaves it): operand 0 is an exact widening of a 16-bit value and every
+/// use of the result rounds it back to 16 bits. Lowerings then sum in the
+/// interpreter's order, so the rounded results are the interpreter's bit for
+/// bit (a different f32 order moves some of them by a 16-bit ulp, which a
+/// recurrence amplifies).
+pub fn computes_half(f: &Function, op: &OpData) -> bool {
+    let widened_input = |v: Value| match f.values[v].def {
+        ValueDef::Result(id, _) => {
+            let c = &f.ops[id];
+            c.opcode == Opcode::Cast && c.operand(0).is_some_and(|x| half(f.ty(x).dtype))
+        }
+        _ => false,
+    };
+    let Some(&r) = op.results.first() else { return false };
+    if f.ty(r).dtype != DType::F32 || !op.operand(0).is_some_and(widened_input) {
+        return false;
+    }
+    let mut rounded = 0;
+    for id in f.live_ops() {
+        let u = &f.ops[id];
+        let n = u.inputs().filter(|&v| v == r).count();
+        if n > 0 && (u.opcode != Opcode::Cast || !half(f.ty(u.results[0]).dtype)) {
+            return false;
+        }
+        rounded += n as u32;
+    }
+    rounded > 0 && f.use_counts()[r.as_u32() as usize] == rounded
 }
 
 fn half(dt: DType) -> bool {
@@ -38,7 +71,7 @@ fn half(dt: DType) -> bool {
 
 /// `m` with every widenable 16-bit op rewritten, or `None` if there is none.
 pub fn widen_half_ops(m: &Module) -> Option<Module> {
-    let any = m.funcs.iter().any(|f| f.body.ops.iter().any(|&id| candidate(f, id)));
+    let any = m.funcs.iter().any(|f| f.live_ops().into_iter().any(|id| candidate(f, id)));
     if !any {
         return None;
     }
@@ -64,10 +97,38 @@ fn cast_op(f: &mut Function, v: Value, to: DType, loc: ir::Loc) -> OpId {
 }
 
 fn widen_function(f: &mut Function) {
-    let old = std::mem::take(&mut f.body.ops);
+    let body = std::mem::take(&mut f.body.ops);
+    let mut back = HashMap::new();
+    f.body.ops = widen_ops(f, body, &mut back);
+    rename(&mut f.body.results, &back);
+}
+
+/// `vs` with each widened result replaced by its cast back.
+fn rename(vs: &mut [Value], back: &HashMap<Value, Value>) {
+    for v in vs {
+        if let Some(&b) = back.get(v) {
+            *v = b;
+        }
+    }
+}
+
+/// `old` with each candidate op between its casts (regions first). Later
+/// uses of a widened result read its cast back (`back`), so an op reading
+/// it sees the 16-bit value the interpreter computes, widened again exactly
+/// if that op is widened too.
+fn widen_ops(f: &mut Function, old: Vec<OpId>, back: &mut HashMap<Value, Value>) -> Vec<OpId> {
     let mut ops = Vec::with_capacity(old.len());
-    let mut narrowed: Vec<(Value, OpId)> = Vec::new();
     for id in old {
+        for o in f.ops[id].operands.iter_mut().flatten() {
+            if let Some(&b) = back.get(o) {
+                *o = b;
+            }
+        }
+        for k in 0..f.ops[id].regions.len() {
+            let inner = std::mem::take(&mut f.ops[id].regions[k].ops);
+            f.ops[id].regions[k].ops = widen_ops(f, inner, back);
+            rename(&mut f.ops[id].regions[k].results, back);
+        }
         if !candidate(f, id) {
             ops.push(id);
             continue;
@@ -85,16 +146,10 @@ fn widen_function(f: &mut Function) {
             let c = cast_op(f, r, f.ty(r).dtype, loc.clone());
             f.values[r].ty.dtype = DType::F32;
             ops.push(c);
-            narrowed.push((r, c));
+            back.insert(r, f.result(c));
         }
     }
-    f.body.ops = ops;
-    // Every use of a widened result now reads its cast back, except the cast.
-    for (r, c) in narrowed {
-        let back = f.result(c);
-        f.replace_all_uses(r, back);
-        f.ops[c].operands[0] = Some(r);
-    }
+    ops
 }
 
 #[cfg(test)]

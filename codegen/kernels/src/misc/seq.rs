@@ -1,5 +1,6 @@
 //! ReverseSequence and Col2Im.
 
+use crate::rt::Error;
 use crate::strided::{numel, stride};
 
 /// `ReverseSequence`: along `time_axis`, reverse the first `lens[b]` steps
@@ -30,6 +31,32 @@ pub fn reverse_sequence<T: Copy, I: Copy + Into<i64>>(
         let l = lens[b].into() as usize;
         *o = if t < l { x[i + (l - 1 - t) * st - t * st] } else { x[i] };
     }
+}
+
+/// [`reverse_sequence`] with shapes known only when the model runs: the
+/// axes, lengths and sequence lengths checked, an [`Error`] naming the op
+/// (`what`) instead of a panic.
+pub fn reverse_sequence_checked<T: Copy, I: Copy + Into<i64>>(
+    what: &str,
+    shape: &[usize],
+    (batch_axis, time_axis): (usize, usize),
+    lens: &[I],
+    x: &[T],
+    y: &mut [T],
+) -> Result<(), Error> {
+    let fits = batch_axis < shape.len() && time_axis < shape.len() && batch_axis != time_axis;
+    if !fits || x.len() != numel(shape) || y.len() != x.len() {
+        return Err(Error(format!("{what}: bad axes or lengths for an input of shape {shape:?}")));
+    }
+    let (batch, time) = (shape[batch_axis], shape[time_axis]);
+    if lens.len() != batch {
+        return Err(Error(format!("{what}: {} sequence lengths for a batch of {batch}", lens.len())));
+    }
+    if let Some(l) = lens.iter().map(|&l| l.into()).find(|l| !(0..=time as i64).contains(l)) {
+        return Err(Error(format!("{what}: sequence length {l} is out of range for {time} steps")));
+    }
+    reverse_sequence(shape, batch_axis, time_axis, lens, x, y);
+    Ok(())
 }
 
 /// The most spatial axes [`col2im`] takes.

@@ -9,6 +9,7 @@ mod layout;
 mod lowp8;
 mod norm;
 mod quant_low;
+mod quant_shaped;
 mod reduce;
 mod resize;
 mod scan;

@@ -74,8 +74,11 @@ pub fn conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         None => "None".into(),
     };
     let x = cx.input(0)?;
+    // A 16-bit convolution computed in f32 sums in the interpreter's order
+    // (the direct kernel), so its rounded results are the interpreter's.
+    let packed = cx.is_static(1) && !crate::rust::widen::computes_half(cx.func(), op);
     // A 1-D convolution is the 2-D one over a height of 1 (same memory layout).
-    let (r, xs, ws, kernel, stride, dil, p) = if r == 1 && cx.is_static(1) {
+    let (r, xs, ws, kernel, stride, dil, p) = if r == 1 && packed {
         let xs = vec![xs[0].clone(), xs[1].clone(), Sz::Lit(1), xs[2].clone()];
         let ws = vec![ws[0], ws[1], 1, ws[2]];
         let p = vec![Sz::Lit(0), p[0].clone(), Sz::Lit(0), p[1].clone()];
@@ -90,7 +93,7 @@ pub fn conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
             ws[0], kernel[0], kernel[1], stride[0], stride[1], p[0], p[1], p[2], p[3], dil[0], dil[1]
         )
     };
-    if r == 2 && cx.is_static(1) {
+    if r == 2 && packed {
         let ps: Vec<String> = p.iter().map(Sz::to_string).collect();
         let c = cx.item("k::conv::Conv2d", conv2d(&xs[0], &xs[1], &xs[2], &xs[3], &ps));
         let w = cx.init_weights(1)?;
@@ -104,7 +107,7 @@ pub fn conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         let pw = cx.field("k::conv::PackedConv", format!("k::conv::PackedConv::new(&{packing}, {w})"));
         cx.scratch(format!("k::conv::conv2d_scratch_len(&{c})"));
         cx.line(format!("k::conv::conv2d(&{c}, {x}, &self.{pw}, {bias}, {act}, {out}, &mut self.scratch);"));
-    } else {
+    } else if Sz::all_lit(&xs).is_some() && Sz::all_lit(&p).is_some() {
         let params = format!(
             "k::conv::ConvNd {{ n: {}, c_in: {}, c_out: {}, spatial: vec!{:?}, kernel: vec!{kernel:?}, stride: vec!{stride:?}, pads: vec!{:?}, dilation: vec!{dil:?}, groups: {groups} }}",
             cx.dims(op.operand(0).ok_or("conv without input")?)[0],
@@ -116,6 +119,19 @@ pub fn conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         let f = cx.field("k::conv::ConvNd", params);
         let w = cx.input(1)?;
         cx.line(format!("k::conv::conv_nd(&self.{f}, {x}, {w}, {bias}, {act}, {out});"));
+    } else {
+        // Run-time sizes and weights computed by the model: the direct kernel
+        // over this run's geometry.
+        cx.line(format!(
+            "let p = k::conv::ConvNd {{ n: {}, c_in: {}, c_out: {}, spatial: vec!{}, kernel: vec!{kernel:?}, stride: vec!{stride:?}, pads: vec!{}, dilation: vec!{dil:?}, groups: {groups} }};",
+            xs[0],
+            xs[1],
+            ws[0],
+            Sz::array(&xs[2..]),
+            Sz::array(&p)
+        ));
+        let w = cx.input(1)?;
+        cx.line(format!("k::conv::conv_nd(&p, {x}, {w}, {bias}, {act}, {out});"));
     }
     Ok(())
 }

@@ -11,7 +11,7 @@
 //! against the declared result when the model runs.
 
 use super::layout::{axis, const_ints};
-use super::{dims, f32_lit, f32_only, udims, Sz};
+use super::{dims, f32_lit, f32_only, try_line, udims, Sz};
 use crate::plan::Class;
 use crate::rust::func::OpCx;
 use ir::Opcode;
@@ -280,11 +280,13 @@ fn center_crop_pad_runtime(cx: &mut OpCx<'_, '_>, xs: &[Sz], ys: &[Sz], zero: &s
     Ok(())
 }
 
+/// ReverseSequence; over run-time sizes the kernel checks the lengths
+/// against the batch and time dims when the model runs.
 fn reverse_sequence(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     index_operand(cx, 1, "sequence_lens")?;
-    let xs = cx.in_static(0);
+    let xs = cx.in_dims(0);
     if xs.len() < 2 {
-        return Err(format!("ReverseSequence: the input {xs:?} needs rank >= 2"));
+        return Err(format!("ReverseSequence: the input {} needs rank >= 2", Sz::array(&xs)));
     }
     let b = axis(cx.op.attrs.int("batch_axis").unwrap_or(1), xs.len())?;
     let t = axis(cx.op.attrs.int("time_axis").unwrap_or(0), xs.len())?;
@@ -293,7 +295,14 @@ fn reverse_sequence(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     }
     let out = cx.begin(0);
     let (x, l) = (cx.input(0)?, cx.input(1)?);
-    cx.line(format!("k::misc::seq::reverse_sequence({}, {b}, {t}, {l}, {x}, {out});", udims(&xs)));
+    if Sz::all_lit(&xs).is_some() {
+        cx.line(format!("k::misc::seq::reverse_sequence({}, {b}, {t}, {l}, {x}, {out});", dims(&xs)));
+    } else {
+        let what = format!("ReverseSequence [{}]", cx.op.loc);
+        let call =
+            format!("k::misc::seq::reverse_sequence_checked({what:?}, {}, ({b}, {t}), {l}, {x}, {out})", dims(&xs));
+        try_line(cx, call);
+    }
     Ok(())
 }
 

@@ -4,7 +4,7 @@
 //! per-row/per-column parameters).
 
 use super::layout::axis;
-use super::udims;
+use super::{dims, try_expr, try_line, udims, Sz};
 use crate::plan::Class;
 use crate::rust::func::OpCx;
 use ir::Opcode;
@@ -25,13 +25,23 @@ fn q8(c: Option<Class>) -> bool {
     matches!(c, Some(Class::U8 | Class::I8))
 }
 
-/// The kernel's `QLayout` for a tensor of shape `x` and a scale (operand 1)
-/// of shape `s` (the interpreter's `param_index` rules).
-fn layout(cx: &OpCx<'_, '_>) -> Result<String, String> {
-    let (x, s) = (cx.in_static(0), cx.in_static(1));
-    if s.iter().product::<usize>() == 1 {
-        return Ok("k::quant::QLayout::Tensor".into());
+/// The kernel's `QLayout` for operand 0 and its scale (operand 1): a
+/// literal when the scale has one element or both shapes are literal,
+/// `None` when only the run can tell (see [`runtime_layout`]).
+fn layout(cx: &OpCx<'_, '_>) -> Result<Option<String>, String> {
+    let (x, s) = (cx.in_dims(0), cx.in_dims(1));
+    if Sz::product(&s).is(1) {
+        return Ok(Some("k::quant::QLayout::Tensor".into()));
     }
+    match (Sz::all_lit(&x), Sz::all_lit(&s)) {
+        (Some(x), Some(s)) => static_layout(cx, &x, &s).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// The layout for literal shapes `x` and `s` (the interpreter's
+/// `param_index` rules).
+fn static_layout(cx: &OpCx<'_, '_>, x: &[usize], s: &[usize]) -> Result<String, String> {
     let ax = axis(cx.op.attrs.int("axis").unwrap_or(1), x.len())?;
     let inner: usize = x[ax + 1..].iter().product();
     let block = cx.op.attrs.int("block_size").unwrap_or(0);
@@ -51,6 +61,30 @@ fn layout(cx: &OpCx<'_, '_>) -> Result<String, String> {
         return Err(format!("blocked scale {s:?} does not match input {x:?} (axis {ax}, block_size {b})"));
     }
     Ok(format!("k::quant::QLayout::Block {{ dim: {}, inner: {inner}, block: {b} }}", x[ax]))
+}
+
+/// The layout `layout` gave, or a statement of the current block that
+/// computes it when the model runs (checking the scale and zero point
+/// against the input's shape).
+fn runtime_layout(cx: &mut OpCx<'_, '_>, lit: Option<String>) -> String {
+    if let Some(l) = lit {
+        return l;
+    }
+    let (x, s) = (cx.in_dims(0), cx.in_dims(1));
+    let z = cx.op.operand(2).map_or("None".into(), |_| format!("Some({})", dims(&cx.in_dims(2))));
+    let (ax, block) = (cx.op.attrs.int("axis").unwrap_or(1), cx.op.attrs.int("block_size").unwrap_or(0));
+    let call = format!("k::quant::shaped::layout({:?}, {}, {}, {z}, {ax}, {block})", what(cx), dims(&x), dims(&s));
+    let l = try_expr(cx, call);
+    cx.line(format!("let l = {l};"));
+    "l".into()
+}
+
+/// The op's name in run-time errors (its ONNX node when known).
+fn what(cx: &OpCx<'_, '_>) -> String {
+    match &cx.op.loc {
+        ir::Loc::Unknown => cx.op.opcode.name().to_string(),
+        l => format!("{} [{l}]", cx.op.opcode.name()),
+    }
 }
 
 /// `Some(slice)` of optional operand `i`, or `None`.
@@ -87,6 +121,7 @@ fn quantize(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     }
     let l = layout(cx)?;
     let out = cx.begin(0);
+    let l = runtime_layout(cx, l);
     let (x, s) = (cx.input(0)?, cx.input(1)?);
     let z = opt_input(cx, 2)?;
     if float8 {
@@ -111,6 +146,7 @@ fn dequantize(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let fast = !float8 && cx.in_class(1) == Some(Class::F32) && cx.out_class(0) == Class::F32;
     let l = layout(cx)?;
     let out = cx.begin(0);
+    let l = runtime_layout(cx, l);
     let (x, s) = (cx.input(0)?, cx.input(1)?);
     let z = opt_input(cx, 2)?;
     let kernel = if fast { "k::quant::dequantize" } else { "k::lowp8::quant::dequantize_real" };
@@ -188,6 +224,10 @@ fn matmul(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     if q && (cx.in_class(0) != cx.in_class(3) || cx.in_class(0) != Some(cx.out_class(0))) {
         return Err("QLinearMatMul with operands of different element types is not supported".into());
     }
+    if [ia, ib].iter().any(|&i| Sz::all_lit(&cx.in_dims(i)).is_none()) {
+        scale_types(cx, q)?;
+        return shaped_matmul(cx, q);
+    }
     let ((m, k, n), ao, bo) = matmul_plan(&cx.in_static(ia), &cx.in_static(ib))?;
     let params: &[(usize, usize, &str)] = if q {
         &[
@@ -204,12 +244,7 @@ fn matmul(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     for &(i, want, what) in params.iter().filter(|p| cx.op.operand(p.0).is_some()) {
         param(cx, i, want, what)?;
     }
-    if q {
-        let sc = cx.in_class(1);
-        if !matches!(sc, Some(Class::F32 | Class::F16 | Class::BF16)) || [4, 6].iter().any(|&i| cx.in_class(i) != sc) {
-            return Err("QLinearMatMul needs its three scales of one type, f32, f16 or bf16".into());
-        }
-    }
+    scale_types(cx, q)?;
     let out = cx.begin(0);
     let arg = |cx: &mut OpCx<'_, '_>, i: Option<usize>| -> Result<String, String> {
         match i.filter(|&i| cx.op.operand(i).is_some()) {
@@ -239,5 +274,44 @@ fn matmul(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     } else {
         cx.line(format!("k::quant::matmul_integer(({m}, {k}, {n}), {a}, {b}, {out});"));
     }
+    Ok(())
+}
+
+/// QLinearMatMul's three scales share one type: f32, f16 or bf16.
+fn scale_types(cx: &OpCx<'_, '_>, q: bool) -> Result<(), String> {
+    let sc = cx.in_class(1);
+    if q && (!matches!(sc, Some(Class::F32 | Class::F16 | Class::BF16)) || [4, 6].iter().any(|&i| cx.in_class(i) != sc))
+    {
+        return Err("QLinearMatMul needs its three scales of one type, f32, f16 or bf16".into());
+    }
+    Ok(())
+}
+
+/// An integer matmul over run-time shapes: the kernel checks the inner
+/// dims, the batch broadcast and the parameters' lengths (per tensor, per
+/// row of A, per column of B) when the model runs.
+fn shaped_matmul(cx: &mut OpCx<'_, '_>, q: bool) -> Result<(), String> {
+    let out = cx.begin(0);
+    // (data, zero point, scale) of A and B.
+    let (a, b) = if q { ((0, 2, Some(1)), (3, 5, Some(4))) } else { ((0, 2, None), (1, 3, None)) };
+    let tensor = |cx: &mut OpCx<'_, '_>, (d, z, s): (usize, usize, Option<usize>)| -> Result<String, String> {
+        let shape = dims(&cx.in_dims(d));
+        let data = cx.input(d)?;
+        let opt = |cx: &mut OpCx<'_, '_>, i: Option<usize>| match i.filter(|&i| cx.op.operand(i).is_some()) {
+            Some(i) => cx.input(i),
+            None => Ok("&[]".into()),
+        };
+        let (zero, scale) = (opt(cx, Some(z))?, opt(cx, s)?);
+        Ok(format!("k::quant::shaped::QTensor {{ shape: {shape}, data: {data}, zero: {zero}, scale: {scale} }}"))
+    };
+    let (a, b) = (tensor(cx, a)?, tensor(cx, b)?);
+    let what = what(cx);
+    let call = if q {
+        let (ys, yz) = (cx.input(6)?, cx.input(7)?);
+        format!("k::quant::shaped::qlinear_matmul({what:?}, {a}, {b}, ({ys}, {yz}), {out})")
+    } else {
+        format!("k::quant::shaped::matmul_integer({what:?}, {a}, {b}, {out})")
+    };
+    try_line(cx, call);
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! f64 MatMul, Softmax/LogSoftmax and FlexAttention (`k::wide`): models
 //! computed in double precision keep it (the f32 kernels serve f32, and
-//! f16/bf16 through exact widening).
+//! f16/bf16 through exact widening; a widened 16-bit MatMul takes the
+//! interpreter's summation order here, in f32).
 
 use super::layout::axis;
 use super::{dims, Sz};
@@ -12,11 +13,15 @@ use ir::Opcode;
 /// for anything else.
 pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
     let f64_op = cx.in_class(0) == Some(Class::F64) && cx.op.results.len() == 1 && cx.out_class(0) == Class::F64;
+    if cx.op.opcode == Opcode::MatMul && crate::rust::widen::computes_half(cx.func(), cx.op) {
+        matmul(cx, Class::F32)?;
+        return Ok(true);
+    }
     if !f64_op {
         return Ok(false);
     }
     match cx.op.opcode {
-        Opcode::MatMul => matmul(cx)?,
+        Opcode::MatMul => matmul(cx, Class::F64)?,
         Opcode::Softmax | Opcode::LogSoftmax => softmax(cx)?,
         Opcode::FlexAttention => flex(cx)?,
         _ => return Ok(false),
@@ -24,9 +29,11 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
     Ok(true)
 }
 
-fn matmul(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
-    if cx.in_class(1) != Some(Class::F64) {
-        return Err("MatMul: both operands must be f64".into());
+/// MatMul in the interpreter's summation order: on f64, and on f32 for a
+/// 16-bit MatMul computed in f32 (see `widen::computes_half`).
+fn matmul(cx: &mut OpCx<'_, '_>, class: Class) -> Result<(), String> {
+    if cx.in_class(1) != Some(class) {
+        return Err(format!("MatMul: both operands must be {}", class.name()));
     }
     let (a, b) = (cx.in_dims(0), cx.in_dims(1));
     if a.is_empty() || b.is_empty() {

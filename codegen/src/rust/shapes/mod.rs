@@ -11,6 +11,7 @@
 mod data;
 mod layout;
 pub mod nn;
+mod quant;
 pub mod values;
 
 use super::sz::Sz;
@@ -243,6 +244,9 @@ pub fn axis(a: i64, rank: usize) -> Result<usize, String> {
 pub fn result_shapes(sc: &mut ShapeCx<'_>) -> Result<Vec<Vec<Sz>>, String> {
     use Opcode::*;
     let op = sc.op;
+    if let Some(s) = quant::shapes(sc)? {
+        return Ok(s);
+    }
     if let Some(s) = nn::shapes(sc)? {
         return Ok(s);
     }

@@ -1,6 +1,6 @@
 //! Shape rules of the compute families: convolutions and pooling (the
 //! sliding-window formula), matrix products, normalization, attention and
-//! recurrent layers.
+//! recurrent layers (the quantized forms are in `quant`).
 
 use super::{ShapeCx, Sz};
 use ir::Opcode;
@@ -13,11 +13,10 @@ pub fn shapes(sc: &mut ShapeCx<'_>) -> Shapes {
     let op = sc.op;
     Ok(Some(match op.opcode {
         Einsum => vec![einsum(sc)?],
-        Conv | CoreConv | ConvInteger | QLinearConv => {
-            let (x, w) = if op.opcode == QLinearConv { (0, 3) } else { (0, 1) };
-            let wd = sc.dims(w)?.to_vec();
+        Conv | CoreConv => {
+            let wd = sc.dims(1)?.to_vec();
             let kernel: Vec<Sz> = wd[2..].to_vec();
-            let mut y = window_shape(sc, x, &kernel, false)?;
+            let mut y = window_shape(sc, 0, &kernel, false)?;
             y[1] = wd[0].clone();
             vec![y]
         }
@@ -36,9 +35,8 @@ pub fn shapes(sc: &mut ShapeCx<'_>) -> Shapes {
             vec![y]
         }
         ConvTranspose | CoreConvTranspose => vec![conv_transpose(sc)?],
-        MatMul | MatMulInteger | QLinearMatMul => {
-            let (a, b) = if op.opcode == QLinearMatMul { (0, 3) } else { (0, 1) };
-            let (a, b) = (sc.dims(a)?.to_vec(), sc.dims(b)?.to_vec());
+        MatMul => {
+            let (a, b) = (sc.dims(0)?.to_vec(), sc.dims(1)?.to_vec());
             vec![matmul(sc, &a, &b)?]
         }
         CoreLinear => {
@@ -86,8 +84,6 @@ pub fn shapes(sc: &mut ShapeCx<'_>) -> Shapes {
             }
             vec![y]
         }
-        DequantizeLinear | QuantizeLinear => vec![sc.dims(0)?.to_vec()],
-        DynamicQuantizeLinear => vec![sc.dims(0)?.to_vec(), vec![], vec![]],
         LSTM | GRU | RNN => recurrent(sc)?,
         _ => return Ok(None),
     }))
@@ -95,7 +91,7 @@ pub fn shapes(sc: &mut ShapeCx<'_>) -> Shapes {
 
 /// `[N, C, spatial...]` of a sliding window with `kernel` over operand `x`
 /// (channels copied from the input; callers set them for convolutions).
-fn window_shape(sc: &mut ShapeCx<'_>, x: usize, kernel: &[Sz], ceil: bool) -> Result<Vec<Sz>, String> {
+pub(super) fn window_shape(sc: &mut ShapeCx<'_>, x: usize, kernel: &[Sz], ceil: bool) -> Result<Vec<Sz>, String> {
     let xd = sc.dims(x)?.to_vec();
     let r = xd.len().checked_sub(2).ok_or("input must have rank >= 3")?;
     let ints = |k: &str, n: usize, d: i64| -> Vec<usize> {
