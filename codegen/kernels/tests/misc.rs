@@ -194,6 +194,12 @@ proptest! {
         let mut y = vec![0f32; x.len()];
         scatter::scatter_elements(&s, ax, &x, &is, &idx, &u, combine_f32(r), &mut y);
         assert_close(&y, &f32s(&want[0]), "scatter_elements");
+        // The run-time shape check accepts exactly what fits.
+        prop_assert!(scatter::scatter_check(&s, Some(ax), &is, &is).is_ok());
+        let mut wide = is.clone();
+        wide[(ax + 1) % s.len()] = s[(ax + 1) % s.len()] + 1;
+        prop_assert_eq!(scatter::scatter_check(&s, Some(ax), &wide, &wide).is_ok(), s.len() == 1);
+        prop_assert!(scatter::scatter_check(&s, Some(ax), &is, &[is.clone(), vec![1]].concat()).is_err());
     }
 
     #[test]
@@ -213,6 +219,9 @@ proptest! {
         let mut y = vec![0f32; x.len()];
         scatter::scatter_nd(&s, &x, &is, &idx, &u, combine_f32(r), &mut y);
         assert_close(&y, &f32s(&want[0]), "scatter_nd");
+        prop_assert!(scatter::scatter_check(&s, None, &is, &us).is_ok());
+        prop_assert!(scatter::scatter_check(&s, None, &is, &[us.clone(), vec![2]].concat()).is_err());
+        prop_assert!(scatter::scatter_check(&s, None, &[is[..is.len() - 1].to_vec(), vec![s.len() + 1]].concat(), &us).is_err());
     }
 
     #[test]

@@ -57,6 +57,45 @@ fn is_nan<T: PartialOrd>(v: T) -> bool {
     v != v
 }
 
+/// `Err` naming the op unless indices of shape `idx_shape` and updates of
+/// shape `upd_shape` fit data of shape `shape` (for sizes known only when
+/// the model runs; the kernels assert the same). `axis` is `Some` for
+/// ScatterElements (indices as big as the data except along `axis`, updates
+/// shaped like the indices), `None` for ScatterND (updates shaped
+/// `idx_shape[..q-1] ++ shape[k..]`).
+pub fn scatter_check(
+    shape: &[usize],
+    axis: Option<usize>,
+    idx_shape: &[usize],
+    upd_shape: &[usize],
+) -> Result<(), crate::rt::Error> {
+    let fits = match axis {
+        Some(a) => {
+            a < shape.len()
+                && idx_shape.len() == shape.len()
+                && (0..shape.len()).all(|d| d == a || idx_shape[d] <= shape[d])
+                && upd_shape == idx_shape
+        }
+        None => match idx_shape.split_last() {
+            Some((&k, rows)) => {
+                k <= shape.len() && upd_shape.len() == rows.len() + shape.len() - k && {
+                    let (head, tail) = upd_shape.split_at(rows.len());
+                    head == rows && tail == &shape[k..]
+                }
+            }
+            None => false,
+        },
+    };
+    if fits {
+        Ok(())
+    } else {
+        let op = if axis.is_some() { "ScatterElements" } else { "ScatterND" };
+        Err(crate::rt::Error(format!(
+            "{op}: indices {idx_shape:?} and updates {upd_shape:?} do not fit data {shape:?}"
+        )))
+    }
+}
+
 /// The combining function of a scatter without reduction (any element type).
 pub fn overwrite<T>(_old: T, update: T) -> T {
     update

@@ -123,25 +123,34 @@ fn combine(cx: &OpCx<'_, '_>) -> Result<String, String> {
 
 fn scatter(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     index_operand(cx, 1, "the indices")?;
-    let (xs, is) = (cx.in_static(0), cx.in_static(1));
+    let (xs, is, us) = (cx.in_dims(0), cx.in_dims(1), cx.in_dims(2));
+    let nd = cx.op.opcode == Opcode::ScatterND;
+    let a = if nd { None } else { Some(axis(cx.op.attrs.int("axis").unwrap_or(0), xs.len())?) };
+    let known = |d: &[Sz]| d.iter().map(Sz::lit).collect::<Option<Vec<usize>>>();
+    match (known(&xs), known(&is), known(&us)) {
+        // All sizes known: a misfit is a compile error.
+        (Some(x), Some(i), Some(u)) => {
+            let check = edgec_kernels::misc::scatter::scatter_check(&x, a, &i, &u);
+            check.map_err(|e| format!("{e}"))?;
+        }
+        // Else checked when the model runs, before the kernel asserts it.
+        _ => {
+            let a = a.map_or("None".into(), |a| format!("Some({a})"));
+            try_line(cx, format!("k::misc::scatter::scatter_check({}, {a}, {}, {})", dims(&xs), dims(&is), dims(&us)));
+        }
+    }
     let f = combine(cx)?;
     let out = cx.begin(0);
     let (x, i, u) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
-    if cx.op.opcode == Opcode::ScatterND {
-        if is.is_empty() || is[is.len() - 1] > xs.len() {
-            return Err(format!("ScatterND: indices {is:?} do not fit data {xs:?}"));
+    match a {
+        None => {
+            cx.line(format!("k::misc::scatter::scatter_nd({}, {x}, {}, {i}, {u}, {f}, {out});", dims(&xs), dims(&is)))
         }
-        cx.line(format!("k::misc::scatter::scatter_nd({}, {x}, {}, {i}, {u}, {f}, {out});", udims(&xs), udims(&is)));
-    } else {
-        let a = axis(cx.op.attrs.int("axis").unwrap_or(0), xs.len())?;
-        if is.len() != xs.len() || (0..xs.len()).any(|d| d != a && is[d] > xs[d]) {
-            return Err(format!("ScatterElements: indices {is:?} do not fit data {xs:?} (axis {a})"));
-        }
-        cx.line(format!(
+        Some(a) => cx.line(format!(
             "k::misc::scatter::scatter_elements({}, {a}, {x}, {}, {i}, {u}, {f}, {out});",
-            udims(&xs),
-            udims(&is)
-        ));
+            dims(&xs),
+            dims(&is)
+        )),
     }
     Ok(())
 }
