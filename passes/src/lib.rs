@@ -11,6 +11,7 @@ pub mod manager;
 pub mod optimize;
 pub mod registry;
 pub mod rules;
+mod scan_axes;
 mod simplify;
 pub mod specialize;
 pub mod target;

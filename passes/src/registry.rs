@@ -20,7 +20,7 @@ pub static REGISTRY: &[PassInfo] = &[
     PassInfo {
         name: "canonicalize",
         description:
-            "fold trivial identities (Identity, inference Dropout, no-op Transpose/Reshape/Cast/Expand, x+0, x*1)",
+            "fold trivial identities (Identity, inference Dropout, no-op Transpose/Reshape/Cast/Expand, x+0, x*1); Scan along axis 0 only (other scan axes become Transposes)",
         make: |_| Box::new(Canonicalize),
     },
     PassInfo { name: "dce", description: "remove unused pure ops and unreferenced constants", make: |_| Box::new(Dce) },

@@ -66,6 +66,7 @@ impl Pass for Canonicalize {
     fn run(&self, m: &mut Module) -> Result<bool, String> {
         let mut changed = false;
         for fi in 0..m.funcs.len() {
+            changed |= crate::scan_axes::normalize_scans(&mut m.funcs[fi]);
             let mut forwarded = HashSet::new();
             // Forwarding only redirects uses of an op's first result, so the
             // use counts of other results stay valid for the whole loop.

@@ -2,7 +2,7 @@
 """Builds the dynamic-shape test models for shape bucketing, with the helpers of
 make_models.py (same layout: <name>/model.onnx + test_data_set_*/).
 
-Usage: python3 -m pip install onnx==1.22.0 numpy && python3 testsuite/models/make_dynamic_models.py
+Usage: python3 -m pip install onnx==1.22.0 numpy onnxruntime && python3 testsuite/models/make_dynamic_models.py
 
 - bert_dynamic: BERT-like encoder (opset 13) on input_ids / attention_mask
                 i64[1, sequence] with 256 learned positions: token + position
@@ -22,6 +22,10 @@ Usage: python3 -m pip install onnx==1.22.0 numpy && python3 testsuite/models/mak
                 backend must append the scan output before updating the
                 state, and update a after reading it for b. Data sets at
                 n = 2 and n = 5.
+- scan_axes:    a Scan (opset 16) over x f32[b, t, 3] along axis -2 (b, t
+                symbolic) accumulating s f32[b, 3]: s' = s + x_t, with scan
+                outputs 2 s' stacked along axis 1 in reverse and s' * x_t
+                stacked along axis -1. Data sets at (b, t) = (2, 4) and (1, 6).
 """
 import numpy as np
 from onnx import TensorProto as TP, helper as h, numpy_helper as nh
@@ -176,7 +180,31 @@ def loop_carried():
     mm.save("loop_carried", g, 17, feeds)
 
 
+def scan_axes():
+    vi = h.make_tensor_value_info
+    body = h.make_graph(
+        [h.make_node("Add", ["s", "xt"], ["s_next"], name="acc"),
+         h.make_node("Add", ["s_next", "s_next"], ["twice"], name="twice"),
+         h.make_node("Mul", ["s_next", "xt"], ["prod"], name="prod")],
+        "acc", [vi("s", TP.FLOAT, ["b", 3]), vi("xt", TP.FLOAT, ["b", 3])],
+        [vi("s_next", TP.FLOAT, ["b", 3]), vi("twice", TP.FLOAT, ["b", 3]), vi("prod", TP.FLOAT, ["b", 3])])
+    scan = h.make_node("Scan", ["s0", "x"], ["s", "ys", "ps"], name="scan", body=body, num_scan_inputs=1,
+                       scan_input_axes=[-2], scan_output_axes=[1, -1], scan_output_directions=[1, 0])
+    g = h.make_graph(
+        [scan], "scan_axes", [vi("s0", TP.FLOAT, ["b", 3]), vi("x", TP.FLOAT, ["b", "t", 3])],
+        [vi("s", TP.FLOAT, ["b", 3]), vi("ys", TP.FLOAT, ["b", "t", 3]), vi("ps", TP.FLOAT, ["b", 3, "t"])])
+    feeds = [{"s0": w(b, 3, scale=1.0), "x": w(b, t, 3, scale=1.0)} for b, t in ((2, 4), (1, 6))]
+    # onnx's ReferenceEvaluator scans along axis 0 only: onnxruntime computes the outputs.
+    import onnxruntime as ort
+
+    def run(model, feeds):
+        return ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feeds)
+
+    mm.save("scan_axes", g, 16, feeds, run)
+
+
 if __name__ == "__main__":
     bert_dynamic()
     cnn_dynamic()
     loop_carried()
+    scan_axes()

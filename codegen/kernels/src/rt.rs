@@ -65,6 +65,15 @@ pub fn fit<T: Clone + Default>(v: &mut Vec<T>, n: usize) -> &mut [T] {
     v.as_mut_slice()
 }
 
+/// Reverse the order of the `chunk`-element blocks of `v`, each block kept
+/// as it is (a scan output stacked in reverse). `chunk` 0 leaves `v` alone.
+pub fn reverse_chunks<T>(v: &mut [T], chunk: usize) {
+    if chunk > 0 {
+        v.reverse();
+        v.chunks_mut(chunk).for_each(<[T]>::reverse);
+    }
+}
+
 /// FNV-1a 64-bit hash, eight bytes per step in the inner loop's reads.
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;

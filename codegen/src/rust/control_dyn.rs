@@ -330,6 +330,13 @@ fn loop_<'a>(e: &mut Emitter<'a>, cx: &FuncCx<'a>, id: OpId, plan: &'a Plan) -> 
     }
     s += &sequential_moves(moves)?;
     s += if op.opcode == Opcode::Loop { "        iter += 1;\n        }\n" } else { "        }\n" };
+    let out_dirs = op.attrs.ints("scan_output_directions").unwrap_or(&[]);
+    for (k, (r, _)) in scans.iter().enumerate() {
+        if op.opcode == Opcode::Scan && out_dirs.get(k) == Some(&1) {
+            let own = own_of(cx, *r)?;
+            s += &format!("        k::rt::reverse_chunks(&mut self.{own}, e{}.iter().product());\n", r.as_u32());
+        }
+    }
     for (r, _) in &scans {
         if cx.f.ty(*r).shape.static_dims().is_none() {
             let rank = cx.f.ty(*r).rank().unwrap_or(1);
@@ -354,8 +361,9 @@ fn scan_head<'a>(
     let op = &cx.f.ops[id];
     let a = &op.attrs;
     let nonzero = |k: &str| a.ints(k).unwrap_or(&[]).iter().any(|&x| x != 0);
-    if nonzero("scan_input_axes") || nonzero("scan_output_axes") || nonzero("scan_output_directions") {
-        return Err("Scan along axes other than 0 or with reversed outputs on symbolic dims is not supported".into());
+    if nonzero("scan_input_axes") || nonzero("scan_output_axes") {
+        // `canonicalize` moves scan axes to 0 wherever the ranks are known.
+        return Err("Scan along axes other than 0 on values of unknown rank is not supported".into());
     }
     let dirs = a.ints("scan_input_directions").unwrap_or(&[]).to_vec();
     let dims = |v: Value| cx.dy.and_then(|d| d.dims.get(&v)).cloned().unwrap_or_default();

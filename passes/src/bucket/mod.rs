@@ -121,12 +121,14 @@ fn symbols_of<'a>(types: impl Iterator<Item = &'a TensorType>) -> Vec<String> {
 
 /// Result axes that follow a bucketed dim: in every specialization the
 /// axis is as long as the dim's bucket, and the buckets differ between
-/// specializations (so a coincidence cannot pass). This finds what to slice
-/// back even when inference names the result dim `?` and the model's own
-/// declaration is stale or wrong.
-fn following_axes(d: &Dispatch, specialized: &[Function]) -> Vec<AxisRef> {
+/// specializations or (a single bucket) the dim's probe at another size
+/// agrees too, so a coincidence cannot pass. This finds what to slice back
+/// even when inference names the result dim `?` (e.g. traced through a
+/// Slice of a position table) and the model's declaration is not used.
+fn following_axes(d: &Dispatch, specialized: &[Function], probes: &[Option<(u64, Function)>]) -> Vec<AxisRef> {
     let mut out = Vec::new();
     let Some(first) = specialized.first() else { return out };
+    let size = |f: &Function, o: usize, axis: usize| f.result_types.get(o).and_then(|t| t.dims()?.get(axis).copied());
     for (o, t) in first.result_types.iter().enumerate() {
         for axis in 0..t.rank().unwrap_or(0) {
             for dim in 0..d.dims.len() {
@@ -134,18 +136,43 @@ fn following_axes(d: &Dispatch, specialized: &[Function]) -> Vec<AxisRef> {
                 let follows = specialized.iter().enumerate().all(|(ci, f)| {
                     let bucket = d.combination(ci)[dim];
                     sizes.push(bucket);
-                    f.result_types.get(o).and_then(|t| t.dims()).and_then(|ds| ds.get(axis)).copied()
-                        == Some(Dim::Static(bucket))
+                    size(f, o, axis) == Some(Dim::Static(bucket))
                 });
+                // One bucket size cannot tell the dim from a constant of the
+                // same value: the probe at another size can.
+                let probed = match &probes[dim] {
+                    Some((n, p)) => size(p, o, axis) == Some(Dim::Static(*n)),
+                    None => false,
+                };
                 sizes.sort_unstable();
                 sizes.dedup();
-                if follows && sizes.len() > 1 {
+                if follows && (sizes.len() > 1 || probed) {
                     out.push(AxisRef { tensor: o, axis, dim });
                 }
             }
         }
     }
     out
+}
+
+/// For each bucketed dim with a single bucket size `b`, `orig` specialized
+/// as the first combination but with that dim at `b - 1` (`2` for `b = 1`):
+/// the size and the function, or `None` (several sizes, or the probe does
+/// not specialize).
+fn probes(m: &Module, orig: &Function, d: &Dispatch, syms: &[Symbol]) -> Vec<Option<(u64, Function)>> {
+    let base = d.combination(0);
+    (0..d.dims.len())
+        .map(|dim| {
+            if d.buckets[dim].len() != 1 {
+                return None;
+            }
+            let n = if base[dim] > 1 { base[dim] - 1 } else { 2 };
+            let mut sizes = base.clone();
+            sizes[dim] = n;
+            let subst: Vec<(Symbol, u64)> = syms.iter().copied().zip(sizes).collect();
+            crate::specialize::specialized_copy(m, orig, "probe".into(), &subst).ok().map(|f| (n, f))
+        })
+        .collect()
 }
 
 /// `(tensor, axis, dim)` triples where the types carry one of `dims`.
@@ -209,7 +236,8 @@ pub fn bucket_function(m: &mut Module, func: &str, spec: &BucketSpec) -> Result<
         specialized.push(crate::specialize::specialized_copy(m, &orig, name.clone(), &subst)?);
         d.callees.push(name);
     }
-    for r in following_axes(&d, &specialized) {
+    let probes = probes(m, &orig, &d, &syms);
+    for r in following_axes(&d, &specialized, &probes) {
         if !d.slices.contains(&r) {
             d.slices.push(r);
         }
