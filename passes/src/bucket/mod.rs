@@ -131,7 +131,7 @@ fn following_axes(d: &Dispatch, specialized: &[Function], probes: &[Option<(u64,
     let size = |f: &Function, o: usize, axis: usize| f.result_types.get(o).and_then(|t| t.dims()?.get(axis).copied());
     for (o, t) in first.result_types.iter().enumerate() {
         for axis in 0..t.rank().unwrap_or(0) {
-            for dim in 0..d.dims.len() {
+            for (dim, probe) in probes.iter().enumerate() {
                 let mut sizes = Vec::new();
                 let follows = specialized.iter().enumerate().all(|(ci, f)| {
                     let bucket = d.combination(ci)[dim];
@@ -140,7 +140,7 @@ fn following_axes(d: &Dispatch, specialized: &[Function], probes: &[Option<(u64,
                 });
                 // One bucket size cannot tell the dim from a constant of the
                 // same value: the probe at another size can.
-                let probed = match &probes[dim] {
+                let probed = match probe {
                     Some((n, p)) => size(p, o, axis) == Some(Dim::Static(*n)),
                     None => false,
                 };
