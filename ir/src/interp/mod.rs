@@ -242,8 +242,23 @@ pub fn eval_op(
     attrs: Attrs,
     num_results: usize,
 ) -> Result<Vec<Tensor>, String> {
+    eval_op_with(opcode, inputs, attrs, num_results, &[])
+}
+
+/// [`eval_op`] for an op whose attributes name module constants (`Sym`,
+/// e.g. ConstantOfShape's `value`): `consts` holds them.
+pub fn eval_op_with(
+    opcode: crate::Opcode,
+    inputs: &[Option<Tensor>],
+    attrs: Attrs,
+    num_results: usize,
+    consts: &[crate::module::Constant],
+) -> Result<Vec<Tensor>, String> {
     use crate::module::{ConstData, Constant};
     let mut m = Module::new("eval");
+    for c in consts {
+        m.add_const(c.clone())?;
+    }
     let mut f = Function::new("main");
     let mut operands = Vec::new();
     for (i, t) in inputs.iter().enumerate() {

@@ -349,7 +349,22 @@ fn fold_node(eg: &EG, id: Id, n: &ENode) -> Option<Constant> {
     if elems > budget.max_elems || bytes > budget.small_bytes.max(largest) {
         return None;
     }
-    let out = ir::interp::eval_op(*op, &inputs, attrs, 1).ok()?.pop()?;
+    // Attributes naming pool constants (ConstantOfShape's `value`) come along
+    // for integer results (shape data, which later shapes depend on); float
+    // fills stay construction-time weights that the weight rules
+    // (bn-fold-static) see.
+    let names_const = attrs.iter().any(|(_, a)| matches!(a, ir::Attr::Sym(_)));
+    if names_const && !(out_ty.dtype.is_int() || out_ty.dtype == ir::DType::Bool) {
+        return None;
+    }
+    let named: Vec<Constant> = attrs
+        .iter()
+        .filter_map(|(_, a)| match a {
+            ir::Attr::Sym(name) => eg.analysis.sym_consts.get(name).map(|c| (**c).clone()),
+            _ => None,
+        })
+        .collect();
+    let out = ir::interp::eval_op_with(*op, &inputs, attrs, 1, &named).ok()?.pop()?;
     tensor_to_const(&out)
 }
 
