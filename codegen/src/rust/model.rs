@@ -202,7 +202,9 @@ fn header(
             s += &format!("//! Bucketed: `{dim}` in {b:?} (inputs padded, outputs sliced back).\n");
         }
     }
-    s += "\n#![forbid(unsafe_code)]\n#![allow(clippy::all)]\n\nuse edgec_kernels as k;\nuse k::arena::{carve, Region};\npub use k::rt::{Error, View};\n\n";
+    // Names follow the ONNX graph's (node names may hold `__` or capitals);
+    // size expressions keep their parentheses.
+    s += "\n#![forbid(unsafe_code)]\n#![allow(clippy::all, non_snake_case, unused_parens)]\n\nuse edgec_kernels as k;\nuse k::arena::{carve, Region};\npub use k::rt::{Error, View};\n\n";
     s
 }
 
