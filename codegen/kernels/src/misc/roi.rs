@@ -83,8 +83,8 @@ fn bin(p: &RoiAlign, plane: &[f32], roi: [f64; 4], py: usize, px: usize) -> f64 
             let x = x1 + px as f64 * bw + (ix as f64 + 0.5) * bw / gw as f64;
             let c = corners(y, x, p.h, p.w).unwrap_or([(0, 0.0); 4]);
             if p.max {
-                let v = c.iter().map(|&(i, w)| w * plane[i] as f64).fold(f64::NEG_INFINITY, f64::max);
-                acc = if first { v } else { acc.max(v) };
+                let v = c.iter().map(|&(i, w)| w * plane[i] as f64).fold(f64::NEG_INFINITY, max_plus_zero);
+                acc = if first { v } else { max_plus_zero(acc, v) };
                 first = false;
             } else {
                 acc += c.iter().map(|&(i, w)| w * plane[i] as f64).sum::<f64>();
@@ -130,4 +130,19 @@ pub fn roi_align<I: Copy + Into<i64>>(
         }
     }
     Ok(())
+}
+
+/// `max(a, b)` with +0.0 above -0.0 (`f64::max` may return either zero, so
+/// the interpreter and the kernels could differ in the sign of a zero bin).
+/// Keep in step with its twin in the interpreter (`ir/src/interp/nn/sample.rs`).
+fn max_plus_zero(a: f64, b: f64) -> f64 {
+    if a == b {
+        if a.is_sign_negative() {
+            b
+        } else {
+            a
+        }
+    } else {
+        a.max(b)
+    }
 }

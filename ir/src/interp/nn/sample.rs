@@ -217,8 +217,8 @@ fn roi_bin(p: &Roi, plane: &[f64], hw: (usize, usize), roi: [f64; 4], bin: (usiz
             let x = x1 + bin.1 as f64 * bw + (ix as f64 + 0.5) * bw / gw as f64;
             let c = corners(y, x, hw.0, hw.1).unwrap_or([(0, 0.0); 4]);
             if p.max {
-                let v = c.iter().map(|&(i, w)| w * plane[i]).fold(f64::NEG_INFINITY, f64::max);
-                acc = if first { v } else { acc.max(v) };
+                let v = c.iter().map(|&(i, w)| w * plane[i]).fold(f64::NEG_INFINITY, max_plus_zero);
+                acc = if first { v } else { max_plus_zero(acc, v) };
                 first = false;
             } else {
                 acc += c.iter().map(|&(i, w)| w * plane[i]).sum::<f64>();
@@ -272,4 +272,19 @@ pub fn roi_align(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
         }
     }
     Ok(vec![to_tensor_any(x.dtype(), vec![k, c, p.out_h, p.out_w], &out, IntCast::Truncate)?])
+}
+
+/// `max(a, b)` with +0.0 above -0.0 (`f64::max` may return either zero, so
+/// the interpreter and the kernels could differ in the sign of a zero bin).
+/// Keep in step with its twin in the kernels (`codegen/kernels/src/misc/roi.rs`).
+fn max_plus_zero(a: f64, b: f64) -> f64 {
+    if a == b {
+        if a.is_sign_negative() {
+            b
+        } else {
+            a
+        }
+    } else {
+        a.max(b)
+    }
 }
