@@ -135,17 +135,8 @@ pub fn compress<T: Copy, C: Truth>(p: &Compress, cond: &[C], x: &[T], kept: usiz
     Ok(())
 }
 
-/// Unique's total order of numbers: NaN above every number and equal to itself.
-#[allow(clippy::eq_op)]
-#[inline]
-fn order<T: PartialOrd>(a: &T, b: &T) -> Ordering {
-    match (a != a, b != b) {
-        (true, true) => Ordering::Equal,
-        (true, false) => Ordering::Greater,
-        (false, true) => Ordering::Less,
-        _ => a.partial_cmp(b).unwrap_or(Ordering::Equal),
-    }
-}
+/// Unique orders numbers as TopK does (NaN above every number).
+use super::select::order;
 
 /// The geometry of a Unique: `n` items, each the `outer × inner` slice at
 /// one position of the axis (without `axis`, `n` single elements).

@@ -3,9 +3,11 @@
 use crate::strided::numel;
 use std::cmp::Ordering;
 
-/// Total order of TopK: numeric, NaN above every number and equal to itself.
+/// Total order of TopK and Unique: numeric, NaN above every number and
+/// equal to itself.
 #[allow(clippy::eq_op)]
-fn order<T: PartialOrd>(a: &T, b: &T) -> Ordering {
+#[inline]
+pub(crate) fn order<T: PartialOrd>(a: &T, b: &T) -> Ordering {
     match (a != a, b != b) {
         (true, true) => Ordering::Equal,
         (true, false) => Ordering::Greater,

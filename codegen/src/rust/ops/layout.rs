@@ -133,6 +133,17 @@ fn int_at(cx: &mut OpCx<'_, '_>, i: usize, j: usize) -> Result<String, String> {
     Ok(format!("(({})[{j}] as i64)", cx.input(i)?))
 }
 
+/// Every element of integer operand `i` (its length static) as an `i64`
+/// expression (see [`int_at`]); `what` names it in the error.
+fn int_list(cx: &mut OpCx<'_, '_>, i: usize, what: &str) -> Result<Vec<String>, String> {
+    let n = cx
+        .op
+        .operand(i)
+        .and_then(|v| cx.func().ty(v).shape.num_elements())
+        .ok_or(format!("{} {what} must have a static length", cx.op.opcode.name()))?;
+    (0..n as usize).map(|j| int_at(cx, i, j)).collect()
+}
+
 /// Slice ranges per axis from the op's constant operands or attributes
 /// (resolved now when the sizes are known), else computed when the model runs.
 fn slice(cx: &mut OpCx<'_, '_>, xs: &[Sz]) -> Result<(), String> {
@@ -144,18 +155,14 @@ fn slice(cx: &mut OpCx<'_, '_>, xs: &[Sz]) -> Result<(), String> {
         let strs = |v: Vec<i64>| v.iter().map(i64::to_string).collect();
         (strs(g("starts")?), strs(g("ends")?), g("axes")?, g("steps")?)
     } else {
-        let n = op
-            .operand(1)
-            .and_then(|v| cx.func().ty(v).shape.num_elements())
-            .ok_or("Slice starts must have a static length")? as usize;
-        let s = (0..n).map(|j| int_at(cx, 1, j)).collect::<Result<Vec<_>, _>>()?;
-        let e = (0..n).map(|j| int_at(cx, 2, j)).collect::<Result<Vec<_>, _>>()?;
+        let s = int_list(cx, 1, "starts")?;
+        let e = int_list(cx, 2, "ends")?;
         let konst = |cx: &OpCx<'_, '_>, i: usize| op.operand(i).is_none() || cx.in_const(i).is_some();
         if !konst(cx, 3) || !konst(cx, 4) {
             return slice_rt_axes(cx, xs, &out, (&s, &e));
         }
-        let axes = if op.operand(3).is_some() { const_ints(cx, 3)? } else { (0..n as i64).collect() };
-        let steps = if op.operand(4).is_some() { const_ints(cx, 4)? } else { vec![1; n] };
+        let axes = if op.operand(3).is_some() { const_ints(cx, 3)? } else { (0..s.len() as i64).collect() };
+        let steps = if op.operand(4).is_some() { const_ints(cx, 4)? } else { vec![1; s.len()] };
         (s, e, axes, steps)
     };
     let mut ranges: Vec<String> =
@@ -182,13 +189,11 @@ fn slice(cx: &mut OpCx<'_, '_>, xs: &[Sz]) -> Result<(), String> {
 /// A Slice whose axes or steps are read when the model runs: the ranges
 /// come from `k::shape::slice_ranges`, which checks them.
 fn slice_rt_axes(cx: &mut OpCx<'_, '_>, xs: &[Sz], out: &str, (s, e): (&[String], &[String])) -> Result<(), String> {
-    let n = s.len();
     let opt = |cx: &mut OpCx<'_, '_>, i: usize| -> Result<String, String> {
         if cx.op.operand(i).is_none() {
             return Ok("None".into());
         }
-        let v = (0..n).map(|j| int_at(cx, i, j)).collect::<Result<Vec<_>, _>>()?;
-        Ok(format!("Some(&[{}])", v.join(", ")))
+        Ok(format!("Some(&[{}])", int_list(cx, i, "axes/steps")?.join(", ")))
     };
     let (axes, steps) = (opt(cx, 3)?, opt(cx, 4)?);
     let what = format!("{} {}", cx.op.opcode.name(), cx.op.loc);
@@ -210,18 +215,10 @@ fn pad(cx: &mut OpCx<'_, '_>, xs: &[Sz]) -> Result<(), String> {
     let op = cx.op;
     let r = xs.len();
     let out = cx.begin(0);
-    let np =
-        op.operand(1).and_then(|v| cx.func().ty(v).shape.num_elements()).ok_or("Pad pads must have a static length")?
-            as usize;
-    let pads = (0..np)
-        .map(|j| int_at(cx, 1, j).map(|p| if p.parse::<i64>().is_ok() { p } else { format!("{p} as isize") }))
-        .collect::<Result<Vec<_>, _>>()?;
+    let p = int_list(cx, 1, "pads")?;
     let (begin, end) = if op.operand(3).is_some() && cx.in_const(3).is_none() {
         // Axes read when the model runs.
-        let na =
-            op.operand(3).and_then(|v| cx.func().ty(v).shape.num_elements()).ok_or("Pad axes need a static length")?;
-        let ax = (0..na as usize).map(|j| int_at(cx, 3, j)).collect::<Result<Vec<_>, _>>()?;
-        let p = (0..np).map(|j| int_at(cx, 1, j)).collect::<Result<Vec<_>, _>>()?;
+        let ax = int_list(cx, 3, "axes")?;
         let what = format!("{} {}", op.opcode.name(), op.loc);
         let call = format!(
             "k::shape::pad_amounts::<{r}>({what:?}, {}, &[{}], Some(&[{}]))",
@@ -238,6 +235,8 @@ fn pad(cx: &mut OpCx<'_, '_>, xs: &[Sz]) -> Result<(), String> {
         } else {
             (0..r).collect()
         };
+        let pads: Vec<String> =
+            p.into_iter().map(|p| if p.parse::<i64>().is_ok() { p } else { format!("{p} as isize") }).collect();
         let n = axes.len();
         if pads.len() != 2 * n {
             return Err(format!("Pad has {} pads for {n} axes", pads.len()));
