@@ -1,6 +1,7 @@
-//! Embeds the kernel runtime's sources (`kernels/src/**/*.rs`) into the
-//! compiler, so `edgec compile --emit rust` can write a standalone copy of
-//! the runtime into every generated crate without the edgec checkout.
+//! Embeds the kernel runtime's sources (`kernels/src/**/*.rs`) and the
+//! numeric core's (`numeric/src/**/*.rs`, the runtime's only dependency) into
+//! the compiler, so `edgec compile --emit rust` can write a standalone copy of
+//! both into every generated crate without the edgec checkout.
 
 use std::path::{Path, PathBuf};
 
@@ -17,19 +18,25 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn main() {
-    let root =
-        PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("kernels");
+/// `static NAME: &[(&str, &str)]`: the `.rs` files under `root/src`, with
+/// paths relative to `root`.
+fn embed(root: &Path, name: &str, what: &str) -> String {
     let src = root.join("src");
     println!("cargo:rerun-if-changed={}", src.display());
     let mut files = Vec::new();
     collect(&src, &mut files);
-    let mut code = String::from("/// Kernel runtime sources: (path relative to the crate root, contents).\npub static KERNEL_SOURCES: &[(&str, &str)] = &[\n");
+    let mut code = format!("/// {what} sources: (path relative to the crate root, contents).\npub static {name}: &[(&str, &str)] = &[\n");
     for f in files {
-        let rel = f.strip_prefix(&root).expect("under the kernel crate").to_string_lossy().replace('\\', "/");
+        let rel = f.strip_prefix(root).expect("under the crate").to_string_lossy().replace('\\', "/");
         code += &format!("    ({rel:?}, include_str!({:?})),\n", f.display().to_string());
     }
-    code += "];\n";
+    code + "];\n"
+}
+
+fn main() {
+    let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let code = embed(&dir.join("kernels"), "KERNEL_SOURCES", "Kernel runtime")
+        + &embed(&dir.join("numeric"), "NUMERIC_SOURCES", "Numeric core");
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("kernel_sources.rs");
     std::fs::write(out, code).expect("write kernel_sources.rs");
 }

@@ -16,14 +16,7 @@ pub const MAGIC: &[u8; 8] = b"EDGEW\0\0\x01";
 pub const ALIGN: usize = 64;
 
 /// FNV-1a, 64-bit.
-pub fn fnv1a64(data: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in data {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
+pub use edgec_numeric::hash::fnv1a64;
 
 /// Accumulates blobs into sidecar bytes.
 #[derive(Debug)]

@@ -21,14 +21,14 @@ fn file<'g>(g: &'g Generated, path: &str) -> Result<&'g [u8], String> {
     g.files.iter().find(|(p, _)| p == path).map(|(_, b)| b.as_slice()).ok_or(format!("no {path} generated"))
 }
 
-/// Write the batch crate for `members` into `dir` (kernel runtime included).
+/// Write the batch crate for `members` into `dir` (kernel runtime and numeric core included).
 pub fn write_batch(dir: &Path, members: &[Member]) -> Result<(), String> {
     let io = |e: std::io::Error| e.to_string();
     std::fs::create_dir_all(dir.join("src")).map_err(io)?;
     std::fs::create_dir_all(dir.join("w")).map_err(io)?;
     let first = members.first().ok_or("empty batch")?;
     for (path, bytes) in &first.crate_files.files {
-        if path.starts_with("kernels/") {
+        if path.starts_with("kernels/") || path.starts_with("numeric/") {
             let p = dir.join(path);
             std::fs::create_dir_all(p.parent().unwrap_or(dir)).map_err(io)?;
             std::fs::write(&p, bytes).map_err(io)?;

@@ -74,15 +74,8 @@ pub fn reverse_chunks<T>(v: &mut [T], chunk: usize) {
     }
 }
 
-/// FNV-1a 64-bit hash, eight bytes per step in the inner loop's reads.
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
+/// FNV-1a 64-bit hash (the numeric core's, shared with the compiler).
+pub use edgec_numeric::hash::fnv1a64;
 
 /// Magic of a generated model's weights file (format version 3: 23 sections,
 /// the sub-16-bit types one byte per element).

@@ -6,7 +6,8 @@
 //! arena per element type; `run` writes every intermediate at the offsets of
 //! the memory plan and allocates nothing), `src/main.rs` (a CLI: `--input
 //! NAME=FILE.npy`, `-o DIR`, `--bench N`), `weights.bin`, and a copy of the
-//! kernel runtime in `kernels/`, its only dependency, so it builds offline
+//! kernel runtime in `kernels/` (its only dependency) and of the numeric core
+//! in `numeric/` (the runtime's only dependency), so it builds offline
 //! without the edgec checkout. Bucketed modules dispatch by size in `run`;
 //! reference functions are not emitted.
 //!
@@ -223,6 +224,10 @@ pub fn emit(m: &Module, opts: &EmitOptions) -> Result<Generated, EmitErrors> {
     ];
     for (path, text) in KERNEL_SOURCES {
         files.push((format!("kernels/{path}"), text.as_bytes().to_vec()));
+    }
+    files.push(("numeric/Cargo.toml".to_string(), cli::numeric_toml().into_bytes()));
+    for (path, text) in NUMERIC_SOURCES {
+        files.push((format!("numeric/{path}"), text.as_bytes().to_vec()));
     }
     Ok(Generated { files, report })
 }

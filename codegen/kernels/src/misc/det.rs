@@ -7,36 +7,10 @@
 //! inference; the compiler only emits matrices up to [`DET_MAX`] × [`DET_MAX`].
 
 use crate::lowp::Real;
+use edgec_numeric::det::determinant;
 
 /// Largest matrix order the kernel takes.
 pub const DET_MAX: usize = 32;
-
-/// Determinant of the row-major `n × n` matrix in `a[..n * n]` (destroyed).
-fn determinant(a: &mut [f64], n: usize) -> f64 {
-    let mut det = 1.0;
-    for c in 0..n {
-        // The last of the largest |a[i][c]| (as `Iterator::max_by` picks).
-        let p = (c..n).max_by(|&i, &j| a[i * n + c].abs().total_cmp(&a[j * n + c].abs())).unwrap_or(c);
-        if a[p * n + c] == 0.0 {
-            return 0.0;
-        }
-        if p != c {
-            for k in 0..n {
-                a.swap(p * n + k, c * n + k);
-            }
-            det = -det;
-        }
-        let pivot = a[c * n + c];
-        det *= pivot;
-        for r in c + 1..n {
-            let f = a[r * n + c] / pivot;
-            for k in c..n {
-                a[r * n + k] -= f * a[c * n + k];
-            }
-        }
-    }
-    det
-}
 
 /// `y[b]` = det of the `b`-th `n × n` matrix of `x`.
 pub fn det<T: Real>(n: usize, x: &[T], y: &mut [T]) {

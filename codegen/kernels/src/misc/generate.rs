@@ -10,7 +10,7 @@
 
 use crate::lowp::{Real, BF16, F16};
 use crate::rt::Error;
-use std::f64::consts::PI;
+use edgec_numeric::signal::{mel_band, mel_bounds, mel_edge};
 
 /// An element type of Range.
 pub trait RangeElem: Copy {
@@ -93,41 +93,7 @@ pub fn range<T: RangeElem>(start: T, limit: T, delta: T, stash_f64: bool, y: &mu
     Ok(())
 }
 
-/// The cosine-sum windows.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Window {
-    /// `sin²(π i / N)`.
-    Hann,
-    /// `α − (1 − α) cos(2π i / N)`, `α = 25/46`.
-    Hamming,
-    /// `0.42 − 0.5 cos(2π i / N) + 0.08 cos(4π i / N)`.
-    Blackman,
-}
-
-impl Window {
-    /// Value `i` of a window with denominator `n`.
-    fn value(self, i: f64, n: f64) -> f64 {
-        match self {
-            Window::Hann => {
-                let s = (i * PI / n).sin();
-                s * s
-            }
-            Window::Hamming => {
-                const ALPHA: f64 = 25.0 / 46.0;
-                ALPHA - (i * PI * 2.0 / n).cos() * (1.0 - ALPHA)
-            }
-            Window::Blackman => (i * (PI * 2.0) / n).cos() * -0.5 + (i * (PI * 4.0) / n).cos() * 0.08 + 0.42,
-        }
-    }
-    /// The op's name.
-    fn name(self) -> &'static str {
-        match self {
-            Window::Hann => "HannWindow",
-            Window::Hamming => "HammingWindow",
-            Window::Blackman => "BlackmanWindow",
-        }
-    }
-}
+pub use edgec_numeric::signal::Window;
 
 /// A window of `size` values (the run-time operand) into `y` (the declared
 /// size); `N = size` if `periodic`, else `size − 1` (a symmetric window of
@@ -142,24 +108,6 @@ pub fn window<T: Real>(w: Window, periodic: bool, size: i64, y: &mut [T]) -> Res
         *v = T::from_f64(w.value(i as f64, n));
     }
     Ok(())
-}
-
-/// numpy's float `//` (floor of `a / b` from `fmod`, exact at bin edges).
-fn floor_div(a: f64, b: f64) -> f64 {
-    let m = a % b;
-    let mut div = (a - m) / b;
-    if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
-        div -= 1.0;
-    }
-    if div == 0.0 {
-        return 0.0_f64.copysign(a / b);
-    }
-    let fl = div.floor();
-    if div - fl > 0.5 {
-        fl + 1.0
-    } else {
-        fl
-    }
 }
 
 /// The run-time operands of a MelWeightMatrix.
@@ -208,17 +156,9 @@ pub fn mel_weight_matrix<T: Real>(
     if edges.len() < count {
         return err(format!("scratch of {} for {count} band edges", edges.len()));
     }
-    let (low, step) = if p.wide {
-        let mel = |f: f64| 2595.0 * (1.0 + f / 700.0).log10();
-        (mel(p.lower), (mel(p.upper) - mel(p.lower)) / count as f64)
-    } else {
-        let mel = |f: f32| 2595.0 * (1.0 + f / 700.0).log10();
-        let (l, h) = (mel(p.lower as f32), mel(p.upper as f32));
-        (l as f64, ((h - l) / count as f32) as f64)
-    };
+    let bounds = mel_bounds(p.lower, p.upper, count, p.wide);
     for (i, e) in edges[..count].iter_mut().enumerate() {
-        let hz = 700.0 * (10f64.powf((i as f64 * step + low) / 2595.0) - 1.0);
-        let b = floor_div((p.dft_length + 1) as f64 * hz, p.sample_rate as f64);
+        let b = mel_edge(i, bounds, p.dft_length, p.sample_rate);
         if !b.is_finite() {
             return err(format!("band edge #{i} is not finite (hertz bounds {} and {})", p.lower, p.upper));
         }
@@ -234,16 +174,7 @@ pub fn mel_weight_matrix<T: Real>(
             }
             None => Err(Error(format!("MelWeightMatrix: band {i} touches spectrogram bin {j}, outside [0, {rows})"))),
         };
-        if c == l {
-            set(c, 1.0)?;
-        } else {
-            for j in l..=c {
-                set(j, (j as f64 - l as f64) / (c as f64 - l as f64))?;
-            }
-        }
-        for j in c..h {
-            set(j, (h as f64 - j as f64) / (h as f64 - c as f64))?;
-        }
+        mel_band((l, c, h), &mut set)?;
     }
     Ok(())
 }

@@ -3,31 +3,12 @@
 //! coordinates are rounded to f32 first, like the ONNX reference).
 
 use crate::strided::numel;
+use edgec_numeric::sample::{grid_coord, grid_index, grid_weights};
 
 /// The most spatial axes [`grid_sample`] takes.
 pub const MAX_RANK: usize = 4;
 
-/// How GridSample interpolates.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum GridMode {
-    /// The nearest pixel (ties to even).
-    Nearest,
-    /// (Bi/tri)linear over 2 taps per axis.
-    Linear,
-    /// Cubic (a = -0.75) over 4 taps per axis.
-    Cubic,
-}
-
-/// What GridSample reads outside the input.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum GridPadding {
-    /// Zeros.
-    Zeros,
-    /// The nearest border pixel.
-    Border,
-    /// The input mirrored at the borders.
-    Reflection,
-}
+pub use edgec_numeric::sample::{GridMode, GridPadding};
 
 /// GridSample parameters: `X [n, c, dims...]`, `grid [n, out..., r]` with
 /// `outs = prod(out)` sample points per image.
@@ -49,54 +30,15 @@ pub struct GridSample<'a> {
     pub align_corners: bool,
 }
 
-/// Reflect `x` into `[lo, hi]` by the nearer border until it lies inside.
-fn reflect(x: f64, lo: f64, hi: f64) -> f64 {
-    let span = hi - lo;
-    if span <= 0.0 {
-        return lo;
-    }
-    let (dx, from_lo) = if x < lo {
-        (lo - x, true)
-    } else if x > hi {
-        (x - hi, false)
-    } else {
-        return x;
-    };
-    let n = (dx / span).trunc();
-    let rest = dx - n * span;
-    if (n as i64 % 2 == 0) == from_lo {
-        lo + rest
-    } else {
-        hi - rest
-    }
-}
-
 impl GridSample<'_> {
-    /// The valid coordinate range of axis `i`.
-    fn border(&self, i: usize) -> (f64, f64) {
-        let d = self.dims[i] as f64;
-        if self.align_corners {
-            (0.0, d - 1.0)
-        } else {
-            (-0.5, d - 0.5)
-        }
-    }
-
     /// The pixel at integer position `pos` of `plane` (with padding).
     fn pixel(&self, plane: &[f32], pos: &[i64]) -> f64 {
         let mut flat = 0;
         for (i, &p) in pos.iter().enumerate() {
-            let d = self.dims[i] as i64;
-            let q = match self.padding {
-                GridPadding::Zeros if !(0..d).contains(&p) => return 0.0,
-                GridPadding::Zeros => p,
-                GridPadding::Border => p.clamp(0, d - 1),
-                GridPadding::Reflection => {
-                    let (lo, hi) = self.border(i);
-                    (reflect(p as f64, lo, hi) as i64).clamp(0, d - 1)
-                }
+            let Some(q) = grid_index(p, self.dims[i], self.align_corners, self.padding) else {
+                return 0.0;
             };
-            flat = flat * self.dims[i] + q as usize;
+            flat = flat * self.dims[i] + q;
         }
         plane[flat] as f64
     }
@@ -106,20 +48,7 @@ impl GridSample<'_> {
     fn coords(&self, g: &[f32], x: &mut [f64]) {
         let r = g.len();
         for i in 0..r {
-            let (v, d) = (g[r - 1 - i] as f64, self.dims[i] as f64);
-            let v = if self.align_corners { (v + 1.0) / 2.0 * (d - 1.0) } else { ((v + 1.0) * d - 1.0) / 2.0 };
-            x[i] = v as f32 as f64;
-            if self.mode == GridMode::Nearest {
-                x[i] = x[i].round_ties_even();
-            }
-            let (lo, hi) = self.border(i);
-            if x[i] < lo || x[i] > hi {
-                x[i] = match self.padding {
-                    GridPadding::Border => x[i].clamp(0.0, d - 1.0),
-                    GridPadding::Reflection => reflect(x[i], lo, hi),
-                    GridPadding::Zeros => x[i],
-                } as f32 as f64;
-            }
+            x[i] = grid_coord(g[r - 1 - i] as f64, self.dims[i], self.align_corners, self.mode, self.padding);
         }
     }
 
@@ -129,7 +58,7 @@ impl GridSample<'_> {
         let (mut base, mut w) = ([0i64; MAX_RANK], [[0f64; 4]; MAX_RANK]);
         for i in 0..r {
             base[i] = x[i].floor() as i64;
-            w[i] = weights(self.mode, x[i] - base[i] as f64);
+            w[i] = grid_weights(self.mode, x[i] - base[i] as f64);
         }
         let (mut k, mut pos) = ([0usize; MAX_RANK], [0i64; MAX_RANK]);
         let mut sum = 0.0;
@@ -150,21 +79,6 @@ impl GridSample<'_> {
         }
         sum
     }
-}
-
-/// The tap weights of fraction `t` (2 for linear, 4 for cubic).
-fn weights(mode: GridMode, t: f64) -> [f64; 4] {
-    if mode != GridMode::Cubic {
-        return [1.0 - t, t, 0.0, 0.0];
-    }
-    let a = -0.75;
-    let (t1, s, s1) = (t + 1.0, 1.0 - t, 2.0 - t);
-    [
-        ((a * t1 - 5.0 * a) * t1 + 8.0 * a) * t1 - 4.0 * a,
-        ((a + 2.0) * t - (a + 3.0)) * t * t + 1.0,
-        ((a + 2.0) * s - (a + 3.0)) * s * s + 1.0,
-        ((a * s1 - 5.0 * a) * s1 + 8.0 * a) * s1 - 4.0 * a,
-    ]
 }
 
 /// `GridSample`: `y[b, ch, o] = X[b, ch]` sampled at grid point `o` of

@@ -13,6 +13,7 @@
 //! Candidate and kept lists live in a caller-provided `usize` scratch;
 //! nothing is allocated.
 
+use edgec_numeric::boxes::suppresses;
 use std::cmp::Ordering;
 
 /// The static parameters of a NonMaxSuppression.
@@ -49,36 +50,6 @@ pub fn nms_scratch_len(p: &Nms) -> usize {
 pub fn nms_rows_len(p: &Nms, lim: &NmsLimits) -> usize {
     let per_class = p.boxes.min(lim.max_per_class.max(0) as usize);
     3 * p.batches * p.classes * per_class
-}
-
-/// A box as `(x_min, y_min, x_max, y_max)`.
-#[inline]
-fn corners(b: &[f32], center: bool) -> (f32, f32, f32, f32) {
-    if center {
-        let (hw, hh) = (b[2] / 2.0, b[3] / 2.0);
-        (b[0] - hw, b[1] - hh, b[0] + hw, b[1] + hh)
-    } else {
-        (b[1].min(b[3]), b[0].min(b[2]), b[1].max(b[3]), b[0].max(b[2]))
-    }
-}
-
-/// True if the IoU of `a` and `b` exceeds `threshold`.
-fn suppresses(a: &[f32], b: &[f32], center: bool, threshold: f32) -> bool {
-    let (ax0, ay0, ax1, ay1) = corners(a, center);
-    let (bx0, by0, bx1, by1) = corners(b, center);
-    let (ix0, ix1) = (ax0.max(bx0), ax1.min(bx1));
-    let (iy0, iy1) = (ay0.max(by0), ay1.min(by1));
-    if ix1 <= ix0 || iy1 <= iy0 {
-        return false;
-    }
-    let inter = (ix1 - ix0) * (iy1 - iy0);
-    let area_a = (ax1 - ax0) * (ay1 - ay0);
-    let area_b = (bx1 - bx0) * (by1 - by0);
-    let union = area_a + area_b - inter;
-    if inter <= 0.0 || area_a <= 0.0 || area_b <= 0.0 || union <= 0.0 {
-        return false;
-    }
-    inter / union > threshold
 }
 
 /// `NonMaxSuppression`: `boxes [batches, boxes, 4]`, `scores [batches,

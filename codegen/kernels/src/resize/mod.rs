@@ -18,46 +18,7 @@ mod taps;
 use crate::strided::numel;
 use taps::{axis_taps, AxisTaps, Pick};
 
-/// Interpolation mode.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum ResizeMode {
-    /// Nearest neighbour (see [`NearestMode`]).
-    Nearest,
-    /// Linear (bilinear, trilinear...).
-    Linear,
-    /// Cubic convolution with coefficient `cubic_a`.
-    Cubic,
-}
-
-/// Rounding of the source coordinate in nearest mode.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum NearestMode {
-    /// Round, halves down (ONNX default).
-    RoundPreferFloor,
-    /// Round, halves up.
-    RoundPreferCeil,
-    /// Round down.
-    Floor,
-    /// Round up.
-    Ceil,
-}
-
-/// ONNX `coordinate_transformation_mode`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum CoordMode {
-    /// `(y + 0.5) / scale - 0.5` (ONNX default).
-    HalfPixel,
-    /// Half pixel, centred for non-integer output sizes.
-    HalfPixelSymmetric,
-    /// Half pixel, except that an output of size 1 samples coordinate -0.5.
-    PytorchHalfPixel,
-    /// `y * (in - 1) / (out - 1)`.
-    AlignCorners,
-    /// `y / scale`.
-    Asymmetric,
-    /// Sample the region of interest; outside the input gives `extrapolation`.
-    TfCropAndResize,
-}
+pub use edgec_numeric::resize::{CoordMode, NearestMode, ResizeMode};
 
 /// Resize attributes.
 #[derive(Copy, Clone, Debug, PartialEq)]

@@ -7,6 +7,7 @@ use super::num::{to_tensor_any, IntCast};
 use crate::interp::broadcast::norm_axis;
 use crate::interp::{Data, EvalCtx, Tensor};
 use crate::types::DType;
+use edgec_numeric::resize::{source_coord, Axis, CoordMode, Filter, NearestMode, ResizeMode};
 use half::{bf16, f16};
 
 /// Interpolation settings.
@@ -57,93 +58,35 @@ pub struct AxisPlan {
 /// `None` where `tf_crop_and_resize` extrapolates.
 type Taps = Option<(Vec<usize>, Vec<f64>)>;
 
-fn nearest_coeffs(ratio: f64, mode: &str) -> Result<Vec<f64>, String> {
-    let b = |c: bool| c as u8 as f64;
-    Ok(match mode {
-        _ if ratio.fract() == 0.0 => vec![0.0, 1.0],
-        "round_prefer_floor" => vec![b(ratio <= 0.5), b(ratio > 0.5)],
-        "round_prefer_ceil" => vec![b(ratio < 0.5), b(ratio >= 0.5)],
-        "floor" => vec![1.0, 0.0],
-        "ceil" => vec![0.0, 1.0],
-        m => return Err(format!("unknown nearest_mode {m:?}")),
-    })
-}
-
-fn cubic_coeffs(r: f64, a: f64) -> Vec<f64> {
-    let (r1, s) = (r + 1.0, 1.0 - r);
-    let s1 = s + 1.0;
-    vec![
-        ((a * r1 - 5.0 * a) * r1 + 8.0 * a) * r1 - 4.0 * a,
-        ((a + 2.0) * r - (a + 3.0)) * r * r + 1.0,
-        ((a + 2.0) * s - (a + 3.0)) * s * s + 1.0,
-        ((a * s1 - 5.0 * a) * s1 + 8.0 * a) * s1 - 4.0 * a,
-    ]
-}
-
-fn normalized(c: Vec<f64>) -> Vec<f64> {
-    let sum: f64 = c.iter().sum();
-    c.into_iter().map(|x| x / sum).collect()
-}
-
-fn cubic_coeffs_antialias(r: f64, scale: f64, a: f64) -> Vec<f64> {
-    let scale = scale.min(1.0);
-    let k = |x: f64| {
-        let x = x.abs();
-        let (x2, x3) = (x * x, x * x * x);
-        if x <= 1.0 {
-            (a + 2.0) * x3 - (a + 3.0) * x2 + 1.0
-        } else if x < 2.0 {
-            a * x3 - 5.0 * a * x2 + 8.0 * a * x - 4.0 * a
-        } else {
-            0.0
-        }
+/// The numeric core's filter of `p`.
+fn filter(p: &Params) -> Result<Filter, String> {
+    let mode = match p.mode.as_str() {
+        "nearest" => ResizeMode::Nearest,
+        "linear" => ResizeMode::Linear,
+        "cubic" => ResizeMode::Cubic,
+        m => return Err(format!("unknown mode {m:?}")),
     };
-    let start = ((-2.0 / scale).floor() + 1.0) as i64;
-    normalized((start..2 - start).map(|i| k(scale * (i as f64 - r))).collect())
+    let nearest = match p.nearest_mode.as_str() {
+        "round_prefer_floor" => NearestMode::RoundPreferFloor,
+        "round_prefer_ceil" => NearestMode::RoundPreferCeil,
+        "floor" => NearestMode::Floor,
+        "ceil" => NearestMode::Ceil,
+        // Only nearest mode reads it.
+        _ if mode != ResizeMode::Nearest => NearestMode::RoundPreferFloor,
+        m => return Err(format!("unknown nearest_mode {m:?}")),
+    };
+    Ok(Filter { mode, nearest, cubic_a: p.cubic_a, antialias: p.antialias, exclude_outside: p.exclude_outside })
 }
 
-fn linear_coeffs_antialias(r: f64, scale: f64) -> Vec<f64> {
-    let scale = scale.min(1.0);
-    let start = ((-1.0 / scale).floor() + 1.0) as i64;
-    let footprint = 2 - 2 * start;
-    normalized((start..start + footprint).map(|i| (1.0 - ((i as f64 - r) * scale).abs()).clamp(0.0, 1.0)).collect())
-}
-
-fn coeffs(p: &Params, ratio: f64, scale: f64) -> Result<Vec<f64>, String> {
-    Ok(match (p.mode.as_str(), p.antialias) {
-        ("nearest", _) => nearest_coeffs(ratio, &p.nearest_mode)?,
-        ("linear", false) => vec![1.0 - ratio, ratio],
-        ("linear", true) => linear_coeffs_antialias(ratio, scale),
-        ("cubic", false) => cubic_coeffs(ratio, p.cubic_a),
-        ("cubic", true) => cubic_coeffs_antialias(ratio, scale, p.cubic_a),
-        (m, _) => return Err(format!("unknown mode {m:?}")),
-    })
-}
-
-/// Source coordinate of output position `y`, and whether it is extrapolated.
-fn source_coord(p: &Params, ap: &AxisPlan, in_w: usize, y: f64) -> Result<(f64, bool), String> {
-    let (inw, s, out_w) = (in_w as f64, ap.scale, ap.scale * in_w as f64);
+/// The numeric core's coordinate transformation of `p`.
+fn coord_mode(p: &Params) -> Result<CoordMode, String> {
     Ok(match p.ctm.as_str() {
-        "align_corners" if out_w == 1.0 => (0.0, false),
-        "align_corners" => (y * (inw - 1.0) / (out_w - 1.0), false),
-        "asymmetric" => (y / s, false),
-        "tf_crop_and_resize" => {
-            let (r0, r1) = ap.roi.ok_or("tf_crop_and_resize needs `roi`")?;
-            // The reference does the roi-only arithmetic in roi's own precision.
-            let rd = |v: f64| round_to(p.roi_dtype, v);
-            let diff = rd(r1 - r0);
-            let x =
-                if out_w == 1.0 { rd(rd(diff * (inw - 1.0)) / 2.0) } else { y * diff * (inw - 1.0) / (out_w - 1.0) };
-            let x = x + rd(r0 * (inw - 1.0));
-            (x, x < 0.0 || x > inw - 1.0)
-        }
-        "pytorch_half_pixel" if out_w == 1.0 => (-0.5, false),
-        "pytorch_half_pixel" | "half_pixel" => ((y + 0.5) / s - 0.5, false),
-        "half_pixel_symmetric" => {
-            let adjustment = ap.out as f64 / out_w;
-            let offset = inw / 2.0 * (1.0 - adjustment);
-            (offset + (y + 0.5) / s - 0.5, false)
-        }
+        "align_corners" => CoordMode::AlignCorners,
+        "asymmetric" => CoordMode::Asymmetric,
+        "tf_crop_and_resize" => CoordMode::TfCropAndResize,
+        "pytorch_half_pixel" => CoordMode::PytorchHalfPixel,
+        "half_pixel" => CoordMode::HalfPixel,
+        "half_pixel_symmetric" => CoordMode::HalfPixelSymmetric,
         m => return Err(format!("unknown coordinate_transformation_mode {m:?}")),
     })
 }
@@ -153,35 +96,18 @@ fn axis_taps(p: &Params, ap: &AxisPlan, in_w: usize) -> Result<Vec<Taps>, String
     if in_w == 0 && ap.out > 0 {
         return Err(format!("cannot resize the empty axis {} to size {}", ap.axis, ap.out));
     }
+    let (filter, coord) = (filter(p)?, coord_mode(p)?);
+    if coord == CoordMode::TfCropAndResize && ap.roi.is_none() {
+        return Err("tf_crop_and_resize needs `roi`".into());
+    }
+    let axis = Axis { input: in_w, out: ap.out, scale: ap.scale, roi: ap.roi };
+    // The reference does the roi-only arithmetic in roi's own precision.
+    let rd = |v: f64| round_to(p.roi_dtype, v);
     let mut out = Vec::with_capacity(ap.out);
     for y in 0..ap.out {
-        let (x, extrapolated) = source_coord(p, ap, in_w, y as f64)?;
-        let ratio = if x == x.floor() { 1.0 } else { x - x.floor() };
-        let mut c = coeffs(p, ratio, ap.scale)?;
-        let n = c.len() as i64;
-        let pad = (n + 1) / 2;
-        let xp = x + pad as f64;
-        let (pp, frac) = (xp.floor(), xp - xp.floor());
-        let offset = if n % 2 == 0 {
-            if frac == 0.0 {
-                -(n / 2)
-            } else {
-                -(n / 2) + 1
-            }
-        } else if frac <= 0.5 {
-            -((n - 1) / 2)
-        } else {
-            -((n - 1) / 2) + 1
-        };
-        let start = pp as i64 + offset - pad;
-        let idx: Vec<i64> = (start..start + n).collect();
-        if p.exclude_outside {
-            idx.iter().zip(c.iter_mut()).filter(|(&i, _)| i < 0 || i >= in_w as i64).for_each(|(_, c)| *c = 0.0);
-            let sum: f64 = c.iter().sum();
-            let sum = if sum == 0.0 { 1.0 } else { sum };
-            c.iter_mut().for_each(|c| *c /= sum);
-        }
-        let clamped = idx.iter().map(|&i| i.clamp(0, in_w as i64 - 1) as usize).collect();
+        let (x, extrapolated) = source_coord(coord, &axis, y as f64, rd);
+        let (start, c) = filter.taps(x, ap.scale, in_w);
+        let clamped = (start..start + c.len() as i64).map(|i| i.clamp(0, in_w as i64 - 1) as usize).collect();
         out.push((!extrapolated).then_some((clamped, c)));
     }
     Ok(out)

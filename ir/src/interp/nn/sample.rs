@@ -4,66 +4,22 @@
 
 use super::num::{next_index, to_tensor_any, IntCast};
 use crate::interp::{EvalCtx, Tensor};
-
-/// Reflect `x` into `[lo, hi]` by the nearer border until it lies inside.
-fn reflect(x: f64, lo: f64, hi: f64) -> f64 {
-    let rng = hi - lo;
-    if rng <= 0.0 {
-        return lo;
-    }
-    let (dx, from_lo) = if x < lo {
-        (lo - x, true)
-    } else if x > hi {
-        (x - hi, false)
-    } else {
-        return x;
-    };
-    let n = (dx / rng).trunc();
-    let r = dx - n * rng;
-    if (n as i64 % 2 == 0) == from_lo {
-        lo + r
-    } else {
-        hi - r
-    }
-}
+use edgec_numeric::sample::{grid_coord, grid_index, grid_weights, roi_bin, GridMode, GridPadding, RoiBin};
 
 /// GridSample settings for one input.
 struct Grid<'a> {
     data: &'a [f64],
     dims: &'a [usize],
-    padding: &'a str,
+    padding: GridPadding,
     align: bool,
 }
 
 impl Grid<'_> {
-    /// `(min, max)` of the valid coordinate range on axis `i`.
-    fn border(&self, i: usize) -> (f64, f64) {
-        let d = self.dims[i] as f64;
-        if self.align {
-            (0.0, d - 1.0)
-        } else {
-            (-0.5, d - 0.5)
-        }
-    }
-
-    /// The input index an integer position maps to on axis `i` (`None`: zero padding).
-    fn index(&self, i: usize, p: i64) -> Option<usize> {
-        let d = self.dims[i] as i64;
-        match self.padding {
-            "zeros" => (0..d).contains(&p).then_some(p as usize),
-            "border" => Some(p.clamp(0, d - 1) as usize),
-            _ => {
-                let (lo, hi) = self.border(i);
-                Some((reflect(p as f64, lo, hi) as i64).clamp(0, d - 1) as usize)
-            }
-        }
-    }
-
     /// The value at integer position `pos` (with padding).
     fn pixel(&self, pos: &[i64]) -> f64 {
         let mut flat = 0;
         for (i, &p) in pos.iter().enumerate() {
-            match self.index(i, p) {
+            match grid_index(p, self.dims[i], self.align, self.padding) {
                 Some(q) => flat = flat * self.dims[i] + q,
                 None => return 0.0,
             }
@@ -72,10 +28,10 @@ impl Grid<'_> {
     }
 
     /// Weighted sum over the taps `(offset from floor(x), weight fn)` of every axis.
-    fn interpolate(&self, x: &[f64], taps: usize, weights: impl Fn(f64) -> Vec<f64>, first: i64) -> f64 {
+    fn interpolate(&self, x: &[f64], taps: usize, mode: GridMode, first: i64) -> f64 {
         let r = x.len();
         let base: Vec<i64> = x.iter().map(|v| v.floor() as i64).collect();
-        let w: Vec<Vec<f64>> = x.iter().zip(&base).map(|(v, &b)| weights(v - b as f64)).collect();
+        let w: Vec<[f64; 4]> = x.iter().zip(&base).map(|(v, &b)| grid_weights(mode, v - b as f64)).collect();
         let mut k = vec![0; r];
         let shape = vec![taps; r];
         let mut sum = 0.0;
@@ -90,17 +46,6 @@ impl Grid<'_> {
     }
 }
 
-fn cubic_weights(t: f64) -> Vec<f64> {
-    let a = -0.75;
-    let (t1, s, s1) = (t + 1.0, 1.0 - t, 2.0 - t);
-    vec![
-        ((a * t1 - 5.0 * a) * t1 + 8.0 * a) * t1 - 4.0 * a,
-        ((a + 2.0) * t - (a + 3.0)) * t * t + 1.0,
-        ((a + 2.0) * s - (a + 3.0)) * s * s + 1.0,
-        ((a * s1 - 5.0 * a) * s1 + 8.0 * a) * s1 - 4.0 * a,
-    ]
-}
-
 /// `onnx.GridSample`: sample `X [N, C, D...]` at the normalized coordinates of
 /// `grid [N, O..., r]` (last axis ordered x, y, z...), any spatial rank, with
 /// nearest/linear/cubic modes and zeros/border/reflection padding.
@@ -110,8 +55,19 @@ pub fn grid_sample(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
     if grid.rank() != r + 2 || grid.shape[0] != x.shape[0] || grid.shape[r + 1] != r {
         return Err(format!("grid {:?} must be [N, out..., {r}] for X {:?}", grid.shape, x.shape));
     }
-    let (mode, padding, align) =
-        (ctx.str("mode", "linear"), ctx.str("padding_mode", "zeros"), ctx.int("align_corners", 0) != 0);
+    let align = ctx.int("align_corners", 0) != 0;
+    let mode = match ctx.str("mode", "linear") {
+        "nearest" => GridMode::Nearest,
+        "linear" => GridMode::Linear,
+        "cubic" => GridMode::Cubic,
+        m => return Err(format!("unknown GridSample mode {m:?}")),
+    };
+    let padding = match ctx.str("padding_mode", "zeros") {
+        "zeros" => GridPadding::Zeros,
+        "border" => GridPadding::Border,
+        "reflection" => GridPadding::Reflection,
+        m => return Err(format!("unknown GridSample padding_mode {m:?}")),
+    };
     let (n, c) = (x.shape[0], x.shape[1]);
     let dims = &x.shape[2..];
     if dims.contains(&0) && !grid.is_empty() {
@@ -126,7 +82,7 @@ pub fn grid_sample(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
             let g = Grid { data: &xv[(b * c + ch) * plane..(b * c + ch + 1) * plane], dims, padding, align };
             for o in 0..outs {
                 let coords = &gv[(b * outs + o) * r..(b * outs + o + 1) * r];
-                out.push(sample_at(&g, coords, mode)?);
+                out.push(sample_at(&g, coords, mode));
             }
         }
     }
@@ -136,99 +92,13 @@ pub fn grid_sample(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
 }
 
 /// One sample at normalized grid coordinates (x first, i.e. reversed axis order).
-fn sample_at(g: &Grid<'_>, coords: &[f64], mode: &str) -> Result<f64, String> {
+fn sample_at(g: &Grid<'_>, coords: &[f64], mode: GridMode) -> f64 {
     let r = coords.len();
-    let mut x = vec![0.0; r];
-    for i in 0..r {
-        let (v, d) = (coords[r - 1 - i], g.dims[i] as f64);
-        let v = if g.align { (v + 1.0) / 2.0 * (d - 1.0) } else { ((v + 1.0) * d - 1.0) / 2.0 };
-        x[i] = v as f32 as f64;
-        if mode == "nearest" {
-            x[i] = x[i].round_ties_even();
-        }
-        let (lo, hi) = g.border(i);
-        if x[i] < lo || x[i] > hi {
-            x[i] = match g.padding {
-                "border" => x[i].clamp(0.0, d - 1.0),
-                "reflection" => reflect(x[i], lo, hi),
-                _ => x[i],
-            } as f32 as f64;
-        }
-    }
-    Ok(match mode {
-        "nearest" => g.pixel(&x.iter().map(|&v| v as i64).collect::<Vec<_>>()),
-        "linear" => g.interpolate(&x, 2, |t| vec![1.0 - t, t], 0),
-        "cubic" => g.interpolate(&x, 4, cubic_weights, -1),
-        m => return Err(format!("unknown GridSample mode {m:?}")),
-    })
-}
-
-/// RoiAlign settings.
-struct Roi {
-    out_h: usize,
-    out_w: usize,
-    sampling: i64,
-    scale: f64,
-    half_pixel: bool,
-    max: bool,
-}
-
-/// The four bilinear corners `(flat index, weight)` of sample point `(y, x)`, or
-/// none if the point lies more than one pixel outside the `h x w` map.
-fn corners(y: f64, x: f64, h: usize, w: usize) -> Option<[(usize, f64); 4]> {
-    if y < -1.0 || y > h as f64 || x < -1.0 || x > w as f64 {
-        return None;
-    }
-    let (mut y, mut x) = (y.max(0.0), x.max(0.0));
-    let (mut yl, mut xl) = (y as usize, x as usize);
-    let (yh, xh);
-    if yl >= h - 1 {
-        (yl, yh, y) = (h - 1, h - 1, (h - 1) as f64);
-    } else {
-        yh = yl + 1;
-    }
-    if xl >= w - 1 {
-        (xl, xh, x) = (w - 1, w - 1, (w - 1) as f64);
-    } else {
-        xh = xl + 1;
-    }
-    let (ly, lx) = (y - yl as f64, x - xl as f64);
-    let (hy, hx) = (1.0 - ly, 1.0 - lx);
-    Some([(yl * w + xl, hy * hx), (yl * w + xh, hy * lx), (yh * w + xl, ly * hx), (yh * w + xh, ly * lx)])
-}
-
-/// Pool one output bin of one ROI over the channel plane `plane`.
-fn roi_bin(p: &Roi, plane: &[f64], hw: (usize, usize), roi: [f64; 4], bin: (usize, usize)) -> f64 {
-    let off = if p.half_pixel { 0.5 } else { 0.0 };
-    let [x1, y1, x2, y2] = roi.map(|v| v * p.scale - off);
-    let (mut rw, mut rh) = (x2 - x1, y2 - y1);
-    if !p.half_pixel {
-        (rw, rh) = (rw.max(1.0), rh.max(1.0));
-    }
-    let (bh, bw) = (rh / p.out_h as f64, rw / p.out_w as f64);
-    let grid =
-        |extent: f64, n: usize| if p.sampling > 0 { p.sampling as usize } else { (extent / n as f64).ceil() as usize };
-    let (gh, gw) = (grid(rh, p.out_h), grid(rw, p.out_w));
-    let count = (gh * gw).max(1) as f64;
-    let (mut acc, mut first) = (0.0, true);
-    for iy in 0..gh {
-        let y = y1 + bin.0 as f64 * bh + (iy as f64 + 0.5) * bh / gh as f64;
-        for ix in 0..gw {
-            let x = x1 + bin.1 as f64 * bw + (ix as f64 + 0.5) * bw / gw as f64;
-            let c = corners(y, x, hw.0, hw.1).unwrap_or([(0, 0.0); 4]);
-            if p.max {
-                let v = c.iter().map(|&(i, w)| w * plane[i]).fold(f64::NEG_INFINITY, max_plus_zero);
-                acc = if first { v } else { max_plus_zero(acc, v) };
-                first = false;
-            } else {
-                acc += c.iter().map(|&(i, w)| w * plane[i]).sum::<f64>();
-            }
-        }
-    }
-    if p.max {
-        acc
-    } else {
-        acc / count
+    let x: Vec<f64> = (0..r).map(|i| grid_coord(coords[r - 1 - i], g.dims[i], g.align, mode, g.padding)).collect();
+    match mode {
+        GridMode::Nearest => g.pixel(&x.iter().map(|&v| v as i64).collect::<Vec<_>>()),
+        GridMode::Linear => g.interpolate(&x, 2, mode, 0),
+        GridMode::Cubic => g.interpolate(&x, 4, mode, -1),
     }
 }
 
@@ -246,10 +116,11 @@ pub fn roi_align(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
     if rois.shape != [k, 4] || bi.shape != [k] {
         return Err(format!("rois {:?} must be [num_rois, 4] and batch_indices {:?} [num_rois]", rois.shape, bi.shape));
     }
-    let p = Roi {
+    let p = RoiBin {
+        hw: (h, w),
         out_h: super::num::int_at_least(ctx, "output_height", 1, 1)? as usize,
         out_w: super::num::int_at_least(ctx, "output_width", 1, 1)? as usize,
-        sampling: super::num::int_at_least(ctx, "sampling_ratio", 0, 0)?,
+        sampling: super::num::int_at_least(ctx, "sampling_ratio", 0, 0)? as usize,
         scale: ctx.float("spatial_scale", 1.0) as f64,
         half_pixel: ctx.str("coordinate_transformation_mode", "half_pixel") == "half_pixel",
         max: ctx.str("mode", "avg") == "max",
@@ -266,25 +137,10 @@ pub fn roi_align(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
             let plane = &xv[(b * c + ch) * h * w..(b * c + ch + 1) * h * w];
             for py in 0..p.out_h {
                 for px in 0..p.out_w {
-                    out.push(roi_bin(&p, plane, (h, w), roi, (py, px)));
+                    out.push(roi_bin(&p, roi, (py, px), |i| plane[i]));
                 }
             }
         }
     }
     Ok(vec![to_tensor_any(x.dtype(), vec![k, c, p.out_h, p.out_w], &out, IntCast::Truncate)?])
-}
-
-/// `max(a, b)` with +0.0 above -0.0 (`f64::max` may return either zero, so
-/// the interpreter and the kernels could differ in the sign of a zero bin).
-/// Keep in step with its twin in the kernels (`codegen/kernels/src/misc/roi.rs`).
-fn max_plus_zero(a: f64, b: f64) -> f64 {
-    if a == b {
-        if a.is_sign_negative() {
-            b
-        } else {
-            a
-        }
-    } else {
-        a.max(b)
-    }
 }

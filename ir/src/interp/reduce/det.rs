@@ -2,33 +2,7 @@
 
 use crate::interp::shape::common::{from_wide, numel, to_wide, Wide};
 use crate::interp::{EvalCtx, Tensor};
-
-/// Determinant of a row-major `n x n` matrix by Gaussian elimination with
-/// partial pivoting, in f64.
-pub fn determinant(mut a: Vec<f64>, n: usize) -> f64 {
-    let mut det = 1.0;
-    for c in 0..n {
-        let p = (c..n).max_by(|&i, &j| a[i * n + c].abs().total_cmp(&a[j * n + c].abs())).unwrap_or(c);
-        if a[p * n + c] == 0.0 {
-            return 0.0;
-        }
-        if p != c {
-            for k in 0..n {
-                a.swap(p * n + k, c * n + k);
-            }
-            det = -det;
-        }
-        let pivot = a[c * n + c];
-        det *= pivot;
-        for r in c + 1..n {
-            let f = a[r * n + c] / pivot;
-            for k in c..n {
-                a[r * n + k] -= f * a[c * n + k];
-            }
-        }
-    }
-    det
-}
+use edgec_numeric::det::determinant;
 
 /// `onnx.Det`: `[*, M, M]` float input to `[*]` determinants (computed in f64,
 /// rounded once).
@@ -42,6 +16,6 @@ pub fn det(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
     let vals: Vec<f64> = to_wide(&x.data)?.iter().map(|w| w.f()).collect();
     let shape = x.shape[..r - 2].to_vec();
     let out: Vec<Wide> =
-        (0..numel(&shape)).map(|b| Wide::F(determinant(vals[b * m * m..(b + 1) * m * m].to_vec(), m))).collect();
+        (0..numel(&shape)).map(|b| Wide::F(determinant(&mut vals[b * m * m..(b + 1) * m * m].to_vec(), m))).collect();
     Ok(vec![Tensor::new(shape, from_wide(x.dtype(), &out))])
 }

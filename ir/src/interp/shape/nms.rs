@@ -2,6 +2,7 @@
 //! IoU suppression, computed in f32 like the ONNX reference.
 
 use crate::interp::{Data, EvalCtx, Tensor};
+use edgec_numeric::boxes::suppresses;
 
 type Out = Result<Vec<Tensor>, String>;
 
@@ -11,36 +12,6 @@ fn floats(t: &Tensor, name: &str) -> Result<Vec<f32>, String> {
         Data::F32(v) => Ok(v.clone()),
         _ => Err(format!("`{name}` has element type {}, expected f32", t.dtype())),
     }
-}
-
-/// A box as `(x_min, y_min, x_max, y_max)`.
-fn corners(b: &[f32], center_point_box: bool) -> (f32, f32, f32, f32) {
-    if center_point_box {
-        let (hw, hh) = (b[2] / 2.0, b[3] / 2.0);
-        (b[0] - hw, b[1] - hh, b[0] + hw, b[1] + hh)
-    } else {
-        // [y1, x1, y2, x2] with either corner order.
-        (b[1].min(b[3]), b[0].min(b[2]), b[1].max(b[3]), b[0].max(b[2]))
-    }
-}
-
-/// True if the IoU of boxes `a` and `b` exceeds `threshold`.
-fn suppresses(a: &[f32], b: &[f32], center_point_box: bool, threshold: f32) -> bool {
-    let (ax0, ay0, ax1, ay1) = corners(a, center_point_box);
-    let (bx0, by0, bx1, by1) = corners(b, center_point_box);
-    let (ix0, ix1) = (ax0.max(bx0), ax1.min(bx1));
-    let (iy0, iy1) = (ay0.max(by0), ay1.min(by1));
-    if ix1 <= ix0 || iy1 <= iy0 {
-        return false;
-    }
-    let inter = (ix1 - ix0) * (iy1 - iy0);
-    let area_a = (ax1 - ax0) * (ay1 - ay0);
-    let area_b = (bx1 - bx0) * (by1 - by0);
-    let union = area_a + area_b - inter;
-    if inter <= 0.0 || area_a <= 0.0 || area_b <= 0.0 || union <= 0.0 {
-        return false;
-    }
-    inter / union > threshold
 }
 
 /// `onnx.NonMaxSuppression`: `[num_selected, 3]` i64 rows of (batch, class, box).

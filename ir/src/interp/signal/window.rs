@@ -9,14 +9,14 @@ use crate::interp::nn::num::{attr_ctx, to_tensor_any, IntCast};
 use crate::interp::{EvalCtx, Tensor};
 use crate::ops::signal::{flag, mel_shape, output_datatype};
 use crate::types::DType;
-use std::f64::consts::PI;
+use edgec_numeric::signal::{mel_band, mel_bounds, mel_edge, Window};
 
 type Out = Result<Vec<Tensor>, String>;
 
 const I32_I64: &[DType] = &[DType::I32, DType::I64];
 
-/// A window of `size` values `f(i, N)`, `N = size` if `periodic` (default) else `size - 1`.
-fn window(ctx: &EvalCtx<'_>, f: fn(f64, f64) -> f64) -> Out {
+/// A window of `size` values `w(i, N)`, `N = size` if `periodic` (default) else `size - 1`.
+fn window(ctx: &EvalCtx<'_>, w: Window) -> Out {
     let dt = output_datatype(&attr_ctx(ctx))?;
     let periodic = flag(ctx.int("periodic", 1), "periodic")?;
     let size = scalar_int(ctx.input(0)?, "size", I32_I64)?;
@@ -25,64 +25,34 @@ fn window(ctx: &EvalCtx<'_>, f: fn(f64, f64) -> f64) -> Out {
     }
     check_size(&[usize::try_from(size).unwrap_or(usize::MAX)])?;
     let n = if periodic { size } else { size - 1 } as f64;
-    let v: Vec<f64> = (0..size).map(|i| f(i as f64, n)).collect();
+    let v: Vec<f64> = (0..size).map(|i| w.value(i as f64, n)).collect();
     Ok(vec![to_tensor_any(dt, vec![v.len()], &v, IntCast::Truncate)?])
 }
 
 /// `onnx.HannWindow`: `sin²(π i / N)`. A symmetric window of size 1 is NaN (0/0), as in ONNX.
 pub fn hann_window(ctx: &EvalCtx<'_>) -> Out {
-    window(ctx, |i, n| {
-        let s = (i * PI / n).sin();
-        s * s
-    })
+    window(ctx, Window::Hann)
 }
 
 /// `onnx.HammingWindow`: `α - β cos(2π i / N)` with `α = 25/46`, `β = 1 - α`.
 pub fn hamming_window(ctx: &EvalCtx<'_>) -> Out {
-    const ALPHA: f64 = 25.0 / 46.0;
-    window(ctx, |i, n| ALPHA - (i * PI * 2.0 / n).cos() * (1.0 - ALPHA))
+    window(ctx, Window::Hamming)
 }
 
 /// `onnx.BlackmanWindow`: `0.42 - 0.5 cos(2π i / N) + 0.08 cos(4π i / N)`.
 pub fn blackman_window(ctx: &EvalCtx<'_>) -> Out {
-    window(ctx, |i, n| (i * (PI * 2.0) / n).cos() * -0.5 + (i * (PI * 4.0) / n).cos() * 0.08 + 0.42)
-}
-
-/// numpy's float `//`: the floor of `a / b` computed from `fmod` (exact at bin edges).
-fn floor_div(a: f64, b: f64) -> f64 {
-    let m = a % b;
-    let mut div = (a - m) / b;
-    if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
-        div -= 1.0;
-    }
-    if div == 0.0 {
-        return 0.0_f64.copysign(a / b);
-    }
-    let fl = div.floor();
-    if div - fl > 0.5 {
-        fl + 1.0
-    } else {
-        fl
-    }
+    window(ctx, Window::Blackman)
 }
 
 /// The `num_mel_bins + 2` band edges as spectrogram bin indices. The mel bounds
 /// and step are computed in the hertz operands' precision (f32 unless f64) and the
 /// rest in f64, as the ONNX reference's numpy arithmetic does.
 fn mel_edges(bins: i64, len: i64, rate: i64, lo: f64, hi: f64, wide: bool) -> Result<Vec<i64>, String> {
-    let count = bins + 2;
-    let (low, step) = if wide {
-        let mel = |f: f64| 2595.0 * (1.0 + f / 700.0).log10();
-        (mel(lo), (mel(hi) - mel(lo)) / count as f64)
-    } else {
-        let mel = |f: f32| 2595.0 * (1.0 + f / 700.0).log10();
-        let (l, h) = (mel(lo as f32), mel(hi as f32));
-        (l as f64, ((h - l) / count as f32) as f64)
-    };
+    let count = (bins + 2) as usize;
+    let bounds = mel_bounds(lo, hi, count, wide);
     (0..count)
         .map(|i| {
-            let hz = 700.0 * (10f64.powf((i as f64 * step + low) / 2595.0) - 1.0);
-            let b = floor_div((len + 1) as f64 * hz, rate as f64);
+            let b = mel_edge(i, bounds, len, rate);
             if !b.is_finite() {
                 return Err(format!("mel band edge #{i} is not finite (check the hertz bounds {lo} and {hi})"));
             }
@@ -123,16 +93,7 @@ pub fn mel_weight_matrix(ctx: &EvalCtx<'_>) -> Out {
             }
             None => Err(format!("mel band {i} touches spectrogram bin {j}, outside [0, {rows})")),
         };
-        if c == l {
-            set(c, 1.0)?;
-        } else {
-            for j in l..=c {
-                set(j, (j as f64 - l as f64) / (c as f64 - l as f64))?;
-            }
-        }
-        for j in c..h {
-            set(j, (h as f64 - j as f64) / (h as f64 - c as f64))?;
-        }
+        mel_band((l, c, h), &mut set)?;
     }
     Ok(vec![to_tensor_any(dt, vec![rows, cols], &out, IntCast::Truncate)?])
 }

@@ -2,10 +2,11 @@
 //! interpolation taps, and the fixed kernel that reproduces them after a
 //! nearest upsample and edge padding.
 //!
-//! [`Interp::taps`] mirrors `axis_taps` of `ir/src/interp/nn/resize.rs` (the ONNX
-//! reference `op_resize.py`) expression for expression, for upsampling by an
-//! integer factor `s` (so `out = s * n`) and every coordinate transformation
-//! except `tf_crop_and_resize`. The unit tests compare it with the interpreter.
+//! [`Interp::taps`] computes the interpreter's taps with the same functions of
+//! the numeric core (`edgec_numeric::resize`, the ONNX reference
+//! `op_resize.py`), for upsampling by an integer factor `s` (so `out = s * n`)
+//! and every coordinate transformation except `tf_crop_and_resize`. The unit
+//! tests compare it with the interpreter.
 //!
 //! The conv form of one axis is `Y[y] = Σ_u G(u) · X[clamp(floor((y + u) / s), 0, n - 1)]`:
 //! nearest upsampling (`U[j] = X[floor(j / s)]`), edge padding (the clamp), then
@@ -17,46 +18,13 @@
 //! ([`solve`]). This is exact borders included, and finds the special cases of
 //! non-shift-invariant modes too (any mode on an axis of size 1 or 2).
 
+use edgec_numeric::resize::{source_coord, Axis, Filter};
 use ir::Attrs;
 
-/// Interpolation mode.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// Nearest neighbour (a gather).
-    Nearest,
-    /// Linear.
-    Linear,
-    /// Cubic convolution with coefficient `cubic_a`.
-    Cubic,
-}
-
-/// Coordinate transformation (`tf_crop_and_resize` is not handled).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Ctm {
-    /// `(y + 0.5) / s - 0.5`.
-    HalfPixel,
-    /// Half-pixel with a centering offset (0 for integer factors).
-    HalfPixelSymmetric,
-    /// Half-pixel, except `-0.5` for an output of length 1.
-    PytorchHalfPixel,
-    /// `y · (n - 1) / (out - 1)`.
-    AlignCorners,
-    /// `y / s`.
-    Asymmetric,
-}
-
-/// Rounding of nearest mode.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Rounding {
-    /// Halves round down.
-    RoundPreferFloor,
-    /// Halves round up.
-    RoundPreferCeil,
-    /// Always down.
-    Floor,
-    /// Always up.
-    Ceil,
-}
+/// Interpolation mode, coordinate transformation (`tf_crop_and_resize` is
+/// not handled: [`Interp::resize`] refuses it) and nearest rounding: the
+/// numeric core's, whose formulas [`Interp::taps`] calls.
+pub use edgec_numeric::resize::{CoordMode as Ctm, NearestMode as Rounding, ResizeMode as Mode};
 
 /// The interpolation settings of one Resize (or Upsample).
 #[derive(Clone, Debug, PartialEq)]
@@ -132,71 +100,14 @@ impl Interp {
         })
     }
 
-    /// Source coordinate of output `y` on an axis of `n` inputs scaled by `s`.
-    fn source(&self, y: f64, n: usize, s: f64) -> f64 {
-        let (inw, out_w) = (n as f64, s * n as f64);
-        match self.ctm {
-            Ctm::AlignCorners if out_w == 1.0 => 0.0,
-            Ctm::AlignCorners => y * (inw - 1.0) / (out_w - 1.0),
-            Ctm::Asymmetric => y / s,
-            Ctm::PytorchHalfPixel if out_w == 1.0 => -0.5,
-            Ctm::PytorchHalfPixel | Ctm::HalfPixel => (y + 0.5) / s - 0.5,
-            Ctm::HalfPixelSymmetric => {
-                // The output length is exactly s * n, so the adjustment is 1.
-                let adjustment = (s * n as f64).floor() / out_w;
-                let offset = inw / 2.0 * (1.0 - adjustment);
-                offset + (y + 0.5) / s - 0.5
-            }
-        }
-    }
-
-    /// The filter coefficients at fractional position `ratio`.
-    fn coeffs(&self, ratio: f64, scale: f64) -> Vec<f64> {
-        let a = self.cubic_a;
-        match (self.mode, self.antialias) {
-            (Mode::Nearest, _) => {
-                let b = |c: bool| c as u8 as f64;
-                match self.rounding {
-                    _ if ratio.fract() == 0.0 => vec![0.0, 1.0],
-                    Rounding::RoundPreferFloor => vec![b(ratio <= 0.5), b(ratio > 0.5)],
-                    Rounding::RoundPreferCeil => vec![b(ratio < 0.5), b(ratio >= 0.5)],
-                    Rounding::Floor => vec![1.0, 0.0],
-                    Rounding::Ceil => vec![0.0, 1.0],
-                }
-            }
-            (Mode::Linear, false) => vec![1.0 - ratio, ratio],
-            (Mode::Linear, true) => {
-                let scale = scale.min(1.0);
-                let start = ((-1.0 / scale).floor() + 1.0) as i64;
-                let f = |i: i64| (1.0 - ((i as f64 - ratio) * scale).abs()).clamp(0.0, 1.0);
-                normalized((start..start + 2 - 2 * start).map(f).collect())
-            }
-            (Mode::Cubic, false) => {
-                let (r1, s) = (ratio + 1.0, 1.0 - ratio);
-                let s1 = s + 1.0;
-                vec![
-                    ((a * r1 - 5.0 * a) * r1 + 8.0 * a) * r1 - 4.0 * a,
-                    ((a + 2.0) * ratio - (a + 3.0)) * ratio * ratio + 1.0,
-                    ((a + 2.0) * s - (a + 3.0)) * s * s + 1.0,
-                    ((a * s1 - 5.0 * a) * s1 + 8.0 * a) * s1 - 4.0 * a,
-                ]
-            }
-            (Mode::Cubic, true) => {
-                let scale = scale.min(1.0);
-                let k = |x: f64| {
-                    let x = x.abs();
-                    let (x2, x3) = (x * x, x * x * x);
-                    if x <= 1.0 {
-                        (a + 2.0) * x3 - (a + 3.0) * x2 + 1.0
-                    } else if x < 2.0 {
-                        a * x3 - 5.0 * a * x2 + 8.0 * a * x - 4.0 * a
-                    } else {
-                        0.0
-                    }
-                };
-                let start = ((-2.0 / scale).floor() + 1.0) as i64;
-                normalized((start..2 - start).map(|i| k(scale * (i as f64 - ratio))).collect())
-            }
+    /// The numeric core's filter of these settings.
+    fn filter(&self) -> Filter {
+        Filter {
+            mode: self.mode,
+            nearest: self.rounding,
+            cubic_a: self.cubic_a,
+            antialias: self.antialias,
+            exclude_outside: self.exclude_outside,
         }
     }
 
@@ -205,32 +116,11 @@ impl Interp {
     /// mode reads one index with weight 1, or nothing where `exclude_outside`
     /// removed its only tap (the reference then outputs 0).
     pub fn taps(&self, y: usize, n: usize, s: usize) -> Vec<(usize, f64)> {
-        let x = self.source(y as f64, n, s as f64);
-        let ratio = if x == x.floor() { 1.0 } else { x - x.floor() };
-        let mut c = self.coeffs(ratio, s as f64);
+        // An integer factor: the output length is exactly s * n.
+        let axis = Axis { input: n, out: s * n, scale: s as f64, roi: None };
+        let (x, _) = source_coord(self.ctm, &axis, y as f64, |v| v);
+        let (start, c) = self.filter().taps(x, s as f64, n);
         let len = c.len() as i64;
-        let pad = (len + 1) / 2;
-        let xp = x + pad as f64;
-        let (pp, frac) = (xp.floor(), xp - xp.floor());
-        let offset = if len % 2 == 0 {
-            if frac == 0.0 {
-                -(len / 2)
-            } else {
-                -(len / 2) + 1
-            }
-        } else if frac <= 0.5 {
-            -((len - 1) / 2)
-        } else {
-            -((len - 1) / 2) + 1
-        };
-        let start = pp as i64 + offset - pad;
-        let inside = |i: i64| (0..n as i64).contains(&i);
-        if self.exclude_outside {
-            (start..start + len).zip(c.iter_mut()).filter(|(i, _)| !inside(*i)).for_each(|(_, w)| *w = 0.0);
-            let sum: f64 = c.iter().sum();
-            let sum = if sum == 0.0 { 1.0 } else { sum };
-            c.iter_mut().for_each(|w| *w /= sum);
-        }
         let clamp = |i: i64| i.clamp(0, n as i64 - 1) as usize;
         let taps = (start..start + len).zip(c).map(|(i, w)| (clamp(i), w));
         if self.mode == Mode::Nearest {
@@ -239,11 +129,6 @@ impl Interp {
             taps.collect()
         }
     }
-}
-
-fn normalized(c: Vec<f64>) -> Vec<f64> {
-    let sum: f64 = c.iter().sum();
-    c.into_iter().map(|x| x / sum).collect()
 }
 
 /// The 1-D kernel `G` of one axis: `weights[j]` applies at offset

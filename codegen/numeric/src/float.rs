@@ -1,0 +1,39 @@
+//! [`Float`]: the few operations the shared formulas need, for f32 and f64.
+
+use std::ops::{Add, Div, Mul, Neg, Sub};
+
+/// An IEEE binary float (f32 or f64). The shared formulas are written once
+/// over this trait so that each caller keeps its own precision: an f32 caller
+/// computes every step in f32, an f64 caller in f64.
+pub trait Float:
+    Copy
+    + PartialOrd
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+{
+    /// 0.
+    const ZERO: Self;
+    /// 1.
+    const ONE: Self;
+    /// `e^self`, the standard library's.
+    fn exp(self) -> Self;
+}
+
+impl Float for f32 {
+    const ZERO: Self = 0.0;
+    const ONE: Self = 1.0;
+    fn exp(self) -> Self {
+        f32::exp(self)
+    }
+}
+
+impl Float for f64 {
+    const ZERO: Self = 0.0;
+    const ONE: Self = 1.0;
+    fn exp(self) -> Self {
+        f64::exp(self)
+    }
+}

@@ -1,0 +1,22 @@
+//! edgec's numeric core: every formula that the reference interpreter (`ir`),
+//! the rewrite rules (`passes`) and the kernel runtime (`edgec-kernels`)
+//! must compute identically lives here once.
+//!
+//! Invariants:
+//! - No dependencies: generated model crates get a copy of this crate next to
+//!   their copy of the kernel runtime and must build offline.
+//! - Bit-exact: each function fixes its operation order; callers that need the
+//!   same result (the interpreter and a kernel) call the same function with the
+//!   same precision. Where the interpreter computes in f64 and a kernel in f32,
+//!   the function is generic over [`Float`] or exists in both precisions; a
+//!   caller never gets a formula of another precision than it had.
+
+pub mod boxes;
+pub mod det;
+pub mod float;
+pub mod hash;
+pub mod resize;
+pub mod sample;
+pub mod signal;
+
+pub use float::Float;
