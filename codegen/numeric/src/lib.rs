@@ -11,6 +11,7 @@
 //!   the function is generic over [`Float`] or exists in both precisions; a
 //!   caller never gets a formula of another precision than it had.
 
+pub mod act;
 pub mod boxes;
 pub mod det;
 pub mod float;
@@ -18,5 +19,8 @@ pub mod hash;
 pub mod resize;
 pub mod sample;
 pub mod signal;
+pub mod slice;
+pub mod special;
+pub mod unary;
 
 pub use float::Float;

@@ -1,4 +1,4 @@
-//! Sampling formulas of GridSample and RoiAlign, in f64 like the ONNX
+//! Sampling formulas of GridSample, RoiAlign and AffineGrid, in f64 like the ONNX
 //! reference implementations (`op_grid_sample.py`, `op_roi_align.py`).
 
 /// How GridSample interpolates.
@@ -196,6 +196,20 @@ pub fn max_plus_zero(a: f64, b: f64) -> f64 {
         }
     } else {
         a.max(b)
+    }
+}
+
+/// AffineGrid's normalized coordinate of index `i` of an axis of `n`: pixel
+/// centers spaced evenly in `[-1, 1]` (`align_corners`: the first and last
+/// are ±1; a single position is -1) or in `(-1, 1)` (the outer pixel edges
+/// are ±1).
+pub fn affine_base(i: usize, n: usize, align_corners: bool) -> f64 {
+    if align_corners {
+        let step = if n > 1 { 2.0 / (n - 1) as f64 } else { 0.0 };
+        -1.0 + i as f64 * step
+    } else {
+        let step = 2.0 / n as f64;
+        -1.0 + step / 2.0 + i as f64 * step
     }
 }
 

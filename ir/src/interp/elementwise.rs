@@ -14,7 +14,6 @@ pub mod cast;
 pub mod logic;
 pub(crate) mod num;
 pub mod quant;
-pub(crate) mod special;
 pub mod unary;
 
 pub use arith::{add, clip, div, max, mean, min, mod_, mul, pow, prelu, sub, sum};

@@ -10,10 +10,9 @@
 
 use super::{conv, expect_dtype, nn, InferCtx, InferResult};
 use crate::attr::{Attr, AttrKind, Attrs};
-use crate::interp::elementwise::num::{max_nan, min_nan, round_to};
-use crate::interp::elementwise::special::erf;
-use crate::interp::elementwise::unary::{clamp01, sigmoid_f64};
+use crate::interp::elementwise::num::round_to;
 use crate::types::{DType, Dim, Shape, TensorType};
+use edgec_numeric::act::Activation as Formula;
 
 /// The values of the `act` attribute, in [`Activation`] order.
 pub const ACT_NAMES: &[&str] = &[
@@ -169,35 +168,25 @@ impl Activation {
     /// The activation of `x`, an element of float type `dt` widened to `f64`;
     /// the result is rounded to `dt` (and returned widened to `f64`).
     pub fn apply_in(&self, dt: DType, x: f64) -> f64 {
-        let y = match *self {
-            Activation::None => x,
-            Activation::Relu => {
-                if x < 0.0 {
-                    0.0
-                } else {
-                    x
-                }
-            }
-            Activation::Clip { min, max } => min_nan(max_nan(x, min as f64), max as f64),
-            Activation::Sigmoid => sigmoid_f64(x),
-            Activation::HardSigmoid { alpha, beta } => clamp01(alpha as f64 * x + beta as f64),
-            Activation::HardSwish => x * clamp01(x / 6.0 + 0.5),
-            Activation::LeakyRelu { alpha } => {
-                if x > 0.0 {
-                    x
-                } else {
-                    alpha as f64 * x
-                }
-            }
-            Activation::Silu => x * round_to(dt, sigmoid_f64(x)),
-            Activation::Gelu => 0.5 * x * (1.0 + erf(x / std::f64::consts::SQRT_2)),
-            Activation::GeluTanh => {
-                let k = (2.0 / std::f64::consts::PI).sqrt();
-                0.5 * x * (1.0 + (k * (x + 0.044715 * x * x * x)).tanh())
-            }
-            Activation::Tanh => x.tanh(),
-        };
-        round_to(dt, y)
+        self.formula().apply_rounded(x, |v| round_to(dt, v))
+    }
+
+    /// The numeric core's activation with these parameters, whose
+    /// [`Formula::apply_rounded`] is the interpreter's formula.
+    pub fn formula(&self) -> Formula {
+        match *self {
+            Activation::None => Formula::None,
+            Activation::Relu => Formula::Relu,
+            Activation::Clip { min, max } => Formula::Clip { min, max },
+            Activation::Sigmoid => Formula::Sigmoid,
+            Activation::HardSigmoid { alpha, beta } => Formula::HardSigmoid { alpha, beta },
+            Activation::HardSwish => Formula::HardSwish,
+            Activation::LeakyRelu { alpha } => Formula::LeakyRelu { alpha },
+            Activation::Silu => Formula::Silu,
+            Activation::Gelu => Formula::Gelu,
+            Activation::GeluTanh => Formula::GeluTanh,
+            Activation::Tanh => Formula::Tanh,
+        }
     }
 
     /// The activation of an `f32` element, equal to the unfused `onnx.*` op's result.

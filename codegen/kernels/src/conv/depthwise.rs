@@ -5,7 +5,7 @@
 //! the input, found analytically), so the inner loop has no bounds tests.
 
 use super::Conv2d;
-use crate::act::Act;
+use crate::act::{Act, ActSlice};
 
 /// Output columns `ox` whose tap reads phase index `ox + base` inside `0..len`.
 fn valid_cols(ow: usize, len: usize, base: isize) -> std::ops::Range<usize> {

@@ -4,7 +4,7 @@
 //! on the fly (no index vectors).
 
 use super::out_size;
-use crate::act::Act;
+use crate::act::{Act, ActSlice};
 
 /// An N-D convolution's geometry (`r` spatial axes). Invariants (asserted):
 /// `spatial`, `kernel`, `stride`, `dilation` have length `r` ≥ 1 and `pads`

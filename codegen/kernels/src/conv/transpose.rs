@@ -5,7 +5,7 @@
 //! `(iy·sh + ky·dh − pad_top, ix·sw + kx·dw − pad_left)` of channel `mj`
 //! when that lies inside the output.
 
-use crate::act::Act;
+use crate::act::{Act, ActSlice};
 use crate::gemm::{self, Epilogue, Raw};
 
 /// A 2-D transposed convolution's geometry; weights are

@@ -9,27 +9,9 @@
 //! approximation of the same function, within a few `f64` ulps).
 
 use super::unary::Unary;
-use crate::act::erf_f64;
+use crate::act::{erf_f64, sigmoid};
 use crate::lowp::Real;
-
-/// `ln(1 + e^x)` without overflow.
-fn softplus(x: f64) -> f64 {
-    if x > 0.0 {
-        x + (-x).exp().ln_1p()
-    } else {
-        x.exp().ln_1p()
-    }
-}
-
-/// `1 / (1 + e^-x)` without overflow.
-fn sigmoid(x: f64) -> f64 {
-    if x >= 0.0 {
-        1.0 / (1.0 + (-x).exp())
-    } else {
-        let e = x.exp();
-        e / (1.0 + e)
-    }
-}
+use edgec_numeric::unary::{celu, elu, shrink, softplus};
 
 /// `max(0, min(1, v))`, NaN kept.
 fn clamp01(v: f64) -> f64 {
@@ -100,13 +82,7 @@ impl Unary {
             Softsign => x / (1.0 + x.abs()),
             Elu { alpha } => elu(x, w(alpha)),
             Selu { alpha, gamma } => w(gamma) * elu(x, w(alpha)),
-            Celu { alpha } => {
-                if x > 0.0 {
-                    x
-                } else {
-                    w(alpha) * (x / w(alpha)).exp_m1()
-                }
-            }
+            Celu { alpha } => celu(x, w(alpha)),
             LeakyRelu { alpha } => {
                 if x > 0.0 {
                     x
@@ -140,24 +116,6 @@ impl Unary {
             Swish { alpha } => x * sigmoid(w(alpha) * x),
             Shrink { lambd, bias } => shrink(x, w(lambd), w(bias)),
         }
-    }
-}
-
-fn elu(x: f64, alpha: f64) -> f64 {
-    if x > 0.0 {
-        x
-    } else {
-        alpha * x.exp_m1()
-    }
-}
-
-fn shrink(x: f64, lambd: f64, bias: f64) -> f64 {
-    if x < -lambd {
-        x + bias
-    } else if x > lambd {
-        x - bias
-    } else {
-        0.0
     }
 }
 

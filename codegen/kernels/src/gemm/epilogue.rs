@@ -1,7 +1,7 @@
 //! The GEMM epilogue `C = act(alpha · (A·B) + beta · bias)`, applied to each
 //! C tile right after its last depth block (while it is in L1).
 
-use crate::act::Act;
+use crate::act::{Act, ActSlice};
 
 /// The additive term of the epilogue, broadcast to `m × n`.
 #[derive(Copy, Clone, Debug, Default)]

@@ -20,18 +20,8 @@ pub struct SliceAxis {
 /// The [`SliceAxis`] of ONNX `start:end:step` over a dim of size `dim`
 /// (negative `start`/`end` count from the end; out-of-range values clamp).
 pub fn slice_axis(dim: usize, start: i64, end: i64, step: i64) -> SliceAxis {
-    assert!(step != 0, "slice: step must not be 0");
-    let (n, s, e, st) = (dim as i128, start as i128, end as i128, step as i128);
-    let adj = |x: i128| if x < 0 { x + n } else { x };
-    let (s, e) = if st > 0 {
-        (adj(s).clamp(0, n), adj(e).clamp(0, n))
-    } else {
-        (adj(s).clamp(0, n - 1), adj(e).clamp(-1, n - 1))
-    };
-    let (span, stride) = if st > 0 { (e - s, st) } else { (s - e, -st) };
-    let len = if span <= 0 || n == 0 { 0 } else { (span + stride - 1) / stride };
-    let start = if len == 0 { 0 } else { s as usize };
-    SliceAxis { start, step: step as isize, len: len as usize }
+    let (start, len) = edgec_numeric::slice::slice_range(dim as u64, start, end, step);
+    SliceAxis { start: start as usize, step: step as isize, len: len as usize }
 }
 
 /// `Slice`: `y` (of dims `axes[d].len`) takes elements

@@ -4,17 +4,7 @@
 //! interpreter computes it. Coordinates run from the innermost axis out.
 
 use crate::lowp::Real;
-
-/// The normalized coordinate of index `i` of an axis of `n`.
-fn base(i: usize, n: usize, align_corners: bool) -> f64 {
-    if align_corners {
-        let step = if n > 1 { 2.0 / (n - 1) as f64 } else { 0.0 };
-        -1.0 + i as f64 * step
-    } else {
-        let step = 2.0 / n as f64;
-        -1.0 + step / 2.0 + i as f64 * step
-    }
-}
+use edgec_numeric::sample::affine_base as base;
 
 /// The batch `N` of an AffineGrid: `theta`'s, which `size[0]` must equal
 /// (an error naming the op otherwise).

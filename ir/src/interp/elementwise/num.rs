@@ -233,27 +233,7 @@ fn int_to_f64_odd(v: i128) -> f64 {
     }
 }
 
-/// NaN-propagating maximum (numpy `maximum`).
-pub(crate) fn max_nan(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else if b > a {
-        b
-    } else {
-        a
-    }
-}
-
-/// NaN-propagating minimum (numpy `minimum`).
-pub(crate) fn min_nan(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else if b < a {
-        b
-    } else {
-        a
-    }
-}
+pub(crate) use edgec_numeric::act::{max_nan, min_nan};
 
 /// The numpy broadcast shape of `ts` and, per tensor, the flat source index
 /// of every output element.

@@ -7,8 +7,8 @@
 //! the accuracy of the `f64` library function.
 
 use super::num::*;
-use super::special::erf as erf_f64;
 use crate::interp::{Data, EvalCtx, Tensor};
+use edgec_numeric::special::erf as erf_f64;
 
 /// Apply `f` to every element of a float tensor.
 fn float_map(ctx: &EvalCtx<'_>, f: impl Fn(f64) -> f64) -> KResult {
@@ -32,29 +32,8 @@ fn attr(ctx: &EvalCtx<'_>, name: &str, default: f32) -> f64 {
     ctx.float(name, default) as f64
 }
 
-/// `max(0, min(1, v))`, keeping NaN.
-pub(crate) fn clamp01(v: f64) -> f64 {
-    min_nan(max_nan(v, 0.0), 1.0)
-}
-
-/// `ln(1 + e^x)` without overflow.
-fn softplus_f64(x: f64) -> f64 {
-    if x > 0.0 {
-        x + (-x).exp().ln_1p()
-    } else {
-        x.exp().ln_1p()
-    }
-}
-
-/// `1 / (1 + e^-x)` without overflow.
-pub(crate) fn sigmoid_f64(x: f64) -> f64 {
-    if x >= 0.0 {
-        1.0 / (1.0 + (-x).exp())
-    } else {
-        let e = x.exp();
-        e / (1.0 + e)
-    }
-}
+pub(crate) use edgec_numeric::act::{clamp01, sigmoid as sigmoid_f64};
+use edgec_numeric::unary::{celu as celu_f64, elu as elu_f64, shrink as shrink_f64, softplus as softplus_f64};
 
 macro_rules! float_kernels {
     ($($(#[doc = $doc:literal])+ $name:ident => $f:expr;)*) => {
@@ -124,7 +103,7 @@ pub fn leaky_relu(ctx: &EvalCtx<'_>) -> KResult {
 /// `onnx.Elu`: `x > 0 ? x : alpha * (exp(x) - 1)` (alpha defaults to 1).
 pub fn elu(ctx: &EvalCtx<'_>) -> KResult {
     let alpha = attr(ctx, "alpha", 1.0);
-    float_map(ctx, |x| if x > 0.0 { x } else { alpha * x.exp_m1() })
+    float_map(ctx, |x| elu_f64(x, alpha))
 }
 
 /// `onnx.Selu`: `gamma * (x > 0 ? x : alpha * (exp(x) - 1))` with ONNX's
@@ -132,13 +111,13 @@ pub fn elu(ctx: &EvalCtx<'_>) -> KResult {
 pub fn selu(ctx: &EvalCtx<'_>) -> KResult {
     let alpha = attr(ctx, "alpha", 1.673_263_2);
     let gamma = attr(ctx, "gamma", 1.050_701);
-    float_map(ctx, |x| gamma * if x > 0.0 { x } else { alpha * x.exp_m1() })
+    float_map(ctx, |x| gamma * elu_f64(x, alpha))
 }
 
 /// `onnx.Celu`: `max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`.
 pub fn celu(ctx: &EvalCtx<'_>) -> KResult {
     let alpha = attr(ctx, "alpha", 1.0);
-    float_map(ctx, |x| if x > 0.0 { x } else { alpha * (x / alpha).exp_m1() })
+    float_map(ctx, |x| celu_f64(x, alpha))
 }
 
 /// `onnx.ThresholdedRelu`: `x > alpha ? x : 0` (alpha defaults to 1).
@@ -200,15 +179,7 @@ pub fn sign(ctx: &EvalCtx<'_>) -> KResult {
 /// ONNX reference).
 pub fn shrink(ctx: &EvalCtx<'_>) -> KResult {
     let (lambd, bias) = (attr(ctx, "lambd", 0.5), attr(ctx, "bias", 0.0));
-    let f = move |x: f64| {
-        if x < -lambd {
-            x + bias
-        } else if x > lambd {
-            x - bias
-        } else {
-            0.0
-        }
-    };
+    let f = move |x: f64| shrink_f64(x, lambd, bias);
     let dt = ctx.input(0)?.dtype();
     num_map(ctx, f, move |x| float_to_int(dt, f(x as f64)))
 }

@@ -3,19 +3,7 @@
 use crate::interp::nn::num::{next_index, to_tensor};
 use crate::interp::shape::common::{check_size, int_operand};
 use crate::interp::{EvalCtx, Tensor};
-
-/// Normalized coordinate of position `i` of an axis of `n` positions: pixel centers
-/// spaced evenly in `[-1, 1]` (`align_corners`: the first and last are ±1; a single
-/// position is -1) or in `(-1, 1)` (the outer pixel edges are ±1).
-fn base(i: usize, n: usize, align_corners: bool) -> f64 {
-    if align_corners {
-        let step = if n > 1 { 2.0 / (n - 1) as f64 } else { 0.0 };
-        -1.0 + i as f64 * step
-    } else {
-        let step = 2.0 / n as f64;
-        -1.0 + step / 2.0 + i as f64 * step
-    }
-}
+use edgec_numeric::sample::affine_base as base;
 
 /// Check `theta [N, r, r + 1]` against `size [N, C, spatial...]` (r = 2 or 3);
 /// returns the spatial sizes.

@@ -14,19 +14,8 @@ pub fn slice_range(n: usize, start: i64, end: i64, step: i64) -> Result<(usize, 
     if step == 0 {
         return Err("`steps` must not contain 0".into());
     }
-    if n == 0 {
-        return Ok((0, 0));
-    }
-    let (n, s, e, st) = (n as i128, start as i128, end as i128, step as i128);
-    let adj = |x: i128| if x < 0 { x + n } else { x };
-    let (s, e) = if st > 0 {
-        (adj(s).clamp(0, n), adj(e).clamp(0, n))
-    } else {
-        (adj(s).clamp(0, n - 1), adj(e).clamp(-1, n - 1))
-    };
-    let (span, stride) = if st > 0 { (e - s, st) } else { (s - e, -st) };
-    let len = if span <= 0 { 0 } else { (span + stride - 1) / stride };
-    Ok(if len == 0 { (0, 0) } else { (s as usize, len as usize) })
+    let (s, len) = edgec_numeric::slice::slice_range(n as u64, start, end, step);
+    Ok((s as usize, len as usize))
 }
 
 /// `onnx.Slice`: per-axis strided ranges; out-of-range starts/ends are clamped.

@@ -9,26 +9,6 @@ use crate::types::{Dim, Shape, TensorType};
 /// Slice `end` values at least this large mean "to the end" for a symbolic dim.
 const TO_END: i64 = i32::MAX as i64;
 
-/// Length of `start:end:step` over a static dim of size `n`, with ONNX clamping.
-fn slice_len(n: u64, start: i64, end: i64, step: i64) -> u64 {
-    if n == 0 {
-        return 0;
-    }
-    let (n, s, e, st) = (n as i128, start as i128, end as i128, step as i128);
-    let adj = |x: i128| if x < 0 { x + n } else { x };
-    let (s, e) = if st > 0 {
-        (adj(s).clamp(0, n), adj(e).clamp(0, n))
-    } else {
-        (adj(s).clamp(0, n - 1), adj(e).clamp(-1, n - 1))
-    };
-    let (span, st) = if st > 0 { (e - s, st) } else { (s - e, -st) };
-    if span <= 0 {
-        0
-    } else {
-        ((span + st - 1) / st) as u64
-    }
-}
-
 /// The sliced size of one dim, keeping a symbolic dim when the slice covers it fully.
 fn slice_dim(dim: Dim, start: i64, end: i64, step: i64) -> Result<Dim, String> {
     if step == 0 {
@@ -37,7 +17,7 @@ fn slice_dim(dim: Dim, start: i64, end: i64, step: i64) -> Result<Dim, String> {
     let forward_full = step == 1 && (start == 0 || start <= -TO_END) && end >= TO_END;
     let backward_full = step == -1 && (start == -1 || start >= TO_END) && end <= -TO_END;
     Ok(match dim {
-        Dim::Static(n) => Dim::Static(slice_len(n, start, end, step)),
+        Dim::Static(n) => Dim::Static(edgec_numeric::slice::slice_range(n, start, end, step).1),
         _ if forward_full || backward_full => dim,
         _ => Dim::Unknown,
     })
