@@ -17,46 +17,7 @@
 use crate::lowp::Real;
 use crate::strided::{axes_offset, axes_space, numel, Space};
 
-/// A reduction kind.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Reduce {
-    /// `Σ x`.
-    Sum,
-    /// `Σ x / n`.
-    Mean,
-    /// NaN-propagating maximum.
-    Max,
-    /// NaN-propagating minimum.
-    Min,
-    /// `Π x`.
-    Prod,
-    /// `Σ |x|`.
-    L1,
-    /// `sqrt(Σ x²)`.
-    L2,
-    /// `Σ x²`.
-    SumSquare,
-    /// `ln Σ x`.
-    LogSum,
-    /// `ln Σ e^x`, shifted by the largest finite element for stability.
-    LogSumExp,
-}
-
-impl Reduce {
-    /// Every kind.
-    pub const ALL: [Reduce; 10] = [
-        Reduce::Sum,
-        Reduce::Mean,
-        Reduce::Max,
-        Reduce::Min,
-        Reduce::Prod,
-        Reduce::L1,
-        Reduce::L2,
-        Reduce::SumSquare,
-        Reduce::LogSum,
-        Reduce::LogSumExp,
-    ];
-}
+pub use edgec_numeric::reduce::Reduce;
 
 /// One reduction as an f64 fold (`shift` is the group's largest finite
 /// element for shifted folds, else 0).

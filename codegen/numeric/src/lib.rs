@@ -12,10 +12,12 @@
 //!   caller never gets a formula of another precision than it had.
 
 pub mod act;
+pub mod attention;
 pub mod boxes;
 pub mod det;
 pub mod float;
 pub mod hash;
+pub mod reduce;
 pub mod resize;
 pub mod sample;
 pub mod signal;

@@ -9,6 +9,8 @@
 use super::shape::common::{from_wide, int_operand, norm_axes, numel, ravel, to_wide, unravel, Wide};
 use super::{strides, EvalCtx, Tensor};
 use crate::types::DType;
+// Which `Reduce*` op: the numeric core's reduction kinds.
+use edgec_numeric::reduce::Reduce as Kind;
 
 pub mod det;
 pub mod scan;
@@ -17,21 +19,6 @@ pub use det::det;
 pub use scan::{arg_max, arg_min, cum_sum};
 
 type Out = Result<Vec<Tensor>, String>;
-
-/// Which `Reduce*` op.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Kind {
-    Sum,
-    Mean,
-    Max,
-    Min,
-    Prod,
-    L1,
-    L2,
-    SumSquare,
-    LogSum,
-    LogSumExp,
-}
 
 /// `w` wrapped to the range of integer type `dt` (floats unchanged).
 fn wrap_to(dt: DType, w: Wide) -> Wide {

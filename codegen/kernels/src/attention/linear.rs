@@ -3,7 +3,10 @@
 //! and KV head with state `S` (`dk × dv`): `S *= exp(decay)` (gated rules,
 //! per head or per key dim), `v ← beta · (v − Sᵀk)` (delta rules), then
 //! `S += k vᵀ`; query head `h` (sharing KV head `h / (Hq / Hkv)`) reads
-//! `y = scale · Sᵀq`. All in f32, in the interpreter's order.
+//! `y = scale · Sᵀq`. All in f32; the state update is the numeric core's
+//! (`edgec_numeric::attention::linear_update`), which the interpreter calls.
+
+use edgec_numeric::attention::linear_update;
 
 /// Sizes and settings, resolved at compile time. Invariants (asserted):
 /// `kv_heads ≥ 1`, `q_heads % kv_heads == 0`, `beta_last` 1 or `kv_heads`.
@@ -78,9 +81,9 @@ pub fn linear_attention(
             for h in 0..hkv {
                 let s = &mut state[(bi * hkv + h) * sz..][..sz];
                 vrow.copy_from_slice(&v[(tok * hkv + h) * dv..][..dv]);
-                let decay = ex.decay.map(|d| &d[(tok * hkv + h) * per..][..per]);
+                let decay = ex.decay.map(|d| &d[(tok * hkv + h) * per..][..per]).map(|g| (g, g.len() != 1));
                 let beta = ex.beta.map(|be| be[tok * p.beta_last + if p.beta_last == 1 { 0 } else { h }]);
-                update(s, (dk, dv), &k[(tok * hkv + h) * dk..][..dk], vrow, decay, beta);
+                linear_update(s, (dk, dv), &k[(tok * hkv + h) * dk..][..dk], vrow, decay, beta);
             }
             for h in 0..hq {
                 let s = &state[(bi * hkv + h / (hq / hkv)) * sz..][..sz];
@@ -90,34 +93,6 @@ pub fn linear_attention(
                     *o = (p.scale as f64 * dot as f64) as f32;
                 }
             }
-        }
-    }
-}
-
-/// One token's update of one state `s` (`dk × dv`): decay, delta, write.
-fn update(
-    s: &mut [f32],
-    (dk, dv): (usize, usize),
-    kt: &[f32],
-    v: &mut [f32],
-    decay: Option<&[f32]>,
-    beta: Option<f32>,
-) {
-    if let Some(g) = decay {
-        for d in 0..dk {
-            let e = g[if g.len() == 1 { 0 } else { d }].exp();
-            s[d * dv..(d + 1) * dv].iter_mut().for_each(|x| *x *= e);
-        }
-    }
-    if let Some(beta) = beta {
-        for (m, vm) in v.iter_mut().enumerate() {
-            let retrieved: f32 = (0..dk).map(|d| s[d * dv + m] * kt[d]).sum();
-            *vm = beta * (*vm - retrieved);
-        }
-    }
-    for d in 0..dk {
-        for m in 0..dv {
-            s[d * dv + m] += kt[d] * v[m];
         }
     }
 }

@@ -5,6 +5,7 @@ use crate::interp::nn::num::{attr_ctx, reals, to_tensor};
 use crate::interp::{EvalCtx, Tensor};
 use crate::ops::qlinear::attention::{heads, softmax_dtype, update_rule};
 use crate::types::DType;
+use edgec_numeric::attention::linear_update;
 use half::{bf16, f16};
 
 /// LinearAttention sizes, validated against the operands.
@@ -61,29 +62,6 @@ fn la_sizes(ctx: &EvalCtx<'_>, gating: bool, delta: bool) -> Result<La, String> 
     Ok(la)
 }
 
-/// One token's state update of one batch entry and KV head: decay, delta correction, write.
-fn update(s: &mut [f32], la: &La, kt: &[f32], vt: &[f32], decay: Option<&[f32]>, beta: Option<f32>) {
-    let (dk, dv) = (la.dk, la.dv);
-    if let Some(g) = decay {
-        for d in 0..dk {
-            let e = g[if la.decay_per_dim { d } else { 0 }].exp();
-            s[d * dv..(d + 1) * dv].iter_mut().for_each(|x| *x *= e);
-        }
-    }
-    let mut v: Vec<f32> = vt.to_vec();
-    if let Some(beta) = beta {
-        for (m, vm) in v.iter_mut().enumerate() {
-            let retrieved: f32 = (0..dk).map(|d| s[d * dv + m] * kt[d]).sum();
-            *vm = beta * (*vm - retrieved);
-        }
-    }
-    for d in 0..dk {
-        for m in 0..dv {
-            s[d * dv + m] += kt[d] * v[m];
-        }
-    }
-}
-
 /// `onnx.LinearAttention`: runs the recurrence token by token in f32 (see the op doc for
 /// the four update rules); KV heads (and their states) are shared by groups of
 /// `q_num_heads / kv_num_heads` consecutive query heads. `scale = 0` means `1/sqrt(d_k)`.
@@ -112,7 +90,7 @@ pub fn linear_attention(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
                 let per = if la.decay_per_dim { dk } else { 1 };
                 let decay = dv_.as_ref().map(|d| &d[tok * dlen + h * per..][..per]);
                 let beta = bv.as_ref().map(|be| be[tok * la.beta_last + if la.beta_last == 1 { 0 } else { h }]);
-                update(s, &la, kt, vt, decay, beta);
+                linear_update(s, (la.dk, la.dv), kt, &mut vt.to_vec(), decay.map(|g| (g, la.decay_per_dim)), beta);
             }
             for h in 0..hq {
                 let s = &state[(bi * hkv + h / group) * dk * dv..][..dk * dv];
