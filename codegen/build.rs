@@ -25,7 +25,9 @@ fn embed(root: &Path, name: &str, what: &str) -> String {
     println!("cargo:rerun-if-changed={}", src.display());
     let mut files = Vec::new();
     collect(&src, &mut files);
-    let mut code = format!("/// {what} sources: (path relative to the crate root, contents).\npub static {name}: &[(&str, &str)] = &[\n");
+    let mut code = format!(
+        "/// {what} sources: (path relative to the crate root, contents).\npub static {name}: &[(&str, &str)] = &[\n"
+    );
     for f in files {
         let rel = f.strip_prefix(root).expect("under the crate").to_string_lossy().replace('\\', "/");
         code += &format!("    ({rel:?}, include_str!({:?})),\n", f.display().to_string());

@@ -14,6 +14,7 @@ pub fn corners(b: &[f32], center: bool) -> (f32, f32, f32, f32) {
 
 /// True if the IoU of boxes `a` and `b` exceeds `threshold` (false for
 /// disjoint or degenerate boxes).
+#[inline]
 pub fn suppresses(a: &[f32], b: &[f32], center: bool, threshold: f32) -> bool {
     let (ax0, ay0, ax1, ay1) = corners(a, center);
     let (bx0, by0, bx1, by1) = corners(b, center);

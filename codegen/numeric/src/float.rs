@@ -20,6 +20,10 @@ pub trait Float:
     const ONE: Self;
     /// `e^self`, the standard library's.
     fn exp(self) -> Self;
+    /// `e^self - 1`, the standard library's.
+    fn exp_m1(self) -> Self;
+    /// `ln(1 + self)`, the standard library's.
+    fn ln_1p(self) -> Self;
 }
 
 impl Float for f32 {
@@ -28,6 +32,12 @@ impl Float for f32 {
     fn exp(self) -> Self {
         f32::exp(self)
     }
+    fn exp_m1(self) -> Self {
+        f32::exp_m1(self)
+    }
+    fn ln_1p(self) -> Self {
+        f32::ln_1p(self)
+    }
 }
 
 impl Float for f64 {
@@ -35,5 +45,11 @@ impl Float for f64 {
     const ONE: Self = 1.0;
     fn exp(self) -> Self {
         f64::exp(self)
+    }
+    fn exp_m1(self) -> Self {
+        f64::exp_m1(self)
+    }
+    fn ln_1p(self) -> Self {
+        f64::ln_1p(self)
     }
 }

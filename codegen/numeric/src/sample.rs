@@ -25,6 +25,7 @@ pub enum GridPadding {
 
 /// Reflect `x` into `[lo, hi]` by the nearer border until it lies inside
 /// (`lo` for an empty range).
+#[inline]
 pub fn reflect(x: f64, lo: f64, hi: f64) -> f64 {
     let span = hi - lo;
     if span <= 0.0 {
@@ -47,6 +48,7 @@ pub fn reflect(x: f64, lo: f64, hi: f64) -> f64 {
 }
 
 /// The valid coordinate range of an axis of size `d`.
+#[inline]
 pub fn grid_border(d: usize, align_corners: bool) -> (f64, f64) {
     let d = d as f64;
     if align_corners {
@@ -59,6 +61,7 @@ pub fn grid_border(d: usize, align_corners: bool) -> (f64, f64) {
 /// The unnormalized, padded coordinate of normalized grid value `v` on an
 /// axis of size `d`, rounded to f32 precision like the reference (again
 /// after padding moved it), and to the nearest integer in nearest mode.
+#[inline]
 pub fn grid_coord(v: f64, d: usize, align_corners: bool, mode: GridMode, padding: GridPadding) -> f64 {
     let df = d as f64;
     let v = if align_corners { (v + 1.0) / 2.0 * (df - 1.0) } else { ((v + 1.0) * df - 1.0) / 2.0 };
@@ -79,6 +82,7 @@ pub fn grid_coord(v: f64, d: usize, align_corners: bool, mode: GridMode, padding
 
 /// The input index integer position `p` reads on an axis of size `d`
 /// (`None`: a zero of zero padding).
+#[inline]
 pub fn grid_index(p: i64, d: usize, align_corners: bool, padding: GridPadding) -> Option<usize> {
     let di = d as i64;
     match padding {
@@ -92,6 +96,7 @@ pub fn grid_index(p: i64, d: usize, align_corners: bool, padding: GridPadding) -
 }
 
 /// The tap weights of fraction `t` (the first 2 for linear, 4 for cubic).
+#[inline]
 pub fn grid_weights(mode: GridMode, t: f64) -> [f64; 4] {
     if mode != GridMode::Cubic {
         return [1.0 - t, t, 0.0, 0.0];
@@ -108,6 +113,7 @@ pub fn grid_weights(mode: GridMode, t: f64) -> [f64; 4] {
 
 /// The four bilinear corners `(flat index, weight)` of `(y, x)` on an
 /// `h × w` map, or none if the point lies more than one pixel outside it.
+#[inline]
 pub fn roi_corners(y: f64, x: f64, h: usize, w: usize) -> Option<[(usize, f64); 4]> {
     if y < -1.0 || y > h as f64 || x < -1.0 || x > w as f64 {
         return None;
@@ -187,6 +193,7 @@ pub fn roi_bin(p: &RoiBin, roi: [f64; 4], (py, px): (usize, usize), at: impl Fn(
 }
 
 /// `max(a, b)` with +0.0 above -0.0 (`f64::max` may return either zero).
+#[inline]
 pub fn max_plus_zero(a: f64, b: f64) -> f64 {
     if a == b {
         if a.is_sign_negative() {

@@ -15,6 +15,7 @@ use std::f64::consts::PI;
 /// `erf(x) = 2/sqrt(pi) * exp(-x^2) * sum_n (2x^2)^n x / (1*3*...*(2n+1))`;
 /// `2.5 <= |x| < 6`: `1 - erfc(x)` with the Laplace continued fraction for
 /// `erfc`; beyond that `erf(x)` rounds to `±1`.
+#[inline]
 pub fn erf(x: f64) -> f64 {
     if x.is_nan() {
         return x;
@@ -55,6 +56,7 @@ fn erfc_continued_fraction(x: f64) -> f64 {
 /// `erf` in f64 by W. J. Cody's rational approximation (max relative error
 /// about 1e-15 on the real line; the kernels').
 #[allow(clippy::excessive_precision)] // the published coefficients, digit for digit
+#[inline]
 pub fn erf_cody(x: f64) -> f64 {
     let ax = x.abs();
     let r = if ax < 0.5 {

@@ -1,10 +1,12 @@
-//! One-input float functions in f64 shared by the interpreter and the
-//! kernels' f64/f16/bf16 path (the kernels' f32 path uses faster forms of
-//! its own, compared with these at a tolerance).
+//! One-input float functions shared by the interpreter (f64), the kernels'
+//! f64/f16/bf16 path (f64) and their f32 path (f32, where the kernels use
+//! these forms; sigmoid-based ones there use faster forms of their own).
+
+use crate::Float;
 
 /// `ln(1 + e^x)` without overflow.
-pub fn softplus(x: f64) -> f64 {
-    if x > 0.0 {
+pub fn softplus<F: Float>(x: F) -> F {
+    if x > F::ZERO {
         x + (-x).exp().ln_1p()
     } else {
         x.exp().ln_1p()
@@ -12,8 +14,8 @@ pub fn softplus(x: f64) -> f64 {
 }
 
 /// ELU: `x > 0 ? x : alpha (e^x - 1)`.
-pub fn elu(x: f64, alpha: f64) -> f64 {
-    if x > 0.0 {
+pub fn elu<F: Float>(x: F, alpha: F) -> F {
+    if x > F::ZERO {
         x
     } else {
         alpha * x.exp_m1()
@@ -21,8 +23,8 @@ pub fn elu(x: f64, alpha: f64) -> f64 {
 }
 
 /// CELU: `x > 0 ? x : alpha (e^(x / alpha) - 1)`.
-pub fn celu(x: f64, alpha: f64) -> f64 {
-    if x > 0.0 {
+pub fn celu<F: Float>(x: F, alpha: F) -> F {
+    if x > F::ZERO {
         x
     } else {
         alpha * (x / alpha).exp_m1()
@@ -30,13 +32,13 @@ pub fn celu(x: f64, alpha: f64) -> f64 {
 }
 
 /// Shrink: `x < -lambd ? x + bias : x > lambd ? x - bias : 0`.
-pub fn shrink(x: f64, lambd: f64, bias: f64) -> f64 {
+pub fn shrink<F: Float>(x: F, lambd: F, bias: F) -> F {
     if x < -lambd {
         x + bias
     } else if x > lambd {
         x - bias
     } else {
-        0.0
+        F::ZERO
     }
 }
 
@@ -46,10 +48,11 @@ mod tests {
 
     #[test]
     fn formulas() {
-        assert_eq!(softplus(1000.0), 1000.0);
-        assert_eq!(shrink(2.0, 0.5, 1.0), 1.0);
-        assert_eq!(shrink(0.2, 0.5, 1.0), 0.0);
-        assert_eq!(elu(2.0, 1.0), 2.0);
-        assert_eq!(celu(-0.0, 1.0), -0.0);
+        assert_eq!(softplus(1000.0f64), 1000.0);
+        assert_eq!(softplus(100.0f32), 100.0);
+        assert_eq!(shrink(2.0f64, 0.5, 1.0), 1.0);
+        assert_eq!(shrink(0.2f32, 0.5, 1.0), 0.0);
+        assert_eq!(elu(2.0f64, 1.0), 2.0);
+        assert_eq!(celu(-0.0f64, 1.0), -0.0);
     }
 }

@@ -3,9 +3,9 @@
 //! Every kernel is composed from the existing `onnx.*` kernels, called on the
 //! same tensors the unfused chain would see, so a fused op gives bit for bit the
 //! result of the chain it replaces; the activation epilogue uses the
-//! elementwise family's own formulas through [`Activation::apply_in`].
+//! elementwise family's own formulas through [`Activation::apply_rounded`].
 
-use super::elementwise::num::{float_data, floats};
+use super::elementwise::num::{float_data, floats, round_to};
 use super::{elementwise as ew, nn, shape, EvalCtx, EvalFn, RegionRunner, Tensor};
 use crate::attr::{Attr, Attrs};
 use crate::ops::fused::Activation;
@@ -52,7 +52,7 @@ pub fn apply_activation(act: Activation, y: Tensor) -> Result<Tensor, String> {
     }
     let dt = y.dtype();
     let v = floats(&y.data).ok_or_else(|| format!("activation `{}` needs a float tensor, got {dt}", act.name()))?;
-    let out = v.into_iter().map(|x| act.apply_in(dt, x)).collect();
+    let out = v.into_iter().map(|x| act.apply_rounded(x, |v| round_to(dt, v))).collect();
     Ok(Tensor::new(y.shape, float_data(dt, out)?))
 }
 

@@ -10,193 +10,37 @@
 
 use super::{conv, expect_dtype, nn, InferCtx, InferResult};
 use crate::attr::{Attr, AttrKind, Attrs};
-use crate::interp::elementwise::num::round_to;
 use crate::types::{DType, Dim, Shape, TensorType};
-use edgec_numeric::act::Activation as Formula;
-
-/// The values of the `act` attribute, in [`Activation`] order.
-pub const ACT_NAMES: &[&str] = &[
-    "none",
-    "relu",
-    "clip",
-    "sigmoid",
-    "hard_sigmoid",
-    "hard_swish",
-    "leaky_relu",
-    "silu",
-    "gelu",
-    "gelu_tanh",
-    "tanh",
-];
+pub use edgec_numeric::act::{ActAttrs, Activation, ACT_NAMES};
 
 /// Schema kind of the `act` attribute.
 pub const ACT_KIND: AttrKind = AttrKind::Enum(ACT_NAMES);
 
-/// The activation epilogue of `core.conv`, `core.conv_transpose` and
-/// `core.linear`, applied to every element of the op's (rounded) result.
-///
-/// Invariant: applying it to an element of float type `dt` gives bit for bit
-/// what the corresponding unfused `onnx.*` op (or, for `Silu`, the pair
-/// `Mul(x, Sigmoid(x))`) gives in the reference interpreter, because the
-/// formulas are the interpreter's own (computed in `f64`, rounded to `dt`
-/// once per ONNX primitive). `Clip` bounds are `f32` attributes, so they match
-/// an `onnx.Clip` whose bounds are representable in the element type.
-#[derive(Copy, Clone, Debug, Default, PartialEq)]
-pub enum Activation {
-    /// No epilogue (`act` absent or `"none"`).
-    #[default]
-    None,
-    /// `onnx.Relu`: `x < 0 ? 0 : x`.
-    Relu,
-    /// `onnx.Clip` with bounds `min = act_alpha` (default `-inf`) and `max = act_beta` (default `+inf`).
-    Clip {
-        /// Lower bound.
-        min: f32,
-        /// Upper bound.
-        max: f32,
-    },
-    /// `onnx.Sigmoid`.
-    Sigmoid,
-    /// `onnx.HardSigmoid`: `max(0, min(1, alpha * x + beta))`.
-    HardSigmoid {
-        /// `act_alpha`, default 0.2.
-        alpha: f32,
-        /// `act_beta`, default 0.5.
-        beta: f32,
-    },
-    /// `onnx.HardSwish`.
-    HardSwish,
-    /// `onnx.LeakyRelu`: `x > 0 ? x : alpha * x`.
-    LeakyRelu {
-        /// `act_alpha`, default 0.01.
-        alpha: f32,
-    },
-    /// `Mul(x, Sigmoid(x))`: the sigmoid is rounded to the element type before the product.
-    Silu,
-    /// `onnx.Gelu` with `approximate = "none"`.
-    Gelu,
-    /// `onnx.Gelu` with `approximate = "tanh"`.
-    GeluTanh,
-    /// `onnx.Tanh`.
-    Tanh,
-}
-
-impl Activation {
-    /// The `act` attribute value naming this activation.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Activation::None => "none",
-            Activation::Relu => "relu",
-            Activation::Clip { .. } => "clip",
-            Activation::Sigmoid => "sigmoid",
-            Activation::HardSigmoid { .. } => "hard_sigmoid",
-            Activation::HardSwish => "hard_swish",
-            Activation::LeakyRelu { .. } => "leaky_relu",
-            Activation::Silu => "silu",
-            Activation::Gelu => "gelu",
-            Activation::GeluTanh => "gelu_tanh",
-            Activation::Tanh => "tanh",
+/// The IR's attribute map holds an [`Activation`] as `act`, `act_alpha`
+/// and `act_beta`.
+impl ActAttrs for Attrs {
+    fn get_str(&self, name: &str) -> Result<Option<&str>, String> {
+        match self.get(name) {
+            None => Ok(None),
+            Some(Attr::Str(s)) => Ok(Some(s.as_str())),
+            Some(other) => Err(format!("attribute `{name}` must be a string, found {other:?}")),
         }
     }
-
-    /// Read `act`, `act_alpha` and `act_beta`. Errors name an unknown `act`
-    /// value, a parameter of the wrong kind, or a parameter the activation does
-    /// not take (so equal activations always have equal attributes).
-    pub fn from_attrs(attrs: &Attrs) -> Result<Activation, String> {
-        let act = match attrs.get("act") {
-            None => "none",
-            Some(Attr::Str(s)) => s.as_str(),
-            Some(other) => return Err(format!("attribute `act` must be a string, found {other:?}")),
-        };
-        let param = |name: &str| match attrs.get(name) {
+    fn get_float(&self, name: &str) -> Result<Option<f32>, String> {
+        match self.get(name) {
             None => Ok(None),
             Some(Attr::Float(x)) => Ok(Some(*x)),
             Some(other) => Err(format!("attribute `{name}` must be a float, found {other:?}")),
-        };
-        let (alpha, beta) = (param("act_alpha")?, param("act_beta")?);
-        let takes = match act {
-            "clip" | "hard_sigmoid" => 2,
-            "leaky_relu" => 1,
-            _ => 0,
-        };
-        for (name, v, n) in [("act_alpha", alpha, 1), ("act_beta", beta, 2)] {
-            if v.is_some() && takes < n {
-                return Err(format!("attribute `{name}` is not used by act = \"{act}\""));
-            }
-        }
-        Ok(match act {
-            "none" => Activation::None,
-            "relu" => Activation::Relu,
-            "clip" => Activation::Clip { min: alpha.unwrap_or(f32::NEG_INFINITY), max: beta.unwrap_or(f32::INFINITY) },
-            "sigmoid" => Activation::Sigmoid,
-            "hard_sigmoid" => Activation::HardSigmoid { alpha: alpha.unwrap_or(0.2), beta: beta.unwrap_or(0.5) },
-            "hard_swish" => Activation::HardSwish,
-            "leaky_relu" => Activation::LeakyRelu { alpha: alpha.unwrap_or(0.01) },
-            "silu" => Activation::Silu,
-            "gelu" => Activation::Gelu,
-            "gelu_tanh" => Activation::GeluTanh,
-            "tanh" => Activation::Tanh,
-            other => return Err(format!("attribute `act` = \"{other}\" is not one of {}", ACT_NAMES.join("|"))),
-        })
-    }
-
-    /// Write `act` and its parameters into `attrs`, replacing any previous
-    /// `act`, `act_alpha` and `act_beta`; `None` writes nothing. Parameters are
-    /// always written explicitly, so the result does not depend on defaults.
-    pub fn to_attrs(&self, attrs: &mut Attrs) {
-        for name in ["act", "act_alpha", "act_beta"] {
-            attrs.remove(name);
-        }
-        if *self == Activation::None {
-            return;
-        }
-        attrs.set("act", Attr::Str(self.name().into()));
-        let (alpha, beta) = match *self {
-            Activation::Clip { min, max } => (Some(min), Some(max)),
-            Activation::HardSigmoid { alpha, beta } => (Some(alpha), Some(beta)),
-            Activation::LeakyRelu { alpha } => (Some(alpha), None),
-            _ => (None, None),
-        };
-        if let Some(a) = alpha {
-            attrs.set("act_alpha", Attr::Float(a));
-        }
-        if let Some(b) = beta {
-            attrs.set("act_beta", Attr::Float(b));
         }
     }
-
-    /// The activation of `x`, an element of float type `dt` widened to `f64`;
-    /// the result is rounded to `dt` (and returned widened to `f64`).
-    pub fn apply_in(&self, dt: DType, x: f64) -> f64 {
-        self.formula().apply_rounded(x, |v| round_to(dt, v))
+    fn remove(&mut self, name: &str) {
+        Attrs::remove(self, name);
     }
-
-    /// The numeric core's activation with these parameters, whose
-    /// [`Formula::apply_rounded`] is the interpreter's formula.
-    pub fn formula(&self) -> Formula {
-        match *self {
-            Activation::None => Formula::None,
-            Activation::Relu => Formula::Relu,
-            Activation::Clip { min, max } => Formula::Clip { min, max },
-            Activation::Sigmoid => Formula::Sigmoid,
-            Activation::HardSigmoid { alpha, beta } => Formula::HardSigmoid { alpha, beta },
-            Activation::HardSwish => Formula::HardSwish,
-            Activation::LeakyRelu { alpha } => Formula::LeakyRelu { alpha },
-            Activation::Silu => Formula::Silu,
-            Activation::Gelu => Formula::Gelu,
-            Activation::GeluTanh => Formula::GeluTanh,
-            Activation::Tanh => Formula::Tanh,
-        }
+    fn set_str(&mut self, name: &str, value: &str) {
+        self.set(name, Attr::Str(value.into()));
     }
-
-    /// The activation of an `f32` element, equal to the unfused `onnx.*` op's result.
-    pub fn apply_f32(&self, x: f32) -> f32 {
-        self.apply_in(DType::F32, x as f64) as f32
-    }
-
-    /// The activation of an `f64` element, equal to the unfused `onnx.*` op's result.
-    pub fn apply_f64(&self, x: f64) -> f64 {
-        self.apply_in(DType::F64, x)
+    fn set_float(&mut self, name: &str, value: f32) {
+        self.set(name, Attr::Float(value));
     }
 }
 

@@ -11,6 +11,7 @@
 
 use crate::act::{erf, erf_f64, Act};
 use crate::math::{exp, sigmoid};
+use edgec_numeric::unary::{celu, elu, shrink, softplus};
 
 /// A one-input elementwise function.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -120,16 +121,6 @@ impl From<Act> for Unary {
     }
 }
 
-/// `ln(1 + e^x)` without overflow.
-#[inline]
-fn softplus(x: f32) -> f32 {
-    if x > 0.0 {
-        x + (-x).exp().ln_1p()
-    } else {
-        x.exp().ln_1p()
-    }
-}
-
 /// Exact Gelu in f64 (`1 + erf` cancels for negative `x` in f32).
 #[inline]
 fn gelu(x: f32) -> f32 {
@@ -228,9 +219,9 @@ unary_table! {
     Unary::Sign => sign,
     Unary::Softplus => softplus,
     Unary::Softsign => |x: f32| x / (1.0 + x.abs()),
-    Unary::Elu { alpha } => move |x: f32| if x > 0.0 { x } else { alpha * x.exp_m1() },
-    Unary::Selu { alpha, gamma } => move |x: f32| gamma * if x > 0.0 { x } else { alpha * x.exp_m1() },
-    Unary::Celu { alpha } => move |x: f32| if x > 0.0 { x } else { alpha * (x / alpha).exp_m1() },
+    Unary::Elu { alpha } => move |x: f32| elu(x, alpha),
+    Unary::Selu { alpha, gamma } => move |x: f32| gamma * elu(x, alpha),
+    Unary::Celu { alpha } => move |x: f32| celu(x, alpha),
     Unary::LeakyRelu { alpha } => move |x: f32| if x < 0.0 { alpha * x } else { x },
     Unary::HardSigmoid { alpha, beta } => move |x: f32| (alpha * x + beta).clamp(0.0, 1.0),
     Unary::HardSwish => |x: f32| x * (x / 6.0 + 0.5).clamp(0.0, 1.0),
@@ -241,15 +232,7 @@ unary_table! {
     Unary::Clip { min, max } => move |x: f32| if x.is_nan() { x } else { x.max(min).min(max) },
     Unary::Silu => |x: f32| x * sigmoid(x),
     Unary::Swish { alpha } => move |x: f32| x * sigmoid(alpha * x),
-    Unary::Shrink { lambd, bias } => move |x: f32| {
-        if x < -lambd {
-            x + bias
-        } else if x > lambd {
-            x - bias
-        } else {
-            0.0
-        }
-    },
+    Unary::Shrink { lambd, bias } => move |x: f32| shrink(x, lambd, bias),
 }
 
 crate::multiversion! {
