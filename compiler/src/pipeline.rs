@@ -140,6 +140,8 @@ pub struct Outcome {
     pub explain: String,
     /// Approximations applied (each also warned about by the CLI).
     pub approximations: Vec<String>,
+    /// The target, loaded once.
+    pub profile: std::sync::Arc<passes::target::TargetProfile>,
 }
 
 fn with_pass(passes: String, name: &str, first: bool) -> String {
@@ -190,5 +192,5 @@ pub fn run(req: &Request, popts_pass: PassOptions) -> Result<Outcome, Failure> {
     let mut explain: String = autos.iter().map(|a| format!("== {a}")).collect();
     explain += &crate::optimize::explain(&before, &m, &reports, &notes, &profile);
     drop((reports, notes));
-    Ok(Outcome { module: m, timings, explain, approximations })
+    Ok(Outcome { module: m, timings, explain, approximations, profile })
 }

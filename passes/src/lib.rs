@@ -7,6 +7,7 @@
 pub mod approx;
 pub mod bucket;
 pub mod egraph;
+mod legalize_core;
 pub mod manager;
 pub mod optimize;
 pub mod registry;
@@ -15,7 +16,9 @@ mod scan_axes;
 mod simplify;
 pub mod specialize;
 pub mod target;
+pub mod widen;
 
+pub use legalize_core::LegalizeCore;
 pub use manager::{PassError, PassManager, PassOptions, PassRecord, PassReport};
 pub use optimize::PipelineOptions;
 pub use registry::{parse_pipeline, parse_pipeline_with, PassInfo, DEFAULT_PIPELINE, REGISTRY};

@@ -60,6 +60,11 @@ pub static REGISTRY: &[PassInfo] = &[
         make: |o| Box::new(EgraphPass::new("canonicalize-core", Some(&["canonical"]), true, o)),
     },
     PassInfo {
+        name: "legalize-core",
+        description: "enter the core phase: onnx ops with a core form (Conv, ConvTranspose) become it; the verifier then rejects the onnx forms",
+        make: |_| Box::new(crate::LegalizeCore),
+    },
+    PassInfo {
         name: "resize-to-conv",
         description: "e-graph run with the resize rules only, forced (as if the target had no Resize): integer-factor Resize/Upsample become a nearest upsample (depthwise conv_transpose) + edge Pad + fixed depthwise conv",
         make: |o| {

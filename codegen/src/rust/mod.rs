@@ -23,7 +23,6 @@ mod report;
 mod shapes;
 mod sz;
 mod weights;
-mod widen;
 
 pub use report::{FuncReport, Report};
 
@@ -81,6 +80,16 @@ impl Entry<'_> {
     pub fn view_api(&self) -> bool {
         self.dispatch.is_some() || self.dynamic
     }
+}
+
+/// Run the Rust backend's preparation passes on a copy of `m` (an
+/// optimized module in any phase) and generate its crate.
+pub fn generate(m: &Module, opts: &EmitOptions) -> Result<Generated, EmitErrors> {
+    let mut m = m.clone();
+    let rust = crate::backend::get("rust").ok_or_else(|| EmitErrors(vec!["internal: no rust backend".into()]))?;
+    let popts = passes::PassOptions { verify_each: true, print_after_all: false, print_after: vec![] };
+    rust.prepare_module(&mut m, popts, &mut std::io::sink()).map_err(|e| EmitErrors(vec![e.to_string()]))?;
+    emit(&m, opts)
 }
 
 fn entry(m: &Module) -> Result<Entry<'_>, Vec<String>> {
@@ -158,10 +167,20 @@ fn check_results(f: &ir::Function, p: &Plan, bucketed: bool, n: &str, errs: &mut
     }
 }
 
-/// Generate the crate for `m` (optimized for the cpu target).
+/// Generate the crate for `m`, a module in the `target` phase that the Rust
+/// backend's preparation passes made (see [`generate`] for one that is not).
+/// Any other module is an error naming each offending op.
 pub fn emit(m: &Module, opts: &EmitOptions) -> Result<Generated, EmitErrors> {
-    let widened = widen::widen_half_ops(m);
-    let m = widened.as_ref().unwrap_or(m);
+    if m.phase != ir::Phase::Target {
+        return Err(EmitErrors(vec![format!(
+            "the module is in phase `{}`; the Rust backend takes phase `target` (run its preparation passes: {})",
+            m.phase.name(),
+            crate::backend::prepare_pass_names().join(", ")
+        )]));
+    }
+    if let Err(e) = ir::verify::verify(m) {
+        return Err(EmitErrors(e.0.iter().map(|d| d.to_string()).collect()));
+    }
     let entry = entry(m).map_err(EmitErrors)?;
     let mut e =
         Emitter { m, weights: Default::default(), parts: Default::default(), errors: vec![], ops: BTreeMap::new() };
