@@ -139,6 +139,7 @@ impl Unary {
             Silu => x * sigmoid(x),
             Swish { alpha } => x * sigmoid(w(alpha) * x),
             Shrink { lambd, bias } => shrink(x, w(lambd), w(bias)),
+            ScaledTanh { alpha, beta } => w(alpha) * (w(beta) * x).tanh(),
         }
     }
 }

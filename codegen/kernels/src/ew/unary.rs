@@ -100,6 +100,11 @@ pub enum Unary {
         lambd: f32,
         bias: f32,
     },
+    /// `alpha tanh(beta x)`.
+    ScaledTanh {
+        alpha: f32,
+        beta: f32,
+    },
 }
 
 impl From<Act> for Unary {
@@ -241,6 +246,7 @@ unary_table! {
     Unary::Clip { min, max } => move |x: f32| if x.is_nan() { x } else { x.max(min).min(max) },
     Unary::Silu => |x: f32| x * sigmoid(x),
     Unary::Swish { alpha } => move |x: f32| x * sigmoid(alpha * x),
+    Unary::ScaledTanh { alpha, beta } => move |x: f32| alpha * (beta * x).tanh(),
     Unary::Shrink { lambd, bias } => move |x: f32| {
         if x < -lambd {
             x + bias

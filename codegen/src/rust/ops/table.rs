@@ -140,6 +140,10 @@ pub static TABLE: &[Row] = &[
         let (l, b) = (f32_attr(op, "lambd", 0.5), f32_attr(op, "bias", 0.0));
         format!("Shrink {{ lambd: {l}, bias: {b} }}")
     }),
+    ua(ScaledTanh, |op| {
+        let (a, b) = (f32_attr(op, "alpha", 1.0), f32_attr(op, "beta", 1.0));
+        format!("ScaledTanh {{ alpha: {a}, beta: {b} }}")
+    }),
     u(CoreSilu, "Silu").cost(0.03, 2.2, 50.0),
     // --- Elementwise: broadcasting arithmetic (k::ew::Binary) ---
     b(Add, "Add").cost(0.03, 0.3, 50.0),

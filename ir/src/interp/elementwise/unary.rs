@@ -147,6 +147,12 @@ pub fn thresholded_relu(ctx: &EvalCtx<'_>) -> KResult {
     float_map(ctx, |x| if x > alpha { x } else { 0.0 })
 }
 
+/// `onnx.ScaledTanh`: `alpha * tanh(beta * x)` (both default to 1).
+pub fn scaled_tanh(ctx: &EvalCtx<'_>) -> KResult {
+    let (alpha, beta) = (attr(ctx, "alpha", 1.0), attr(ctx, "beta", 1.0));
+    float_map(ctx, |x| alpha * (beta * x).tanh())
+}
+
 /// `onnx.HardSigmoid`: `max(0, min(1, alpha * x + beta))` (0.2 and 0.5 by default).
 pub fn hard_sigmoid(ctx: &EvalCtx<'_>) -> KResult {
     let (alpha, beta) = (attr(ctx, "alpha", 0.2), attr(ctx, "beta", 0.5));
