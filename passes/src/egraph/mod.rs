@@ -1,4 +1,5 @@
-//! The e-graph bridge and the equality-saturation optimizer.
+//! The e-graph bridge, analysis and extraction used by the equality-saturation
+//! optimizer (the runner is `crate::saturate`).
 //!
 //! A function's top-level dataflow is translated into an `egg` e-graph
 //! ([`bridge::import`]), rewritten by the rules of a [`RuleSet`] until
@@ -18,11 +19,11 @@ pub mod bridge;
 pub mod extract;
 pub mod lang;
 pub mod refine;
+mod report;
 pub mod rooted;
-mod run;
 mod target;
 
-pub use run::{optimize_module, EgraphReport, FuncReport, Limits, RuleStats};
+pub use report::{EgraphReport, FuncReport, Limits, RuleStats};
 
 use analysis::EG;
 use egg::Id;

@@ -19,7 +19,7 @@
 mod force;
 pub mod kernel;
 
-pub use force::{lower_resize_options, RESIZE_PENALTY};
+pub use force::{lower_resize_target, RESIZE_PENALTY};
 
 use super::ApplierDef;
 use crate::egraph::analysis::EAnalysis;
