@@ -19,7 +19,7 @@ use crate::egraph::analysis::EG;
 use crate::egraph::extract::{CostModel, OpCount};
 use crate::egraph::lang::ENode;
 use crate::egraph::TargetInfo;
-use crate::rules::compile::ArgVal;
+use crate::rules::args::ArgVal;
 use crate::rules::conds::CondDef;
 use crate::rules::env::{ApplyEnv, Env};
 use egg::Id;

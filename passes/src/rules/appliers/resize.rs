@@ -23,7 +23,7 @@ pub use force::{lower_resize_target, RESIZE_PENALTY};
 
 use super::ApplierDef;
 use crate::egraph::analysis::EAnalysis;
-use crate::rules::compile::ArgVal;
+use crate::rules::args::ArgVal;
 use crate::rules::conds::CondDef;
 use crate::rules::env::ApplyEnv;
 use egg::Id;

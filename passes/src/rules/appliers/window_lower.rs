@@ -16,7 +16,7 @@ use crate::egraph::analysis::{tensor_to_const, EG};
 use crate::egraph::extract::{CostModel, OpCount};
 use crate::egraph::lang::ENode;
 use crate::egraph::TargetInfo;
-use crate::rules::compile::ArgVal;
+use crate::rules::args::ArgVal;
 use crate::rules::conds::CondDef;
 use crate::rules::env::ApplyEnv;
 use egg::Id;
