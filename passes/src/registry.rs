@@ -130,11 +130,11 @@ pub fn parse_pipeline_with(spec: &str, opts: &PipelineOptions) -> Result<Vec<Box
     Ok(passes)
 }
 
+/// A pipeline target, shared.
+type Target = std::sync::Arc<dyn crate::egraph::TargetInfo>;
+
 /// `o` with its target replaced by `force(o.target)` (a target view that
 /// declares some ops unsupported, so a pass's rules must rewrite them).
-fn forced_target(
-    o: &PipelineOptions,
-    force: fn(Option<std::sync::Arc<dyn crate::egraph::TargetInfo>>) -> std::sync::Arc<dyn crate::egraph::TargetInfo>,
-) -> PipelineOptions {
+fn forced_target(o: &PipelineOptions, force: fn(Option<Target>) -> Target) -> PipelineOptions {
     PipelineOptions { target: Some(force(o.target.clone())), ..o.clone() }
 }
