@@ -2,7 +2,7 @@
 //! optimizer (the runner is `crate::saturate`).
 //!
 //! A function's top-level dataflow is translated into an `egg` e-graph
-//! ([`bridge::import`]), rewritten by the rules of a [`RuleSet`] until
+//! ([`bridge::import`]), rewritten by the rules of a [`RuleSet`](crate::rules::RuleSet) until
 //! saturation or a limit, and extracted back by a target cost model
 //! ([`extract`], then improved by the true cost of the emitted program, in
 //! which shared work counts once: [`rooted`] re-extraction, then [`refine`]'s
