@@ -118,7 +118,7 @@ pub fn list_rules(rules: &RuleSet) -> String {
         s += &format!("{:<32} {approx}{}\n{:<32} ({})\n", r.name, r.doc, "", r.origin);
     }
     s += "== conditions ==\n";
-    for c in passes::rules::conds::all() {
+    for c in passes::rules::appliers::all_conds() {
         s += &format!("{}({})\n    {}\n", c.name, c.signature, c.doc);
     }
     s += "== appliers ==\n";

@@ -105,13 +105,14 @@ fn attention_ops(f: &Function) -> Vec<ir::OpId> {
 /// The `attention-window` pass (see the module docs).
 pub struct AttentionWindow {
     window: Option<u64>,
-    notes: crate::optimize::Notes,
+    notes: crate::Notes,
 }
 
 impl AttentionWindow {
-    /// The pass for the pipeline options' window.
-    pub fn new(opts: &crate::PipelineOptions) -> Self {
-        AttentionWindow { window: opts.attention_window, notes: opts.notes.clone() }
+    /// The pass for the pipeline options' window (`PipelineOptions::attention_window`),
+    /// reporting to `notes`.
+    pub fn new(window: Option<u64>, notes: crate::Notes) -> Self {
+        AttentionWindow { window, notes }
     }
 }
 

@@ -12,6 +12,7 @@ pub mod manager;
 pub mod optimize;
 pub mod registry;
 pub mod rules;
+pub mod saturate;
 mod scan_axes;
 mod simplify;
 pub mod specialize;
@@ -24,6 +25,10 @@ pub use optimize::PipelineOptions;
 pub use registry::{parse_pipeline, parse_pipeline_with, PassInfo, DEFAULT_PIPELINE, REGISTRY};
 
 use ir::Module;
+use std::sync::{Arc, Mutex};
+
+/// Where non-e-graph passes leave their reports: `(pass name, text)`.
+pub type Notes = Arc<Mutex<Vec<(&'static str, String)>>>;
 
 /// A module transformation.
 pub trait Pass {

@@ -2,9 +2,10 @@
 //! options they share.
 
 use crate::egraph::analysis::FoldBudget;
-use crate::egraph::{optimize_module, EgraphReport, Limits, TargetInfo};
+use crate::egraph::{EgraphReport, Limits, TargetInfo};
 use crate::rules::RuleSet;
-use crate::Pass;
+use crate::saturate::optimize_module;
+use crate::{Notes, Pass};
 use ir::Module;
 use std::sync::{Arc, Mutex};
 
@@ -29,9 +30,6 @@ pub struct PipelineOptions {
     /// The window of the opt-in `attention-window` approximation.
     pub attention_window: Option<u64>,
 }
-
-/// Where non-e-graph passes leave their reports: `(pass name, text)`.
-pub type Notes = Arc<Mutex<Vec<(&'static str, String)>>>;
 
 impl Default for PipelineOptions {
     fn default() -> Self {

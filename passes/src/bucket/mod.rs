@@ -325,13 +325,14 @@ fn describe(orig: &Function, d: &Dispatch, names: &[String], specialized: &[Func
 /// The `bucket` pass: [`bucket_function`] on `@main` with the pipeline's spec.
 pub struct Bucket {
     spec: Option<BucketSpec>,
-    notes: crate::optimize::Notes,
+    notes: crate::Notes,
 }
 
 impl Bucket {
-    /// The pass for the pipeline options' bucket spec.
-    pub fn new(opts: &crate::PipelineOptions) -> Self {
-        Bucket { spec: opts.bucket.clone(), notes: opts.notes.clone() }
+    /// The pass for the pipeline options' bucket spec (`PipelineOptions::bucket`),
+    /// reporting to `notes`.
+    pub fn new(spec: Option<BucketSpec>, notes: crate::Notes) -> Self {
+        Bucket { spec, notes }
     }
 }
 
