@@ -7,9 +7,9 @@
 //! Adding a backend: a module with an op table and an `emit` that accepts
 //! only `Phase::Target` modules, and one entry in [`BACKENDS`].
 
-use ir::{Module, Opcode, Phase};
+use ir::{Module, Opcode};
 use passes::target::{CostModel, OpRule, TargetProfile};
-use passes::{Pass, PassError, PassManager, PassOptions, PassReport};
+use passes::{Pass, PassError, PassOptions, PassReport};
 
 /// A registered backend.
 pub struct Backend {
@@ -19,9 +19,11 @@ pub struct Backend {
     pub description: &'static str,
     /// The ops it compiles, with their cost where the table gives one.
     pub ops: fn() -> Vec<(Opcode, Option<CostModel>)>,
-    /// Its preparation passes, in order; after them the module is in the
-    /// `target` phase.
-    pub prepare: fn() -> Vec<Box<dyn Pass>>,
+    /// Its preparation passes, in order (for listings).
+    pub passes: fn() -> Vec<Box<dyn Pass>>,
+    /// Runs the preparation passes (verifying after each, dumping IR as the
+    /// options ask), then enters the `target` phase and verifies.
+    pub prepare: fn(&mut Module, PassOptions, &mut dyn std::io::Write) -> Result<PassReport, PassError>,
 }
 
 /// Every backend.
@@ -29,7 +31,8 @@ pub static BACKENDS: &[Backend] = &[Backend {
     name: "rust",
     description: "a standalone Cargo crate calling edgec's kernel runtime (portable CPU code)",
     ops: rust_ops,
-    prepare: rust_prepare,
+    passes: crate::rust::prepare_passes,
+    prepare: crate::rust::prepare,
 }];
 
 fn rust_ops() -> Vec<(Opcode, Option<CostModel>)> {
@@ -46,10 +49,6 @@ fn rust_ops() -> Vec<(Opcode, Option<CostModel>)> {
         .collect()
 }
 
-fn rust_prepare() -> Vec<Box<dyn Pass>> {
-    vec![Box::new(passes::LegalizeCore), Box::new(passes::widen::WidenHalf { widened: crate::rust::ops::widened })]
-}
-
 /// The backend named `name`.
 pub fn get(name: &str) -> Option<&'static Backend> {
     BACKENDS.iter().find(|b| b.name == name)
@@ -57,28 +56,21 @@ pub fn get(name: &str) -> Option<&'static Backend> {
 
 /// Names of every backend's preparation passes (for `--print-ir-after`).
 pub fn prepare_pass_names() -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = BACKENDS.iter().flat_map(|b| (b.prepare)()).map(|p| p.name()).collect();
+    let mut names: Vec<&'static str> = BACKENDS.iter().flat_map(|b| (b.passes)()).map(|p| p.name()).collect();
     names.sort_unstable();
     names.dedup();
     names
 }
 
 impl Backend {
-    /// Run the preparation passes on `m` (verifying after each, dumping IR
-    /// as `opts` asks), then enter the `target` phase.
+    /// Run the preparation passes on `m` (see [`Backend::prepare`]).
     pub fn prepare_module(
         &self,
         m: &mut Module,
         opts: PassOptions,
         dump: &mut dyn std::io::Write,
     ) -> Result<PassReport, PassError> {
-        let report = PassManager::new((self.prepare)(), opts).run(m, dump)?;
-        m.phase = Phase::Target;
-        if let Err(errors) = ir::verify::verify(m) {
-            let rendered = errors.render(m);
-            return Err(PassError::BrokeIr { pass: self.name, errors, rendered });
-        }
-        Ok(report)
+        (self.prepare)(m, opts, dump)
     }
 
     /// Make `profile`'s support and costs this backend's: every op in its

@@ -82,13 +82,35 @@ impl Entry<'_> {
     }
 }
 
+/// The Rust backend's preparation passes: onnx ops with a core form become
+/// it (`legalize-core`), then the ops its table widens are put between
+/// exact f16/bf16 casts (`widen-half`).
+pub fn prepare_passes() -> Vec<Box<dyn passes::Pass>> {
+    vec![Box::new(passes::LegalizeCore), Box::new(passes::widen::WidenHalf { widened: ops::widened })]
+}
+
+/// Run [`prepare_passes`] on `m` (verifying after each, dumping IR as
+/// `opts` asks), then enter the `target` phase that [`emit`] takes.
+pub fn prepare(
+    m: &mut Module,
+    opts: passes::PassOptions,
+    dump: &mut dyn std::io::Write,
+) -> Result<passes::PassReport, passes::PassError> {
+    let report = passes::PassManager::new(prepare_passes(), opts).run(m, dump)?;
+    m.phase = ir::Phase::Target;
+    if let Err(errors) = ir::verify::verify(m) {
+        let rendered = errors.render(m);
+        return Err(passes::PassError::BrokeIr { pass: "widen-half", errors, rendered });
+    }
+    Ok(report)
+}
+
 /// Run the Rust backend's preparation passes on a copy of `m` (an
 /// optimized module in any phase) and generate its crate.
 pub fn generate(m: &Module, opts: &EmitOptions) -> Result<Generated, EmitErrors> {
     let mut m = m.clone();
-    let rust = crate::backend::get("rust").ok_or_else(|| EmitErrors(vec!["internal: no rust backend".into()]))?;
     let popts = passes::PassOptions { verify_each: true, print_after_all: false, print_after: vec![] };
-    rust.prepare_module(&mut m, popts, &mut std::io::sink()).map_err(|e| EmitErrors(vec![e.to_string()]))?;
+    prepare(&mut m, popts, &mut std::io::sink()).map_err(|e| EmitErrors(vec![e.to_string()]))?;
     emit(&m, opts)
 }
 
@@ -175,7 +197,7 @@ pub fn emit(m: &Module, opts: &EmitOptions) -> Result<Generated, EmitErrors> {
         return Err(EmitErrors(vec![format!(
             "the module is in phase `{}`; the Rust backend takes phase `target` (run its preparation passes: {})",
             m.phase.name(),
-            crate::backend::prepare_pass_names().join(", ")
+            prepare_passes().iter().map(|p| p.name()).collect::<Vec<_>>().join(", ")
         )]));
     }
     if let Err(e) = ir::verify::verify(m) {

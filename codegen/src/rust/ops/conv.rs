@@ -8,6 +8,22 @@ use super::{dims, Sz};
 use crate::rust::func::OpCx;
 use ir::{OpData, Opcode};
 
+/// Lower `core.conv` / `core.conv_transpose`; `Ok(false)` for other ops.
+pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
+    match cx.op.opcode {
+        Opcode::CoreConv => {
+            super::f32_only(cx)?;
+            conv(cx)?
+        }
+        Opcode::CoreConvTranspose => {
+            super::f32_only(cx)?;
+            conv_transpose(cx)?
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
 pub(super) fn ints(op: &OpData, k: &str, n: usize, d: usize) -> Vec<usize> {
     op.attrs.ints(k).map_or(vec![d; n], |v| v.iter().map(|&x| x.max(0) as usize).collect())
 }

@@ -58,6 +58,7 @@ const EW: &[super::Family] = &[elementwise::lower];
 const LAYOUT: &[super::Family] = &[layout::lower];
 const NORM: &[super::Family] = &[norm::lower];
 const LINALG: &[super::Family] = &[linalg::lower];
+const CONV: &[super::Family] = &[conv::lower];
 const POOL: &[super::Family] = &[conv::pool];
 const ATTENTION: &[super::Family] = &[conv::attention];
 const ATTN_NORM: &[super::Family] = &[attn_norm::lower];
@@ -183,8 +184,8 @@ pub static TABLE: &[Row] = &[
     fam(MatMul, &[wide::lower, linalg::lower]).widen().cost(0.02, 0.1, 50.0),
     fam(Gemm, LINALG).widen().cost(0.02, 0.2, 50.0),
     fam(CoreLinear, LINALG).widen().cost(0.02, 0.2, 50.0),
-    fam(CoreConv, LINALG).widen().cost(0.025, 0.3, 50.0),
-    fam(CoreConvTranspose, LINALG).widen().cost(0.03, 0.3, 50.0),
+    fam(CoreConv, CONV).widen().cost(0.025, 0.3, 50.0),
+    fam(CoreConvTranspose, CONV).widen().cost(0.03, 0.3, 50.0),
     fam(ConvInteger, VISION),
     fam(QLinearConv, VISION),
     fam(DeformConv, VISION),
