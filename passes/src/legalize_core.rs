@@ -14,7 +14,7 @@ impl crate::Pass for LegalizeCore {
         "legalize-core"
     }
 
-    fn run(&self, m: &mut Module) -> Result<bool, String> {
+    fn run(&self, m: &mut Module, _cx: &mut crate::PassCx) -> Result<crate::PassResult, crate::PassError> {
         let mut changed = false;
         for f in &mut m.funcs {
             for id in f.live_ops() {
@@ -28,7 +28,7 @@ impl crate::Pass for LegalizeCore {
             m.phase = Phase::Core;
             changed = true;
         }
-        Ok(changed)
+        Ok(crate::PassResult::changed(changed))
     }
 }
 
@@ -50,7 +50,7 @@ mod tests {
     fn onnx_conv_becomes_core_conv_and_computes_the_same() {
         let m = ir::text::parse_module(SRC, "legalize.eir", None).expect("parses").module;
         let mut c = m.clone();
-        assert!(LegalizeCore.run(&mut c).expect("runs"));
+        assert!(LegalizeCore.run(&mut c, &mut Default::default()).expect("runs").changed);
         assert_eq!(c.phase, Phase::Core);
         ir::verify::verify(&c).expect("the core module verifies");
         let f = c.func("main").expect("main");
@@ -63,7 +63,7 @@ mod tests {
         let ins = vec![t(&[1, 2, 4, 4], 1), t(&[2, 2, 3, 3], 2), t(&[2], 3)];
         let want = ir::interp::run(&m, "main", ins.clone()).expect("original runs");
         assert_eq!(ir::interp::run(&c, "main", ins).expect("core runs"), want);
-        assert!(!LegalizeCore.run(&mut c).expect("runs again"), "idempotent");
+        assert!(!LegalizeCore.run(&mut c, &mut Default::default()).expect("runs again").changed, "idempotent");
     }
 
     #[test]

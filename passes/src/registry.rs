@@ -101,12 +101,12 @@ pub static REGISTRY: &[PassInfo] = &[
     PassInfo {
         name: "attention-window",
         description: "APPROXIMATION, opt-in (--attention-window W): every self-attention sees only keys |i - j| <= W (sliding window); recorded in the module's `approximations`, @main.reference keeps the exact function",
-        make: |o| Box::new(crate::approx::AttentionWindow::new(o.attention_window, o.notes.clone())),
+        make: |o| Box::new(crate::approx::AttentionWindow::new(o.attention_window)),
     },
     PassInfo {
         name: "bucket",
         description: "shape bucketing: @main becomes a core.bucket_dispatch over one static specialization per bucket combination of the --bucket dims (inputs padded, outputs sliced back); @main.reference keeps the unbucketed body",
-        make: |o| Box::new(crate::bucket::Bucket::new(o.bucket.clone(), o.notes.clone())),
+        make: |o| Box::new(crate::bucket::Bucket::new(o.bucket.clone())),
     },
 ];
 

@@ -24,14 +24,13 @@ impl crate::Pass for WidenHalf {
     fn name(&self) -> &'static str {
         "widen-half"
     }
-    fn run(&self, m: &mut Module) -> Result<bool, String> {
-        match widen_half_ops(m, self.widened) {
-            Some(w) => {
-                *m = w;
-                Ok(true)
-            }
-            None => Ok(false),
+    fn run(&self, m: &mut Module, _cx: &mut crate::PassCx) -> Result<crate::PassResult, crate::PassError> {
+        let w = widen_half_ops(m, self.widened);
+        let changed = w.is_some();
+        if let Some(w) = w {
+            *m = w;
         }
+        Ok(crate::PassResult::changed(changed))
     }
 }
 

@@ -43,6 +43,7 @@ fn src_roots(workspace: &Path) -> Vec<String> {
 /// - `codegen/src/rust`: function emission and region lowering recurse
 ///   (`func` ↔ `control`/`control_dyn`/`dynamic`, `ops` ↔ `func` for
 ///   `OpCx`); the fix is to split the emitter's types from its dispatch.
+///
 /// Remove entries as they are fixed; do not add new ones.
 const PENDING: &[&str] = &["ir/src", "codegen/src/rust"];
 
