@@ -1,5 +1,6 @@
 //! edgec code generation.
 
+pub mod backend;
 pub mod plan;
 pub mod rust;
 pub mod targets;

@@ -1,9 +1,11 @@
-//! The shipped target profiles and loading of user profiles.
+//! The shipped target profiles and loading of user profiles: the one place a
+//! target is loaded. The driver loads it once and passes it down.
 //!
 //! Builtin profiles are the TOML files in `codegen/targets/`, compiled into the
 //! binary; their format is documented in `codegen/targets/README.md` and parsed
 //! by [`passes::target::TargetProfile`]. A profile's `fallback` must name a
-//! builtin target.
+//! builtin target; a profile that names a `backend` takes its support and
+//! costs from that backend's op table ([`crate::backend::Backend::apply`]).
 
 pub use passes::target::{Support, TargetError, TargetProfile};
 
@@ -28,7 +30,19 @@ pub fn builtin(name: &str) -> Option<TargetProfile> {
 }
 
 fn parse_builtin(file: &str, src: &str) -> Result<TargetProfile, TargetError> {
-    TargetProfile::parse_with_targets(src, &format!("codegen/targets/{file}"), names())
+    with_backend(TargetProfile::parse_with_targets(src, &format!("codegen/targets/{file}"), names())?)
+}
+
+/// `p` with its backend's support and costs applied.
+fn with_backend(mut p: TargetProfile) -> Result<TargetProfile, TargetError> {
+    if let Some(name) = p.backend.clone() {
+        let Some(b) = crate::backend::get(&name) else {
+            let known: Vec<&str> = crate::backend::BACKENDS.iter().map(|b| b.name).collect();
+            return Err(TargetError::UnknownBackend { file: p.source.clone(), name, known: known.join(", ") });
+        };
+        b.apply(&mut p);
+    }
+    Ok(p)
 }
 
 /// Load a target by builtin name, or from a path to a `.toml` profile file.
@@ -41,7 +55,7 @@ pub fn load(name_or_path: &str) -> Result<TargetProfile, TargetError> {
     if path.extension().is_some_and(|e| e == "toml") || path.exists() {
         let src = std::fs::read_to_string(path)
             .map_err(|source| TargetError::Io { path: name_or_path.to_string(), source })?;
-        return TargetProfile::parse_with_targets(&src, name_or_path, names());
+        return with_backend(TargetProfile::parse_with_targets(&src, name_or_path, names())?);
     }
     Err(TargetError::Unknown { name: name_or_path.to_string(), known: names().join(", ") })
 }

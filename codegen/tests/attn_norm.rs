@@ -2,7 +2,7 @@
 //! accepts, and the compile errors (naming the op and what is unsupported)
 //! for what it does not.
 
-use codegen::rust::{emit, EmitOptions};
+use codegen::rust::{generate, EmitOptions};
 
 /// Emit a one-op module: `params` of `main`, the op line producing `%y : ty`.
 fn emit_op(params: &str, op: &str, ty: &str) -> Result<(), String> {
@@ -11,7 +11,7 @@ fn emit_op(params: &str, op: &str, ty: &str) -> Result<(), String> {
     );
     let m = ir::text::parse_module(&src, "case", None).map_err(|e| format!("parse: {e}\n{src}"))?.module;
     let opts = EmitOptions { name: "t".into(), source: "case".into() };
-    emit(&m, &opts).map(|_| ()).map_err(|e| e.to_string())
+    generate(&m, &opts).map(|_| ()).map_err(|e| e.to_string())
 }
 
 fn expect_err(params: &str, op: &str, ty: &str, needles: &[&str]) {
@@ -39,7 +39,12 @@ fn attention_4d_and_rotary_and_norms_compile() {
 #[test]
 fn attention_errors_name_the_problem() {
     let p = "%q: f32[2, 4, 24], %k: f32[2, 6, 24], %v: f32[2, 6, 24]";
-    expect_err(p, "onnx.Attention %q, %k, %v {kv_num_heads = 3}", "f32[2, 4, 24]", &["Q", "q_num_heads"]);
+    expect_err(
+        p,
+        "onnx.Attention %q, %k, %v {kv_num_heads = 3}",
+        "f32[2, 4, 24]",
+        &["onnx.Attention", "3-D Q needs the num_heads"],
+    );
     let p = "%q: f32[2, 4, 4, 8], %k: f32[2, 3, 6, 8], %v: f32[2, 3, 6, 5]";
     expect_err(p, "onnx.Attention %q, %k, %v", "f32[2, 4, 4, 5]", &["Attention", "inconsistent"]);
     let p = format!("{QKV4}, %m: f32[2, 3, 4, 7]");

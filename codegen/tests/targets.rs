@@ -42,13 +42,16 @@ fn builtin_profiles_load() {
 }
 
 #[test]
-fn cpu_supports_every_op_with_a_reference_kernel() {
+fn cpu_supports_what_the_rust_backend_lowers_and_says_why_not() {
     let p = cpu();
     for &op in Opcode::ALL {
-        if op.def().eval.is_some() {
-            assert!(p.rule(op).supported, "{} has a reference kernel but cpu does not support it", op.name());
-        }
+        let lowered = codegen::rust::ops::row(op).is_some();
+        assert_eq!(p.rule(op).supported, lowered, "{}: cpu support must be the Rust table's", op.name());
     }
+    let x = f32t(&[1, 16, 20, 20]);
+    let (s, _) = query(&p, "onnx.Conv", &Attrs::new(), &[&x, &f32t(&[16, 16, 3, 3])], &[f32t(&[1, 16, 18, 18])]);
+    let Support::No(why) = s else { panic!("onnx.Conv lowers as core.conv") };
+    assert!(why.contains("rust backend has no lowering"), "{why}");
 }
 
 #[test]
@@ -119,7 +122,7 @@ fn costs_grow_with_size_and_favour_the_npu_for_convs() {
         let mut last = 0.0;
         for n in [4, 8, 16, 32, 64] {
             let (x, w, y) = (f32t(&[1, 32, n, n]), f32t(&[32, 32, 3, 3]), f32t(&[1, 32, n, n]));
-            let (s, c) = query(&p, "onnx.Conv", &Attrs::new(), &[&x, &w], &[y]);
+            let (s, c) = query(&p, "core.conv", &Attrs::new(), &[&x, &w], &[y]);
             assert!(s.is_yes() && c > last, "{}: conv {n}: {c} <= {last}", p.name);
             last = c;
             let (_, r) = unary(&p, "onnx.Relu", &Attrs::new(), &f32t(&[1, 32, n, n]));
@@ -127,7 +130,7 @@ fn costs_grow_with_size_and_favour_the_npu_for_convs() {
         }
     }
     let (x, w, y) = (f32t(&[1, 64, 56, 56]), f32t(&[64, 64, 3, 3]), f32t(&[1, 64, 56, 56]));
-    let conv = |p: &TargetProfile| query(p, "onnx.Conv", &Attrs::new(), &[&x, &w], std::slice::from_ref(&y)).1;
+    let conv = |p: &TargetProfile| query(p, "core.conv", &Attrs::new(), &[&x, &w], std::slice::from_ref(&y)).1;
     assert!(conv(&npu()) * 10.0 < conv(&cpu()), "npu {} cpu {}", conv(&npu()), conv(&cpu()));
     // A fallback pays the transfer latency.
     let (_, resize) = query(&npu(), "onnx.Resize", &Attrs::new(), &[&x], &[f32t(&[1, 64, 112, 112])]);

@@ -79,10 +79,15 @@ const RUST_KEYWORDS: &[&str] = &[
 ];
 
 /// Write the generated crate for `m` to `dir` (files are overwritten; a
-/// previous `target/` stays for incremental builds). Returns the report.
+/// previous `target/` stays for incremental builds). Returns the report. A
+/// module not yet in the `target` phase gets the Rust backend's preparation
+/// passes first.
 pub fn write_crate(m: &Module, dir: &Path, name: &str, source: &str) -> Result<codegen::rust::Report, anyhow::Error> {
     let opts = codegen::rust::EmitOptions { name: name.to_string(), source: source.to_string() };
-    let generated = codegen::rust::emit(m, &opts)?;
+    let generated = match m.phase {
+        ir::Phase::Target => codegen::rust::emit(m, &opts)?,
+        _ => codegen::rust::generate(m, &opts)?,
+    };
     for (path, bytes) in &generated.files {
         let p = dir.join(path);
         if let Some(parent) = p.parent() {

@@ -74,6 +74,13 @@ enum Command {
         /// Write the compile report (memory plan, ops, weights) as JSON to this file.
         #[arg(long, value_name = "FILE")]
         report: Option<PathBuf>,
+        /// Print the IR after every pass (the optimizing pipeline, then the backend's
+        /// preparation passes) to stderr.
+        #[arg(long)]
+        print_ir_after_all: bool,
+        /// Print the IR after the named pass to stderr (repeatable).
+        #[arg(long, value_name = "NAME")]
+        print_ir_after: Vec<String>,
     },
     /// Import an ONNX model into edgec IR (text + weights sidecar).
     Import {
@@ -279,8 +286,11 @@ fn run(cmd: Command) -> Result<(), Failure> {
             }
             emit(&out.module, output)
         }
-        Command::Compile { file, pipe, emit: what, output, name, report } => {
-            compile(&pipe, &file, what, &output, name, report.as_deref())
+        Command::Compile { file, pipe, emit: what, output, name, report, print_ir_after_all, print_ir_after } => {
+            check_pass_names(&print_ir_after)?;
+            let popts =
+                PassOptions { verify_each: true, print_after_all: print_ir_after_all, print_after: print_ir_after };
+            compile(&pipe, &file, what, &output, name, report.as_deref(), popts)
         }
         Command::Import { model, output, shapes } => {
             let m = load_model_with(&model.display().to_string(), &shapes.load_options()?)?;
@@ -332,20 +342,24 @@ fn compile(
     output: &std::path::Path,
     name: Option<String>,
     report: Option<&std::path::Path>,
+    popts: PassOptions,
 ) -> Result<(), Failure> {
-    let out = optimize(pipe, file, passes::DEFAULT_PIPELINE, PassOptions::default())?;
+    let out = optimize(pipe, file, passes::DEFAULT_PIPELINE, popts.clone())?;
     match what {
         Emit::Ir => emit(&out.module, Some(output.to_path_buf())),
         Emit::Rust => {
-            if pipe.target != "cpu" {
+            let backend = out.profile.backend.as_deref().and_then(codegen::backend::get);
+            let Some(backend) = backend.filter(|b| b.name == "rust") else {
                 return Err(Failure::User(anyhow::anyhow!(
                     "--emit rust generates portable CPU code; use --target cpu (target `{}` has no Rust backend)",
                     pipe.target
                 )));
-            }
+            };
             let name = name.unwrap_or_else(|| compiler::compile::default_name(std::path::Path::new(file)));
             compiler::compile::check_name(&name).map_err(|e| Failure::User(anyhow::anyhow!(e)))?;
-            let r = compiler::compile::write_crate(&out.module, output, &name, file).map_err(Failure::User)?;
+            let mut m = out.module;
+            backend.prepare_module(&mut m, popts, &mut std::io::stderr())?;
+            let r = compiler::compile::write_crate(&m, output, &name, file).map_err(Failure::User)?;
             if r.dynamic {
                 eprintln!(
                     "edgec: wrote crate `{name}` to {} (symbolic dims: memory planned when it runs, per input-shape signature; weights {} bytes)",
@@ -370,13 +384,17 @@ fn compile(
     }
 }
 
+/// Every name in `names` is a registered pass or a backend's preparation pass.
 fn check_pass_names(names: &[String]) -> Result<(), Failure> {
-    let unknown: Vec<String> =
-        names.iter().filter(|n| !REGISTRY.iter().any(|p| p.name == n.as_str())).cloned().collect();
+    let mut valid: Vec<&'static str> = REGISTRY.iter().map(|p| p.name).collect();
+    let prepare: Vec<&'static str> =
+        codegen::backend::prepare_pass_names().into_iter().filter(|n| !valid.contains(n)).collect();
+    valid.extend(prepare);
+    let unknown: Vec<String> = names.iter().filter(|n| !valid.contains(&n.as_str())).cloned().collect();
     if unknown.is_empty() {
         return Ok(());
     }
-    Err(PassError::UnknownPasses { unknown, valid: REGISTRY.iter().map(|p| p.name).collect() }.into())
+    Err(PassError::UnknownPasses { unknown, valid }.into())
 }
 
 fn emit(m: &ir::Module, output: Option<PathBuf>) -> Result<(), Failure> {

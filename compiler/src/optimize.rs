@@ -2,7 +2,7 @@
 //! explaining what it did.
 
 use passes::egraph::analysis::FoldBudget;
-use passes::egraph::{EgraphReport, Limits};
+use passes::egraph::Limits;
 use passes::rules::RuleSet;
 use passes::target::{OpQuery, Support, TargetProfile};
 use passes::PipelineOptions;
@@ -29,9 +29,7 @@ pub fn pipeline_options(target: &str, rule_files: &[PathBuf]) -> anyhow::Result<
         target: Some(profile.clone()),
         limits: Limits::default(),
         fold: FoldBudget::default(),
-        reports: Arc::default(),
         bucket: None,
-        notes: Arc::default(),
         attention_window: None,
     };
     Ok((opts, profile))
@@ -70,15 +68,14 @@ pub fn unsupported(m: &ir::Module, t: &TargetProfile) -> BTreeMap<String, usize>
 pub fn explain(
     before: &BTreeMap<&'static str, usize>,
     after: &ir::Module,
-    reports: &[(&'static str, EgraphReport)],
-    notes: &[(&'static str, String)],
+    cx: &passes::PassCx,
     target: &TargetProfile,
 ) -> String {
     let mut s = String::new();
-    for (pass, text) in notes {
+    for (pass, text) in cx.texts() {
         s += &format!("== pass {pass} ==\n{text}");
     }
-    for (pass, r) in reports {
+    for (pass, r) in cx.egraphs() {
         s += &format!("== pass {pass} ==\n{r}");
     }
     let after_h = op_histogram(after);
@@ -118,7 +115,7 @@ pub fn list_rules(rules: &RuleSet) -> String {
         s += &format!("{:<32} {approx}{}\n{:<32} ({})\n", r.name, r.doc, "", r.origin);
     }
     s += "== conditions ==\n";
-    for c in passes::rules::conds::all() {
+    for c in passes::rules::appliers::all_conds() {
         s += &format!("{}({})\n    {}\n", c.name, c.signature, c.doc);
     }
     s += "== appliers ==\n";

@@ -140,6 +140,8 @@ pub struct Outcome {
     pub explain: String,
     /// Approximations applied (each also warned about by the CLI).
     pub approximations: Vec<String>,
+    /// The target, loaded once.
+    pub profile: std::sync::Arc<passes::target::TargetProfile>,
 }
 
 fn with_pass(passes: String, name: &str, first: bool) -> String {
@@ -185,10 +187,7 @@ pub fn run(req: &Request, popts_pass: PassOptions) -> Result<Outcome, Failure> {
         Some(ir::Attr::Strs(a)) => a.clone(),
         _ => vec![],
     };
-    let reports = popts.reports.lock().map_err(|e| Failure::Internal(anyhow::anyhow!("{e}")))?;
-    let notes = popts.notes.lock().map_err(|e| Failure::Internal(anyhow::anyhow!("{e}")))?;
     let mut explain: String = autos.iter().map(|a| format!("== {a}")).collect();
-    explain += &crate::optimize::explain(&before, &m, &reports, &notes, &profile);
-    drop((reports, notes));
-    Ok(Outcome { module: m, timings, explain, approximations })
+    explain += &crate::optimize::explain(&before, &m, &timings.cx, &profile);
+    Ok(Outcome { module: m, timings, explain, approximations, profile })
 }

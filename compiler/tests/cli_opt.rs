@@ -108,3 +108,21 @@ fn explain_reports_attention_peak_memory() {
     assert!(err.contains("fired     2 × attention-blocked"), "{err}");
     assert!(err.contains("peak score memory 4.0 KiB -> "), "{err}");
 }
+
+#[test]
+fn compile_shows_the_backends_preparation_passes() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testsuite/models/det_head/model.onnx");
+    let krate = dir.path().join("k");
+    let out = edgec(&["compile", s(&model), "--emit", "rust", "-o", s(&krate), "--print-ir-after-all"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let dumps: Vec<&str> = err.lines().filter_map(|l| l.strip_prefix("// ----- IR after ")).collect();
+    assert_eq!(dumps.iter().rev().take(2).collect::<Vec<_>>(), [&"widen-half -----", &"legalize-core -----"], "{err}");
+    let after = err.rsplit("// ----- IR after legalize-core -----").next().unwrap_or_default();
+    assert!(after.contains("phase = \"core\"") && !after.contains("onnx.Conv "), "{after}");
+    let one = edgec(&["compile", s(&model), "-o", s(&krate), "--print-ir-after", "widen-half"]);
+    assert_eq!(text(&one.stderr).matches("// ----- IR after").count(), 1, "{}", text(&one.stderr));
+    let bad = edgec(&["compile", s(&model), "-o", s(&krate), "--target", "rk3588-npu"]);
+    assert!(text(&bad.stderr).contains("has no Rust backend"), "{}", text(&bad.stderr));
+}

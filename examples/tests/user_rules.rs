@@ -27,9 +27,8 @@ fn optimize(m: &mut ir::Module, with_user_rules: bool) -> std::collections::BTre
         opts.rules.add_file(&file).unwrap_or_else(|e| panic!("{e}"));
     }
     let passes = parse_pipeline_with("shape-infer,optimize,dce", &opts).expect("pipeline");
-    PassManager::new(passes, PassOptions::default()).run(m, &mut std::io::sink()).expect("optimize");
-    let reports = opts.reports.lock().expect("reports");
-    reports.iter().flat_map(|(_, r)| r.rules.fired.clone()).collect()
+    let run = PassManager::new(passes, PassOptions::default()).run(m, &mut std::io::sink()).expect("optimize");
+    run.cx.egraphs().flat_map(|(_, r)| r.rules.fired.clone()).collect()
 }
 
 #[test]

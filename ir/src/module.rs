@@ -427,15 +427,20 @@ impl Constant {
     }
 }
 
-/// Compilation phase of a module; decides which dialects may appear.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+/// Compilation phase of a module; decides which ops may appear (the
+/// verifier enforces it). Phases only move forward: `onnx → core → target`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub enum Phase {
-    /// Freshly imported: `onnx.*` and `core.*` ops.
+    /// Freshly imported, or being optimized: `onnx.*` and `core.*` ops.
     #[default]
     Onnx,
-    /// Canonicalized: `core.*` and `quant.*` ops only.
+    /// Canonical: `core.*` and `quant.*` ops, and the `onnx.*` ops that have
+    /// no `core.*` form ([`crate::ops::core_form`]); an op with one appears
+    /// only as that form. Entered by the `legalize-core` pass.
     Core,
-    /// Lowered for a target: `core.*`, `quant.*` and `npu.*` ops.
+    /// Prepared for one backend: the core phase's ops and `npu.*` ops, each
+    /// in the form its backend lowers. Entered when the backend's
+    /// preparation passes have run; a backend accepts only this phase.
     Target,
 }
 
@@ -456,8 +461,8 @@ impl Phase {
     pub fn allowed_dialects(self) -> &'static [&'static str] {
         match self {
             Phase::Onnx => &["onnx", "core"],
-            Phase::Core => &["core", "quant"],
-            Phase::Target => &["core", "quant", "npu"],
+            Phase::Core => &["core", "quant", "onnx"],
+            Phase::Target => &["core", "quant", "npu", "onnx"],
         }
     }
 }

@@ -12,7 +12,7 @@
 
 use crate::attr::Attr;
 use crate::infer::{infer_op, meet_type};
-use crate::module::{ConstId, Function, Module, OpId, Region, Value, ValueDef};
+use crate::module::{ConstId, Function, Module, OpId, Phase, Region, Value, ValueDef};
 use crate::ops::OpDef;
 use crate::text::{PrintOptions, Printer, SourcePos, WeightsMode};
 use std::collections::{HashMap, HashSet};
@@ -226,7 +226,7 @@ impl<'m> Verifier<'m> {
             }
             let arity_ok = self.arity(anchor, def, op);
             let attrs_ok = self.attrs(anchor, def, op);
-            self.phase(anchor, def);
+            self.phase(anchor, def, op.opcode);
             for (ri, sub) in op.regions.iter().enumerate() {
                 st.defined.push(sub.params.iter().copied().collect());
                 self.region_ops(st, sub);
@@ -301,7 +301,7 @@ impl<'m> Verifier<'m> {
         ok
     }
 
-    fn phase(&mut self, anchor: Anchor, def: &OpDef) {
+    fn phase(&mut self, anchor: Anchor, def: &OpDef, opcode: crate::ops::Opcode) {
         let allowed = self.m.phase.allowed_dialects();
         if !allowed.contains(&def.dialect()) {
             let msg = format!(
@@ -311,6 +311,17 @@ impl<'m> Verifier<'m> {
                 allowed.join(", ")
             );
             self.push(anchor, def.name, msg);
+        }
+        if self.m.phase >= Phase::Core {
+            if let Some(core) = crate::ops::core_form(opcode) {
+                let msg = format!(
+                    "`{}` is not allowed in phase `{}`: it has the core form `{}` (the `legalize-core` pass converts it)",
+                    def.name,
+                    self.m.phase.name(),
+                    core.name()
+                );
+                self.push(anchor, def.name, msg);
+            }
         }
     }
 

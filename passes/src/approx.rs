@@ -105,13 +105,12 @@ fn attention_ops(f: &Function) -> Vec<ir::OpId> {
 /// The `attention-window` pass (see the module docs).
 pub struct AttentionWindow {
     window: Option<u64>,
-    notes: crate::optimize::Notes,
 }
 
 impl AttentionWindow {
-    /// The pass for the pipeline options' window.
-    pub fn new(opts: &crate::PipelineOptions) -> Self {
-        AttentionWindow { window: opts.attention_window, notes: opts.notes.clone() }
+    /// The pass for the pipeline options' window (`PipelineOptions::attention_window`).
+    pub fn new(window: Option<u64>) -> Self {
+        AttentionWindow { window }
     }
 }
 
@@ -119,8 +118,9 @@ impl crate::Pass for AttentionWindow {
     fn name(&self) -> &'static str {
         "attention-window"
     }
-    fn run(&self, m: &mut Module) -> Result<bool, String> {
-        let w = self.window.ok_or("the attention-window pass needs a window (edgec opt --attention-window W)")?;
+    fn run(&self, m: &mut Module, cx: &mut crate::PassCx) -> Result<crate::PassResult, crate::PassError> {
+        let why = "the attention-window pass needs a window (edgec opt --attention-window W)";
+        let w = self.window.ok_or_else(|| self.fail(why.into()))?;
         let rep = window_attention(m, w);
         let mut text = if rep.windowed == 0 {
             format!("APPROXIMATION attention-window {w}: no self-attention found; nothing changed\n")
@@ -134,7 +134,7 @@ impl crate::Pass for AttentionWindow {
         for s in rep.skipped.iter().chain(&rep.assumed) {
             text += &format!("  {s}\n");
         }
-        self.notes.lock().unwrap_or_else(|e| e.into_inner()).push(("attention-window", text));
-        Ok(rep.windowed > 0)
+        cx.text("attention-window", text);
+        Ok(crate::PassResult::changed(rep.windowed > 0))
     }
 }

@@ -74,11 +74,13 @@ pub struct PassRecord {
     pub ops_after: usize,
 }
 
-/// Per-pass records of one pipeline run.
+/// Per-pass records of one pipeline run, and the notes the passes left.
 #[derive(Clone, Debug, Default)]
 pub struct PassReport {
     /// One record per pass, in order.
     pub passes: Vec<PassRecord>,
+    /// The notes (`--explain` text, e-graph reports), by pass name.
+    pub cx: crate::PassCx,
 }
 
 impl fmt::Display for PassReport {
@@ -116,7 +118,7 @@ impl PassManager {
             let name = pass.name();
             let ops_before = live_ops(m);
             let start = Instant::now();
-            let changed = pass.run(m).map_err(|message| PassError::Failed { pass: name, message })?;
+            let changed = pass.run(m, &mut report.cx)?.changed;
             let time = start.elapsed();
             if self.opts.verify_each {
                 if let Err(errors) = verify(m) {

@@ -2,14 +2,16 @@
 //! options they share.
 
 use crate::egraph::analysis::FoldBudget;
-use crate::egraph::{optimize_module, EgraphReport, Limits, TargetInfo};
+use crate::egraph::{Limits, TargetInfo};
 use crate::rules::RuleSet;
+use crate::saturate::optimize_module;
 use crate::Pass;
 use ir::Module;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Options for building a pipeline: the rules, the target and the limits the
-/// e-graph passes use, and where they leave their reports.
+/// e-graph passes use. Passes leave their reports in the `PassCx` the
+/// manager gives them (`PassReport::cx`).
 #[derive(Clone)]
 pub struct PipelineOptions {
     /// Rules (built-ins plus user files).
@@ -20,18 +22,11 @@ pub struct PipelineOptions {
     pub limits: Limits,
     /// Constant-folding budget.
     pub fold: FoldBudget,
-    /// Every e-graph pass appends its report here.
-    pub reports: Arc<Mutex<Vec<(&'static str, EgraphReport)>>>,
     /// What the `bucket` pass specializes (`None`: the pass refuses to run).
     pub bucket: Option<crate::bucket::BucketSpec>,
-    /// Other passes append their `--explain` text here, by pass name.
-    pub notes: Notes,
     /// The window of the opt-in `attention-window` approximation.
     pub attention_window: Option<u64>,
 }
-
-/// Where non-e-graph passes leave their reports: `(pass name, text)`.
-pub type Notes = Arc<Mutex<Vec<(&'static str, String)>>>;
 
 impl Default for PipelineOptions {
     fn default() -> Self {
@@ -41,9 +36,7 @@ impl Default for PipelineOptions {
             target: None,
             limits: Limits::default(),
             fold: FoldBudget::default(),
-            reports: Arc::default(),
             bucket: None,
-            notes: Arc::default(),
             attention_window: None,
         }
     }
@@ -73,14 +66,15 @@ impl Pass for EgraphPass {
     fn name(&self) -> &'static str {
         self.name
     }
-    fn run(&self, m: &mut Module) -> Result<bool, String> {
+    fn run(&self, m: &mut Module, cx: &mut crate::PassCx) -> Result<crate::PassResult, crate::PassError> {
         let before = fingerprint(m);
         // An enabled approximation may fire: keep the exact function first.
         let exact = match self.rules.runnable(false).any(|r| r.approximate) {
             true => Some(m.clone()),
             false => None,
         };
-        let report = optimize_module(m, &self.rules, self.opts.target.clone(), &self.opts.limits, self.fold)?;
+        let report = optimize_module(m, &self.rules, self.opts.target.clone(), &self.opts.limits, self.fold)
+            .map_err(|e| self.fail(e))?;
         let approximated: Vec<String> = self
             .rules
             .rules
@@ -100,8 +94,8 @@ impl Pass for EgraphPass {
                 crate::approx::record(m, what);
             }
         }
-        self.opts.reports.lock().unwrap_or_else(|e| e.into_inner()).push((self.name, report));
-        Ok(fingerprint(m) != before)
+        cx.notes.push((self.name, crate::Note::Egraph(report)));
+        Ok(crate::PassResult::changed(fingerprint(m) != before))
     }
 }
 

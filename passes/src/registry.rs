@@ -60,10 +60,15 @@ pub static REGISTRY: &[PassInfo] = &[
         make: |o| Box::new(EgraphPass::new("canonicalize-core", Some(&["canonical"]), true, o)),
     },
     PassInfo {
+        name: "legalize-core",
+        description: "enter the core phase: onnx ops with a core form (Conv, ConvTranspose) become it; the verifier then rejects the onnx forms",
+        make: |_| Box::new(crate::LegalizeCore),
+    },
+    PassInfo {
         name: "resize-to-conv",
         description: "e-graph run with the resize rules only, forced (as if the target had no Resize): integer-factor Resize/Upsample become a nearest upsample (depthwise conv_transpose) + edge Pad + fixed depthwise conv",
         make: |o| {
-            let forced = crate::rules::appliers::resize::lower_resize_options(o);
+            let forced = forced_target(o, crate::rules::appliers::resize::lower_resize_target);
             Box::new(EgraphPass::new("resize-to-conv", Some(&["resize"]), true, &forced))
         },
     },
@@ -71,7 +76,7 @@ pub static REGISTRY: &[PassInfo] = &[
         name: "attention-blocked",
         description: "e-graph run with the attention rules only, forced: every core.attention with static Sq/Sk/D/Dv becomes core.attention_blocked (online softmax over tiles sized to the target's onchip_bytes, 256 KiB without one)",
         make: |o| {
-            let forced = crate::rules::appliers::attention::blocked_options(o);
+            let forced = forced_target(o, crate::rules::appliers::attention::blocked_target);
             Box::new(EgraphPass::new("attention-blocked", Some(&["attention"]), true, &forced))
         },
     },
@@ -79,7 +84,7 @@ pub static REGISTRY: &[PassInfo] = &[
         name: "window-lower",
         description: "e-graph run with the window-lower rules only, forced (as if the target had no window ops): core.window_partition/merge become rank-4 reshape + transpose (+ slice/concat rolls), core.window_attention batched matmuls with one folded bias+mask constant",
         make: |o| {
-            let forced = crate::rules::appliers::window_lower::window_lower_options(o);
+            let forced = forced_target(o, crate::rules::appliers::window_lower::window_lower_target);
             Box::new(EgraphPass::new("window-lower", Some(&["window-lower"]), true, &forced))
         },
     },
@@ -96,12 +101,12 @@ pub static REGISTRY: &[PassInfo] = &[
     PassInfo {
         name: "attention-window",
         description: "APPROXIMATION, opt-in (--attention-window W): every self-attention sees only keys |i - j| <= W (sliding window); recorded in the module's `approximations`, @main.reference keeps the exact function",
-        make: |o| Box::new(crate::approx::AttentionWindow::new(o)),
+        make: |o| Box::new(crate::approx::AttentionWindow::new(o.attention_window)),
     },
     PassInfo {
         name: "bucket",
         description: "shape bucketing: @main becomes a core.bucket_dispatch over one static specialization per bucket combination of the --bucket dims (inputs padded, outputs sliced back); @main.reference keeps the unbucketed body",
-        make: |o| Box::new(crate::bucket::Bucket::new(o)),
+        make: |o| Box::new(crate::bucket::Bucket::new(o.bucket.clone())),
     },
 ];
 
@@ -128,4 +133,13 @@ pub fn parse_pipeline_with(spec: &str, opts: &PipelineOptions) -> Result<Vec<Box
         return Err(PassError::UnknownPasses { unknown, valid: REGISTRY.iter().map(|p| p.name).collect() });
     }
     Ok(passes)
+}
+
+/// A pipeline target, shared.
+type Target = std::sync::Arc<dyn crate::egraph::TargetInfo>;
+
+/// `o` with its target replaced by `force(o.target)` (a target view that
+/// declares some ops unsupported, so a pass's rules must rewrite them).
+fn forced_target(o: &PipelineOptions, force: fn(Option<Target>) -> Target) -> PipelineOptions {
+    PipelineOptions { target: Some(force(o.target.clone())), ..o.clone() }
 }

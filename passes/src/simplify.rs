@@ -14,7 +14,7 @@ impl Pass for Dce {
     fn name(&self) -> &'static str {
         "dce"
     }
-    fn run(&self, m: &mut Module) -> Result<bool, String> {
+    fn run(&self, m: &mut Module, _cx: &mut crate::PassCx) -> Result<crate::PassResult, crate::PassError> {
         let mut changed = false;
         for f in &mut m.funcs {
             changed |= dce_function(f);
@@ -29,7 +29,7 @@ impl Pass for Dce {
             .collect();
         let before = m.consts.len();
         m.retain_consts(|c| used.contains(&c.name));
-        Ok(changed || m.consts.len() != before)
+        Ok(crate::PassResult::changed(changed || m.consts.len() != before))
     }
 }
 
@@ -63,7 +63,7 @@ impl Pass for Canonicalize {
     fn name(&self) -> &'static str {
         "canonicalize"
     }
-    fn run(&self, m: &mut Module) -> Result<bool, String> {
+    fn run(&self, m: &mut Module, _cx: &mut crate::PassCx) -> Result<crate::PassResult, crate::PassError> {
         let mut changed = false;
         for fi in 0..m.funcs.len() {
             changed |= crate::scan_axes::normalize_scans(&mut m.funcs[fi]);
@@ -84,7 +84,7 @@ impl Pass for Canonicalize {
                 changed = true;
             }
         }
-        Ok(changed)
+        Ok(crate::PassResult::changed(changed))
     }
 }
 
@@ -153,7 +153,7 @@ impl Pass for ShapeInfer {
     fn name(&self) -> &'static str {
         "shape-infer"
     }
-    fn run(&self, m: &mut Module) -> Result<bool, String> {
+    fn run(&self, m: &mut Module, _cx: &mut crate::PassCx) -> Result<crate::PassResult, crate::PassError> {
         let mut changed = false;
         for fi in 0..m.funcs.len() {
             let mut f = std::mem::take(&mut m.funcs[fi]);
@@ -165,10 +165,10 @@ impl Pass for ShapeInfer {
             m.funcs[fi] = f;
             if let Err((id, msg)) = res {
                 let op = &m.funcs[fi].ops[id];
-                return Err(format!("{} [{}]: {msg}", op.opcode.name(), op.loc));
+                return Err(self.fail(format!("{} [{}]: {msg}", op.opcode.name(), op.loc)));
             }
         }
-        Ok(changed)
+        Ok(crate::PassResult::changed(changed))
     }
 }
 

@@ -149,6 +149,10 @@ pub struct TargetProfile {
     pub max_rank: Option<u32>,
     /// Name of the target unsupported ops run on (`None`: there is none).
     pub fallback: Option<String>,
+    /// The backend that generates code for this target (`rust`); its op
+    /// table decides support and costs (`codegen::backend`). `None`: the
+    /// target has no code generator (a simulated NPU).
+    pub backend: Option<String>,
     /// Copy costs charged when an op falls back.
     pub transfer: Transfer,
     /// On-chip memory in bytes, if the device has a scratchpad.
@@ -195,6 +199,16 @@ pub enum TargetError {
     /// The file is not a valid profile; every problem found, in file order.
     #[error("{}", join_lines(.0))]
     Invalid(Vec<Diagnostic>),
+    /// The profile names a backend that does not exist.
+    #[error("{file}: unknown backend `{name}` (backends: {known})")]
+    UnknownBackend {
+        /// The profile file.
+        file: String,
+        /// What it names.
+        name: String,
+        /// The backend names, comma-separated.
+        known: String,
+    },
     /// Neither a builtin target name nor a path to a `.toml` file.
     #[error("unknown target `{name}` (builtin targets: {known}; or give a path to a .toml profile)")]
     Unknown {
@@ -219,13 +233,6 @@ impl TargetProfile {
     /// Like [`TargetProfile::parse`], and `fallback` must be one of `targets`.
     pub fn parse_with_targets(src: &str, file: &str, targets: &[&str]) -> Result<TargetProfile, TargetError> {
         parse::parse(src, file, Some(targets))
-    }
-
-    /// Read and parse a profile file.
-    pub fn from_file(path: &std::path::Path) -> Result<TargetProfile, TargetError> {
-        let src = std::fs::read_to_string(path)
-            .map_err(|source| TargetError::Io { path: path.display().to_string(), source })?;
-        Self::parse(&src, &path.display().to_string())
     }
 
     /// The rule for `op`: its own entry, else `[default]`.

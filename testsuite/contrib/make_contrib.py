@@ -49,7 +49,7 @@ def elem_type(dtype):
 CASES = []
 
 
-def case(name, op, ins, init=(), attrs=None, outputs=1, domain=MS, ref=None, dyn=None):
+def case(name, op, ins, init=(), attrs=None, outputs=1, domain=MS, ref=None, dyn=None, opset=21):
     """Register a one-node case. ``ins`` maps node input names to arrays in
     node-input order (``None`` keeps an empty optional slot); names in
     ``init`` become initializers, the others graph inputs. ``outputs`` is a
@@ -58,11 +58,12 @@ def case(name, op, ins, init=(), attrs=None, outputs=1, domain=MS, ref=None, dyn
     (by name); it is used only where onnxruntime has no CPU kernel for the op,
     and the case then records that in a ``REFERENCE`` file. ``dyn`` maps
     graph inputs to a list of dimension names (``None`` keeps that dim
-    static), so a case also checks import with symbolic shapes."""
-    CASES.append((name, op, ins, set(init), attrs or {}, outputs, domain, ref, dyn or {}))
+    static), so a case also checks import with symbolic shapes. ``opset`` is
+    the default domain's (ops onnxruntime keeps from old opsets need one)."""
+    CASES.append((name, op, ins, set(init), attrs or {}, outputs, domain, ref, dyn or {}, opset))
 
 
-def run_case(name, op, ins, init, attrs, outputs, domain, ref=None, dyn=None):
+def run_case(name, op, ins, init, attrs, outputs, domain, ref=None, dyn=None, opset=21):
     names, gin, inis, feeds = [], [], [], {}
     for key, arr in ins.items():
         if arr is None:
@@ -79,7 +80,7 @@ def run_case(name, op, ins, init, attrs, outputs, domain, ref=None, dyn=None):
     out_names = [f"y{i}" if f else "" for i, f in enumerate(flags)]
     outs = [o for o in out_names if o]
     node = helper.make_node(op, names, out_names, domain=domain, name=f"{name}_node", **attrs)
-    opsets = [helper.make_opsetid("", 21), helper.make_opsetid(MS, 1)]
+    opsets = [helper.make_opsetid("", opset), helper.make_opsetid(MS, 1)]
 
     def make(types):
         vis = []

@@ -11,6 +11,10 @@
 //!   (or on comment lines right below it), and each annotation must match.
 //! - `// test: parse-error` — parsing must fail; output is the error; the
 //!   offending line carries an `// error: <substring>` annotation.
+//! - `// test: emit rust` and `// test: run backends=interp,rust` — the Rust
+//!   backend's code and run results (see [`backend`]).
+
+mod backend;
 
 use ir::text::{parse_module, print_module, ParsedModule};
 use ir::verify::{verify, Anchor};
@@ -171,7 +175,16 @@ fn run_directive(src: &str, name: &str) -> Result<String, String> {
                 Ok(format!("{e}\n"))
             }
         },
-        other => Err(format!("unknown directive `{other}` (expected parse, opt, verify or parse-error)")),
+        "emit" | "run" => {
+            let m = parse(src, name)?.module;
+            verify(&m).map_err(|e| format!("input does not verify:\n{}", e.render(&m)))?;
+            match (kind.as_str(), arg.trim()) {
+                ("emit", "rust") => backend::emit_rust(&m, name),
+                ("emit", other) => Err(format!("`emit` takes a backend name (`rust`), not `{other}`")),
+                _ => backend::run(&m, name, &arg),
+            }
+        }
+        other => Err(format!("unknown directive `{other}` (expected parse, opt, verify, parse-error, emit or run)")),
     }
 }
 

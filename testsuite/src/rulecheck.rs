@@ -66,11 +66,11 @@ pub fn optimize_and_compare_approx(
     let mut out = m.clone();
     let live = |m: &Module| m.funcs.iter().map(|f| f.live_ops().len()).sum::<usize>();
     let before_ops = live(m);
-    PassManager::new(passes, PassOptions { verify_each: true, ..Default::default() })
+    let report = PassManager::new(passes, PassOptions { verify_each: true, ..Default::default() })
         .run(&mut out, &mut std::io::sink())
         .map_err(|e| e.to_string())?;
     let mut fired = BTreeMap::new();
-    for (_, r) in opts.reports.lock().map_err(|e| e.to_string())?.iter() {
+    for (_, r) in report.cx.egraphs() {
         for (k, v) in &r.rules.fired {
             *fired.entry(k.clone()).or_default() += v;
         }

@@ -6,8 +6,9 @@
 use compiler::check::Tolerance;
 use ir::interp::{Data, Tensor};
 use passes::egraph::analysis::FoldBudget;
-use passes::egraph::{optimize_module, Limits};
+use passes::egraph::Limits;
 use passes::rules::RuleSet;
+use passes::saturate::optimize_module;
 use testsuite::rulecheck::optimize_and_compare;
 
 fn parse(src: &str) -> ir::Module {

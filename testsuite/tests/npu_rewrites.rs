@@ -32,8 +32,8 @@ fn compile(name: &str, pipeline: &str, target: &str, tol: Tolerance) -> (Module,
     let opts = options(Some(target)).expect("target");
     let passes = parse_pipeline_with(pipeline, &opts).expect("pipeline");
     let mut out = m.clone();
-    PassManager::new(passes, PassOptions::default()).run(&mut out, &mut std::io::sink()).expect("runs");
-    let report: String = opts.reports.lock().unwrap().iter().map(|(_, r)| r.to_string()).collect();
+    let run = PassManager::new(passes, PassOptions::default()).run(&mut out, &mut std::io::sink()).expect("runs");
+    let report: String = run.cx.egraphs().map(|(_, r)| r.to_string()).collect();
     for ds in compiler::check::data_sets(&dir) {
         let (inputs, want) = read_data_set(&ds).expect("data");
         let got = ir::interp::run(&out, "main", inputs).expect("runs");

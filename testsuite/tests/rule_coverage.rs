@@ -15,9 +15,10 @@ fn fired_in(path: &Path) -> Result<BTreeSet<String>, String> {
     let (passes, opts) = testsuite::filetest::opt_options(rest)?;
     let mut m = ir::text::parse_module(&src, &path.display().to_string(), None).map_err(|e| e.to_string())?.module;
     let pipeline = parse_pipeline_with(&passes, &opts).map_err(|e| e.to_string())?;
-    PassManager::new(pipeline, PassOptions::default()).run(&mut m, &mut std::io::sink()).map_err(|e| e.to_string())?;
-    let reports = opts.reports.lock().map_err(|e| e.to_string())?;
-    Ok(reports.iter().flat_map(|(_, r)| r.rules.fired.keys().cloned()).collect())
+    let report = PassManager::new(pipeline, PassOptions::default())
+        .run(&mut m, &mut std::io::sink())
+        .map_err(|e| e.to_string())?;
+    Ok(report.cx.egraphs().flat_map(|(_, r)| r.rules.fired.keys().cloned()).collect())
 }
 
 #[test]

@@ -275,10 +275,10 @@ fn decline_reasons() {
     let mut m = ir::text::parse_module(&src, "neg", None).expect("parses").module;
     let opts = options(None).expect("options");
     let passes = parse_pipeline_with(PIPELINE, &opts).expect("pipeline");
-    PassManager::new(passes, PassOptions::default()).run(&mut m, &mut std::io::sink()).expect("runs");
-    let reports = opts.reports.lock().expect("reports");
-    let reasons: Vec<String> = reports
-        .iter()
+    let run = PassManager::new(passes, PassOptions::default()).run(&mut m, &mut std::io::sink()).expect("runs");
+    let reasons: Vec<String> = run
+        .cx
+        .egraphs()
         .flat_map(|(_, r)| r.rules.declined.get("resize-to-conv").into_iter().flatten())
         .map(|(k, _)| k.clone())
         .collect();

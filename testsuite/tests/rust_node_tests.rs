@@ -39,7 +39,7 @@ fn compile(dir: &Path, module: &str) -> Result<Member, String> {
         .map_err(|e| e.to_string())?;
     let name = format!("n_{module}");
     let opts = codegen::rust::EmitOptions { name: name.clone(), source: dir.display().to_string() };
-    let g = codegen::rust::emit(&out, &opts).map_err(|e| e.to_string())?;
+    let g = codegen::rust::generate(&out, &opts).map_err(|e| e.to_string())?;
     Ok(Member { module: module.to_string(), crate_files: g, name })
 }
 

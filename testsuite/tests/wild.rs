@@ -130,7 +130,7 @@ fn wild_models_compile_to_rust_without_flags() {
         let module = format!("w{i}");
         let emitted = optimize(m, "cpu", vec![]).and_then(|out| {
             let opts = codegen::rust::EmitOptions { name: format!("n_{module}"), source: m.id.clone() };
-            codegen::rust::emit(&out, &opts).map_err(|e| e.to_string())
+            codegen::rust::generate(&out, &opts).map_err(|e| e.to_string())
         });
         match emitted {
             Ok(g) => members.push((m, Member { module: module.clone(), crate_files: g, name: format!("n_{module}") })),

@@ -39,6 +39,7 @@ pub mod act;
 pub mod arena;
 pub mod attention;
 pub mod conv;
+mod error;
 pub mod ew;
 pub mod gemm;
 pub mod layout;

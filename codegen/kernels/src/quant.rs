@@ -82,29 +82,7 @@ macro_rules! qint {
     )*};
 }
 qint!(u8, i8, i16, u16);
-
-macro_rules! qint_small {
-    ($($t:ident),*) => {$(
-        impl QInt for crate::lowp8::$t {
-            const MIN: f32 = crate::lowp8::$t::MIN as f32;
-            const MAX: f32 = crate::lowp8::$t::MAX as f32;
-            #[inline]
-            fn to_f32(self) -> f32 {
-                self.get() as f32
-            }
-            #[inline]
-            fn from_f32(x: f32) -> Self {
-                crate::lowp8::$t::wrap(x as i128)
-            }
-        }
-        impl DeqInt for crate::lowp8::$t {
-            fn to_i64(self) -> i64 {
-                self.get() as i64
-            }
-        }
-    )*};
-}
-qint_small!(I4, U4, I2, U2);
+// The 4- and 2-bit integers implement `QInt` and `DeqInt` in `lowp8::quant`.
 
 /// `y = saturate(round_half_even(x / scale) + zero_point)`; NaN gives the
 /// type's minimum. `zp` has the scale's length (or is absent: zero).

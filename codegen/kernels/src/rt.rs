@@ -3,19 +3,8 @@
 
 use crate::lowp::{BF16, F16};
 use crate::lowp8::{F4E2M1, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0, I2, I4, U2, U4};
-use std::fmt;
 
-/// An error a generated model reports to its caller (bad input, bad weights).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Error(pub String);
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Error {}
+pub use crate::error::Error;
 
 /// A borrowed tensor: row-major data and its shape.
 #[derive(Copy, Clone, Debug, PartialEq)]

@@ -24,6 +24,8 @@ pub trait Float:
     fn exp_m1(self) -> Self;
     /// `ln(1 + self)`, the standard library's.
     fn ln_1p(self) -> Self;
+    /// `tanh(self)`, the standard library's.
+    fn tanh(self) -> Self;
 }
 
 impl Float for f32 {
@@ -38,6 +40,9 @@ impl Float for f32 {
     fn ln_1p(self) -> Self {
         f32::ln_1p(self)
     }
+    fn tanh(self) -> Self {
+        f32::tanh(self)
+    }
 }
 
 impl Float for f64 {
@@ -51,5 +56,8 @@ impl Float for f64 {
     }
     fn ln_1p(self) -> Self {
         f64::ln_1p(self)
+    }
+    fn tanh(self) -> Self {
+        f64::tanh(self)
     }
 }

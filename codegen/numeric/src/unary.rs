@@ -31,6 +31,11 @@ pub fn celu<F: Float>(x: F, alpha: F) -> F {
     }
 }
 
+/// ScaledTanh: `alpha tanh(beta x)`.
+pub fn scaled_tanh<F: Float>(x: F, alpha: F, beta: F) -> F {
+    alpha * (beta * x).tanh()
+}
+
 /// Shrink: `x < -lambd ? x + bias : x > lambd ? x - bias : 0`.
 pub fn shrink<F: Float>(x: F, lambd: F, bias: F) -> F {
     if x < -lambd {

@@ -24,7 +24,6 @@ mod report;
 mod shapes;
 mod sz;
 mod weights;
-mod widen;
 
 pub use report::{FuncReport, Report};
 
@@ -82,6 +81,38 @@ impl Entry<'_> {
     pub fn view_api(&self) -> bool {
         self.dispatch.is_some() || self.dynamic
     }
+}
+
+/// The Rust backend's preparation passes: onnx ops with a core form become
+/// it (`legalize-core`), then the ops its table widens are put between
+/// exact f16/bf16 casts (`widen-half`).
+pub fn prepare_passes() -> Vec<Box<dyn passes::Pass>> {
+    vec![Box::new(passes::LegalizeCore), Box::new(passes::widen::WidenHalf { widened: ops::widened })]
+}
+
+/// Run [`prepare_passes`] on `m` (verifying after each, dumping IR as
+/// `opts` asks), then enter the `target` phase that [`emit`] takes.
+pub fn prepare(
+    m: &mut Module,
+    opts: passes::PassOptions,
+    dump: &mut dyn std::io::Write,
+) -> Result<passes::PassReport, passes::PassError> {
+    let report = passes::PassManager::new(prepare_passes(), opts).run(m, dump)?;
+    m.phase = ir::Phase::Target;
+    if let Err(errors) = ir::verify::verify(m) {
+        let rendered = errors.render(m);
+        return Err(passes::PassError::BrokeIr { pass: "widen-half", errors, rendered });
+    }
+    Ok(report)
+}
+
+/// Run the Rust backend's preparation passes on a copy of `m` (an
+/// optimized module in any phase) and generate its crate.
+pub fn generate(m: &Module, opts: &EmitOptions) -> Result<Generated, EmitErrors> {
+    let mut m = m.clone();
+    let popts = passes::PassOptions { verify_each: true, print_after_all: false, print_after: vec![] };
+    prepare(&mut m, popts, &mut std::io::sink()).map_err(|e| EmitErrors(vec![e.to_string()]))?;
+    emit(&m, opts)
 }
 
 fn entry(m: &Module) -> Result<Entry<'_>, Vec<String>> {
@@ -159,10 +190,20 @@ fn check_results(f: &ir::Function, p: &Plan, bucketed: bool, n: &str, errs: &mut
     }
 }
 
-/// Generate the crate for `m` (optimized for the cpu target).
+/// Generate the crate for `m`, a module in the `target` phase that the Rust
+/// backend's preparation passes made (see [`generate`] for one that is not).
+/// Any other module is an error naming each offending op.
 pub fn emit(m: &Module, opts: &EmitOptions) -> Result<Generated, EmitErrors> {
-    let widened = widen::widen_half_ops(m);
-    let m = widened.as_ref().unwrap_or(m);
+    if m.phase != ir::Phase::Target {
+        return Err(EmitErrors(vec![format!(
+            "the module is in phase `{}`; the Rust backend takes phase `target` (run its preparation passes: {})",
+            m.phase.name(),
+            prepare_passes().iter().map(|p| p.name()).collect::<Vec<_>>().join(", ")
+        )]));
+    }
+    if let Err(e) = ir::verify::verify(m) {
+        return Err(EmitErrors(e.0.iter().map(|d| d.to_string()).collect()));
+    }
     let entry = entry(m).map_err(EmitErrors)?;
     let mut e =
         Emitter { m, weights: Default::default(), parts: Default::default(), errors: vec![], ops: BTreeMap::new() };

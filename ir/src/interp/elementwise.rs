@@ -25,8 +25,8 @@ pub use logic::{
 pub use quant::{dequantize_linear, dynamic_quantize_linear, quantize_linear};
 pub use unary::{
     abs, acos, acosh, asin, asinh, atan, atanh, ceil, celu, cos, cosh, dropout, elu, erf, exp, floor, gelu,
-    hard_sigmoid, hard_swish, identity, is_inf, is_nan, leaky_relu, log, mish, neg, reciprocal, relu, round, selu,
-    shrink, sigmoid, sign, sin, sinh, softplus, softsign, sqrt, tan, tanh, thresholded_relu,
+    hard_sigmoid, hard_swish, identity, is_inf, is_nan, leaky_relu, log, mish, neg, reciprocal, relu, round,
+    scaled_tanh, selu, shrink, sigmoid, sign, sin, sinh, softplus, softsign, sqrt, tan, tanh, thresholded_relu,
 };
 
 /// `BitCast`: the little-endian bytes of each element read as type `to`.

@@ -27,6 +27,18 @@ pub mod window;
 
 pub use table::{Opcode, OP_TABLE};
 
+/// The `core.*` form of an `onnx.*` op that always has one: the same
+/// operands and attributes compute the same values, the core op's own
+/// attributes (a fused activation) absent. From the `core` phase on, such an
+/// op appears only in its core form, so a backend lowers one of the two.
+pub fn core_form(op: Opcode) -> Option<Opcode> {
+    match op {
+        Opcode::Conv => Some(Opcode::CoreConv),
+        Opcode::ConvTranspose => Some(Opcode::CoreConvTranspose),
+        _ => None,
+    }
+}
+
 use crate::attr::{AttrKind, Attrs};
 use crate::module::Constant;
 use crate::types::{DType, TensorType};

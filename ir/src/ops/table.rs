@@ -322,6 +322,8 @@ define_ops! {
     Mish = "onnx.Mish" { operands: X, flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::mish) }
     /// `x < -lambd ? x + bias : x > lambd ? x - bias : 0` (lambd defaults to 0.5, bias to 0).
     Shrink = "onnx.Shrink" { operands: &[req("input")], results: &[req("output")], attrs: &[a("bias", Float), a("lambd", Float)], flags: EW, infer: ew::shrink, eval: Some(ik::elementwise::shrink) }
+    /// `alpha * tanh(beta * x)` (both default to 1): onnxruntime's `com.microsoft` contrib op (and ONNX's experimental one before opset 10).
+    ScaledTanh = "onnx.ScaledTanh" { operands: X, attrs: &[a("alpha", Float), a("beta", Float)], flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::scaled_tanh) }
     /// True where the input is NaN.
     IsNaN = "onnx.IsNaN" { operands: X, flags: EW, infer: ew::float_predicate, eval: Some(ik::elementwise::is_nan) }
     /// True where the input is +inf (if `detect_positive`) or -inf (if `detect_negative`); both default to 1.

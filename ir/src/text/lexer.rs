@@ -1,6 +1,6 @@
 //! Tokenizer for the text IR. Every token carries its 1-based line and column.
 
-use super::parse::{ParseError, SourcePos};
+use super::error::{ParseError, SourcePos};
 
 /// A token kind.
 #[derive(Clone, Debug, PartialEq)]

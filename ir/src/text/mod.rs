@@ -3,11 +3,13 @@
 //! The printer renumbers op results densely (`%0`, `%1`, ...) in program order
 //! and prints attributes sorted by name, so equal modules print identically.
 
+mod error;
 mod lexer;
 mod parse;
 mod print;
 
-pub use parse::{parse_module, ParseError, ParsedModule, SourcePos};
+pub use error::{ParseError, SourcePos};
+pub use parse::{parse_module, ParsedModule};
 pub use print::{print_module, PrintOptions, Printer, WeightsMode};
 
 use std::fmt;

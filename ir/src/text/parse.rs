@@ -6,6 +6,7 @@
 //! values defined later in the same function parse (the verifier reports them
 //! as use-before-definition); names never defined are parse errors.
 
+use super::error::{ParseError, SourcePos};
 use super::lexer::{float_f32, float_f64, tokenize, Tok, Token};
 use crate::attr::{Attr, Attrs};
 use crate::module::{ConstData, Constant, Function, Loc, Module, OpId, Phase, Region, Value, ValueData, ValueDef};
@@ -14,33 +15,6 @@ use crate::types::{DType, Dim, Shape, Symbol, TensorType};
 use crate::verify::Anchor;
 use smallvec::SmallVec;
 use std::collections::HashMap;
-use std::fmt;
-
-/// A 1-based line and column.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct SourcePos {
-    /// Line, from 1.
-    pub line: u32,
-    /// Column in characters, from 1.
-    pub col: u32,
-}
-
-/// A syntax or name-resolution error at `file:line:col`.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub struct ParseError {
-    /// File name as given by the caller (`<stdin>` for standard input).
-    pub file: String,
-    /// Position of the offending token.
-    pub pos: SourcePos,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: error: {}", self.file, self.pos.line, self.pos.col, self.message)
-    }
-}
 
 /// A parsed module with the source position of each anchor (for diagnostics).
 #[derive(Debug)]

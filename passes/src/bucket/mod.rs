@@ -325,13 +325,12 @@ fn describe(orig: &Function, d: &Dispatch, names: &[String], specialized: &[Func
 /// The `bucket` pass: [`bucket_function`] on `@main` with the pipeline's spec.
 pub struct Bucket {
     spec: Option<BucketSpec>,
-    notes: crate::optimize::Notes,
 }
 
 impl Bucket {
-    /// The pass for the pipeline options' bucket spec.
-    pub fn new(opts: &crate::PipelineOptions) -> Self {
-        Bucket { spec: opts.bucket.clone(), notes: opts.notes.clone() }
+    /// The pass for the pipeline options' bucket spec (`PipelineOptions::bucket`).
+    pub fn new(spec: Option<BucketSpec>) -> Self {
+        Bucket { spec }
     }
 }
 
@@ -339,13 +338,14 @@ impl crate::Pass for Bucket {
     fn name(&self) -> &'static str {
         "bucket"
     }
-    fn run(&self, m: &mut Module) -> Result<bool, String> {
-        let spec = self.spec.as_ref().ok_or("the bucket pass needs a bucket spec (edgec opt --bucket DIM=SIZES)")?;
+    fn run(&self, m: &mut Module, cx: &mut crate::PassCx) -> Result<crate::PassResult, crate::PassError> {
+        let why = "the bucket pass needs a bucket spec (edgec opt --bucket DIM=SIZES)";
+        let spec = self.spec.as_ref().ok_or_else(|| self.fail(why.into()))?;
         if spec.dims.is_empty() {
-            return Ok(false);
+            return Ok(crate::PassResult::changed(false));
         }
-        let report = bucket_function(m, "main", spec)?;
-        self.notes.lock().unwrap_or_else(|e| e.into_inner()).push(("bucket", report.to_string()));
-        Ok(true)
+        let report = bucket_function(m, "main", spec).map_err(|e| self.fail(e))?;
+        cx.text("bucket", report.to_string());
+        Ok(crate::PassResult::changed(true))
     }
 }

@@ -1,7 +1,8 @@
-//! The e-graph bridge and the equality-saturation optimizer.
+//! The e-graph bridge, analysis and extraction used by the equality-saturation
+//! optimizer (the runner is `crate::saturate`).
 //!
 //! A function's top-level dataflow is translated into an `egg` e-graph
-//! ([`bridge::import`]), rewritten by the rules of a [`RuleSet`] until
+//! ([`bridge::import`]), rewritten by the rules of a [`RuleSet`](crate::rules::RuleSet) until
 //! saturation or a limit, and extracted back by a target cost model
 //! ([`extract`], then improved by the true cost of the emitted program, in
 //! which shared work counts once: [`rooted`] re-extraction, then [`refine`]'s
@@ -18,11 +19,11 @@ pub mod bridge;
 pub mod extract;
 pub mod lang;
 pub mod refine;
+mod report;
 pub mod rooted;
-mod run;
 mod target;
 
-pub use run::{optimize_module, EgraphReport, FuncReport, Limits, RuleStats};
+pub use report::{EgraphReport, FuncReport, Limits, RuleStats};
 
 use analysis::EG;
 use egg::Id;

@@ -1,26 +1,16 @@
 //! Validation and compilation of one [`RuleAst`] into a [`Rule`].
 
 use super::appliers::ApplierDef;
+use super::args::{lit_to_attr, ArgVal};
 use super::conds::CondDef;
 use super::syntax::{Arg, AttrPat, Call, Lit, Pat, Pos, Rhs, RuleAst};
 use crate::egraph::analysis::Interner;
 use crate::egraph::lang::ENode;
 use egg::{ENodeOrVar, Id, Pattern, PatternAst, Var};
 use ir::ops::Slot;
-use ir::{Attr, Attrs, Opcode};
+use ir::{Attrs, Opcode};
 use smallvec::SmallVec;
 use std::collections::HashMap;
-
-/// A resolved argument of a condition or applier.
-#[derive(Clone, Debug)]
-pub enum ArgVal {
-    /// A pattern variable (bound on the left-hand side).
-    Var(Var),
-    /// A literal.
-    Lit(Lit),
-    /// A bare word; `root` names the matched class.
-    Word(String),
-}
 
 /// A compiled right-hand side.
 #[derive(Clone, Debug)]
@@ -233,8 +223,8 @@ impl Cx<'_> {
 
     fn cond(&mut self, c: &Call) -> Option<CondCall> {
         let args = self.args(&c.args);
-        let Some(def) = super::conds::all().find(|d| d.name == c.name) else {
-            let known: Vec<&str> = super::conds::all().map(|d| d.name).collect();
+        let Some(def) = super::appliers::all_conds().find(|d| d.name == c.name) else {
+            let known: Vec<&str> = super::appliers::all_conds().map(|d| d.name).collect();
             self.errors.push((c.pos, format!("unknown condition `{}` (known: {})", c.name, known.join(", "))));
             return None;
         };
@@ -267,33 +257,4 @@ fn arity_msg(what: &str, name: &str, arity: &std::ops::RangeInclusive<usize>, go
         format!("{}..={}", arity.start(), arity.end())
     };
     format!("{what} `{name}` takes {want} argument(s), found {got}: {name}({sig})")
-}
-
-/// A literal as an attribute value (kind coerced later by the schema).
-pub fn lit_to_attr(l: &Lit) -> Option<Attr> {
-    Some(match l {
-        Lit::Int(i) => Attr::Int(*i),
-        Lit::Float(x) => Attr::Float(*x as f32),
-        Lit::Str(s) => Attr::Str(s.clone()),
-        Lit::List(v) if v.iter().all(|x| matches!(x, Lit::Int(_))) => {
-            Attr::Ints(v.iter().map(|x| if let Lit::Int(i) = x { *i } else { 0 }).collect())
-        }
-        Lit::List(v) if v.iter().all(|x| matches!(x, Lit::Int(_) | Lit::Float(_))) => Attr::Floats(
-            v.iter()
-                .map(|x| {
-                    if let Lit::Float(f) = x {
-                        *f as f32
-                    } else if let Lit::Int(i) = x {
-                        *i as f32
-                    } else {
-                        0.0
-                    }
-                })
-                .collect(),
-        ),
-        Lit::List(v) if v.iter().all(|x| matches!(x, Lit::Str(_))) => {
-            Attr::Strs(v.iter().map(|x| if let Lit::Str(s) = x { s.clone() } else { String::new() }).collect())
-        }
-        Lit::List(_) => return None,
-    })
 }

@@ -2,7 +2,7 @@
 //! the match; a condition that cannot evaluate (unbound class, non-constant
 //! operand) is false, so a rule never fires on facts it could not check.
 
-use super::compile::ArgVal;
+use super::args::{lit_to_attr, ArgVal};
 use super::env::{num, text, Env};
 use crate::egraph::lang::ENode;
 use ir::{Attr, DType, Dim};
@@ -69,21 +69,6 @@ conds! {
     "target_supports" (x) [1..=1] "the target runs the left-hand side's root op of class x natively" => target_supports;
 }
 
-/// Every condition: the shared ones above, then the families' own.
-pub fn all() -> impl Iterator<Item = &'static CondDef> {
-    use super::appliers::{attention, canonical, cleanup, fusion, recognition, resize, window, window_lower};
-    CONDS
-        .iter()
-        .chain(cleanup::CONDS)
-        .chain(fusion::CONDS)
-        .chain(recognition::CONDS)
-        .chain(canonical::CONDS)
-        .chain(resize::CONDS)
-        .chain(attention::CONDS)
-        .chain(window::CONDS)
-        .chain(window_lower::CONDS)
-}
-
 /// The value every element of a constant has, if they agree.
 pub fn splat(e: &Env<'_>, a: &ArgVal) -> Option<f64> {
     let c = e.konst(a)?;
@@ -117,7 +102,7 @@ fn attr_eq(e: &Env<'_>, a: &[ArgVal]) -> bool {
 
 fn arg_attr(a: &ArgVal) -> Option<Attr> {
     match a {
-        ArgVal::Lit(l) => super::compile::lit_to_attr(l),
+        ArgVal::Lit(l) => lit_to_attr(l),
         ArgVal::Word(w) => Some(Attr::Str(w.clone())),
         ArgVal::Var(_) => None,
     }

@@ -1,6 +1,6 @@
 //! What conditions and appliers see: the e-graph, the match and the target.
 
-use super::compile::ArgVal;
+use super::args::ArgVal;
 use super::syntax::Lit;
 use crate::egraph::analysis::{infer_node, is_absent, EAnalysis, EG};
 use crate::egraph::lang::ENode;

@@ -9,13 +9,15 @@
 //! reports every problem with `file:line:col`.
 
 pub mod appliers;
+mod args;
 mod compile;
 pub mod conds;
 pub mod env;
 mod parse;
 pub mod syntax;
 
-pub use compile::{ArgVal, CompiledRhs, Rule};
+pub use args::ArgVal;
+pub use compile::{CompiledRhs, Rule};
 
 use crate::egraph::analysis::Interner;
 use std::fmt;

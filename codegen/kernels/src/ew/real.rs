@@ -11,7 +11,7 @@
 use super::unary::Unary;
 use crate::act::{erf_f64, sigmoid};
 use crate::lowp::Real;
-use edgec_numeric::unary::{celu, elu, shrink, softplus};
+use edgec_numeric::unary::{celu, elu, scaled_tanh, shrink, softplus};
 
 /// `max(0, min(1, v))`, NaN kept.
 fn clamp01(v: f64) -> f64 {
@@ -115,6 +115,7 @@ impl Unary {
             Silu => x * sigmoid(x),
             Swish { alpha } => x * sigmoid(w(alpha) * x),
             Shrink { lambd, bias } => shrink(x, w(lambd), w(bias)),
+            ScaledTanh { alpha, beta } => scaled_tanh(x, w(alpha), w(beta)),
         }
     }
 }

@@ -11,7 +11,7 @@
 
 use crate::act::{erf, erf_f64, Act};
 use crate::math::{exp, sigmoid};
-use edgec_numeric::unary::{celu, elu, shrink, softplus};
+use edgec_numeric::unary::{celu, elu, scaled_tanh, shrink, softplus};
 
 /// A one-input elementwise function.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -100,6 +100,11 @@ pub enum Unary {
     Shrink {
         lambd: f32,
         bias: f32,
+    },
+    /// `alpha tanh(beta x)`.
+    ScaledTanh {
+        alpha: f32,
+        beta: f32,
     },
 }
 
@@ -232,6 +237,7 @@ unary_table! {
     Unary::Clip { min, max } => move |x: f32| if x.is_nan() { x } else { x.max(min).min(max) },
     Unary::Silu => |x: f32| x * sigmoid(x),
     Unary::Swish { alpha } => move |x: f32| x * sigmoid(alpha * x),
+    Unary::ScaledTanh { alpha, beta } => move |x: f32| scaled_tanh(x, alpha, beta),
     Unary::Shrink { lambd, bias } => move |x: f32| shrink(x, lambd, bias),
 }
 

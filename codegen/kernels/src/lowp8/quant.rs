@@ -11,7 +11,31 @@
 
 use super::{F4E2M1, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, I2, I4, U2, U4};
 use crate::lowp::Real;
-use crate::quant::QLayout;
+use crate::quant::{DeqInt, QInt, QLayout};
+
+// The 4- and 2-bit integers are quantized integer types like u8 and i8.
+macro_rules! qint_small {
+    ($($t:ident),*) => {$(
+        impl QInt for $t {
+            const MIN: f32 = $t::MIN as f32;
+            const MAX: f32 = $t::MAX as f32;
+            #[inline]
+            fn to_f32(self) -> f32 {
+                self.get() as f32
+            }
+            #[inline]
+            fn from_f32(x: f32) -> Self {
+                $t::wrap(x as i128)
+            }
+        }
+        impl DeqInt for $t {
+            fn to_i64(self) -> i64 {
+                self.get() as i64
+            }
+        }
+    )*};
+}
+qint_small!(I4, U4, I2, U2);
 
 /// A float8 / float4 element type QuantizeLinear produces.
 pub trait QFloat: Copy {

@@ -6,8 +6,8 @@
 //! the interpreter's); only the bookkeeping moves to run time.
 
 use super::{DeqInt, QInt, QLayout, QMat};
+use crate::error::Error;
 use crate::lowp::Real;
-use crate::rt::Error;
 
 /// The layout of the scale of a tensor of shape `x` (the interpreter's
 /// `param_index` rules): per tensor (one-element scale), per axis (`block`

@@ -286,6 +286,7 @@ proptest! {
         Unary::Softsign, Unary::HardSwish, Unary::Mish, Unary::Elu { alpha: 0.5 }, Unary::LeakyRelu { alpha: 0.1 },
         Unary::HardSigmoid { alpha: 0.2, beta: 0.5 }, Unary::Selu { alpha: 1.5, gamma: 1.1 },
         Unary::Shrink { lambd: 0.5, bias: 0.25 }, Unary::ThresholdedRelu { alpha: 1.0 }, Unary::Atan, Unary::Asinh,
+        Unary::ScaledTanh { alpha: 0.7, beta: 1.3 },
     ]), x in prop::collection::vec(special(), 1..40)) {
         let code = unary_code(op);
         let h: Vec<F16> = x.iter().map(|&x| F16::from_f32(x)).collect();
@@ -398,6 +399,7 @@ fn unary_code(op: Unary) -> (Opcode, Vec<(&'static str, Attr)>) {
         Celu { alpha } => (Opcode::Celu, vec![f("alpha", alpha)]),
         Shrink { lambd, bias } => (Opcode::Shrink, vec![f("lambd", lambd), f("bias", bias)]),
         ThresholdedRelu { alpha } => (Opcode::ThresholdedRelu, vec![f("alpha", alpha)]),
+        ScaledTanh { alpha, beta } => (Opcode::ScaledTanh, vec![f("alpha", alpha), f("beta", beta)]),
         other => panic!("no interpreter op listed for {other:?}"),
     }
 }

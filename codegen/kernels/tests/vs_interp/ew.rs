@@ -26,6 +26,7 @@ fn unary_op() -> impl Strategy<Value = Unary> {
         (-5f32..5.0, -5f32..5.0).prop_map(|(min, max)| Clip { min, max }),
         a.clone().prop_map(|alpha| Swish { alpha }),
         (0f32..3.0, -1f32..1.0).prop_map(|(lambd, bias)| Shrink { lambd, bias }),
+        (-2f32..2.0, -3f32..3.0).prop_map(|(alpha, beta)| ScaledTanh { alpha, beta }),
     ]
 }
 
@@ -76,6 +77,7 @@ fn unary_interp(op: Unary, x: Tensor) -> Vec<Tensor> {
         Clip { min, max } => (Opcode::Clip, vec![], vec![Some(f32t(&[], &[min])), Some(f32t(&[], &[max]))]),
         Swish { alpha } => (Opcode::Swish, vec![f("alpha", alpha)], vec![]),
         Shrink { lambd, bias } => (Opcode::Shrink, vec![f("lambd", lambd), f("bias", bias)], vec![]),
+        ScaledTanh { alpha, beta } => (Opcode::ScaledTanh, vec![f("alpha", alpha), f("beta", beta)], vec![]),
     };
     ins.insert(0, Some(x));
     interp(code, ins, attrs(at), 1)

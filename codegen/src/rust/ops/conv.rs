@@ -8,6 +8,22 @@ use super::{dims, Sz};
 use crate::rust::func::OpCx;
 use ir::{OpData, Opcode};
 
+/// Lower `core.conv` / `core.conv_transpose`; `Ok(false)` for other ops.
+pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
+    match cx.op.opcode {
+        Opcode::CoreConv => {
+            super::f32_only(cx)?;
+            conv(cx)?
+        }
+        Opcode::CoreConvTranspose => {
+            super::f32_only(cx)?;
+            conv_transpose(cx)?
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
 pub(super) fn ints(op: &OpData, k: &str, n: usize, d: usize) -> Vec<usize> {
     op.attrs.ints(k).map_or(vec![d; n], |v| v.iter().map(|&x| x.max(0) as usize).collect())
 }
@@ -76,7 +92,7 @@ pub fn conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let x = cx.input(0)?;
     // A 16-bit convolution computed in f32 sums in the interpreter's order
     // (the direct kernel), so its rounded results are the interpreter's.
-    let packed = cx.is_static(1) && !crate::rust::widen::computes_half(cx.func(), op);
+    let packed = cx.is_static(1) && !passes::widen::computes_half(cx.func(), op);
     // A 1-D convolution is the 2-D one over a height of 1 (same memory layout).
     let (r, xs, ws, kernel, stride, dil, p) = if r == 1 && packed {
         let xs = vec![xs[0].clone(), xs[1].clone(), Sz::Lit(1), xs[2].clone()];

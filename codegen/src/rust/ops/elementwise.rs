@@ -2,150 +2,87 @@
 //! arithmetic (in place over an operand whose last use this is), variadic
 //! Sum/Max/Min/Mean, comparisons, logic, bitwise ops, `Where`, `Cast`.
 
-use super::{dims, f32_attr};
+use super::dims;
 use crate::plan::Class;
 use crate::rust::func::OpCx;
 use ir::{OpData, Opcode};
 
-/// The kernel's `Unary` for a one-input f32 op, as a Rust expression.
-fn unary(op: &OpData) -> Option<String> {
-    use Opcode::*;
-    let a = |k: &str, d: f32| f32_attr(op, k, d);
-    Some(match op.opcode {
-        Identity => "Identity".into(),
-        Abs => "Abs".into(),
-        Neg => "Neg".into(),
-        Exp => "Exp".into(),
-        Log => "Log".into(),
-        Sqrt => "Sqrt".into(),
-        Reciprocal => "Reciprocal".into(),
-        Floor => "Floor".into(),
-        Ceil => "Ceil".into(),
-        Round => "Round".into(),
-        Sin => "Sin".into(),
-        Cos => "Cos".into(),
-        Tan => "Tan".into(),
-        Asin => "Asin".into(),
-        Acos => "Acos".into(),
-        Atan => "Atan".into(),
-        Sinh => "Sinh".into(),
-        Cosh => "Cosh".into(),
-        Asinh => "Asinh".into(),
-        Acosh => "Acosh".into(),
-        Atanh => "Atanh".into(),
-        Tanh => "Tanh".into(),
-        Sigmoid => "Sigmoid".into(),
-        Relu => "Relu".into(),
-        Erf => "Erf".into(),
-        Sign => "Sign".into(),
-        Softplus => "Softplus".into(),
-        Softsign => "Softsign".into(),
-        Elu => format!("Elu {{ alpha: {} }}", a("alpha", 1.0)),
-        Selu => format!("Selu {{ alpha: {}, gamma: {} }}", a("alpha", 1.673_263_2), a("gamma", 1.050_701)),
-        Celu => format!("Celu {{ alpha: {} }}", a("alpha", 1.0)),
-        LeakyRelu => format!("LeakyRelu {{ alpha: {} }}", a("alpha", 0.01)),
-        HardSigmoid => format!("HardSigmoid {{ alpha: {}, beta: {} }}", a("alpha", 0.2), a("beta", 0.5)),
-        HardSwish => "HardSwish".into(),
-        Gelu if op.attrs.str("approximate") == Some("tanh") => "GeluTanh".into(),
-        Gelu => "Gelu".into(),
-        Mish => "Mish".into(),
-        ThresholdedRelu => format!("ThresholdedRelu {{ alpha: {} }}", a("alpha", 1.0)),
-        Swish => format!("Swish {{ alpha: {} }}", a("alpha", 1.0)),
-        Shrink => format!("Shrink {{ lambd: {}, bias: {} }}", a("lambd", 0.5), a("bias", 0.0)),
-        CoreSilu => "Silu".into(),
-        _ => return None,
-    })
-}
-
-/// The kernel's `Binary` for a two-input arithmetic op.
-fn binary(op: &OpData) -> Option<String> {
-    use Opcode::*;
-    Some(match op.opcode {
-        Add => "Add".into(),
-        Sub => "Sub".into(),
-        Mul => "Mul".into(),
-        Div => "Div".into(),
-        Pow => "Pow".into(),
-        Mod => format!("Mod {{ fmod: {} }}", op.attrs.int("fmod").unwrap_or(0) != 0),
-        PRelu => "PRelu".into(),
-        Max | Min if op.operands.len() == 2 => if op.opcode == Max { "Max" } else { "Min" }.into(),
-        _ => return None,
-    })
-}
-
 /// Every class but `bool` has the arithmetic of `k::ew::Num`.
-fn numeric(c: Option<Class>) -> bool {
+pub fn numeric(c: Option<Class>) -> bool {
     c.is_some_and(|c| c != Class::Bool)
 }
 
 /// A `Pow` whose exponent has another numeric type than the base.
-fn mixed_pow(op: &OpData, base: Option<Class>, exp: Option<Class>) -> bool {
+pub fn mixed_pow(op: &OpData, base: Option<Class>, exp: Option<Class>) -> bool {
     op.opcode == Opcode::Pow && numeric(base) && numeric(exp) && base != exp
 }
 
-/// True for one-input math and two-input arithmetic (no scratch, no fields).
-pub fn pure_math(op: &OpData) -> bool {
-    unary(op).is_some() || binary(op).is_some()
-}
-
-/// True if the op can write its result over an operand of the same type.
-pub fn in_place_ok(f: &ir::Function, op: &OpData) -> bool {
-    let class = op.results.first().and_then(|&r| Class::of(f.ty(r).dtype));
-    let exp = op.operand(1).and_then(|v| Class::of(f.ty(v).dtype));
-    (unary(op).is_some() && class.is_some_and(Class::is_float) && op.operands.len() == 1)
-        || (binary(op).is_some() && numeric(class) && !mixed_pow(op, class, exp))
-}
-
-/// Lower an elementwise op; `Ok(false)` if `op` is not one.
-pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
+/// A one-input float op through `k::ew::Unary::{u}` (in place when the
+/// planner put the result over the operand).
+pub fn unary(cx: &mut OpCx<'_, '_>, u: &str) -> Result<(), String> {
     let op = cx.op;
     let class = cx.out_class(0);
-    if let Some(u) = unary(op) {
-        if !class.is_float() || cx.in_class(0) != Some(class) {
-            return Err(format!("{} on {} is not supported (floats only)", op.opcode.name(), class.name()));
-        }
-        // f32 has the vectorized kernels; f64, F16 and BF16 evaluate in f64.
-        let kernel = if class == Class::F32 { "unary" } else { "unary_real" };
-        let out = cx.begin(0);
-        if cx.in_place() == Some(0) {
-            cx.line(format!("k::ew::{kernel}_inplace(k::ew::Unary::{u}, {out});"));
-        } else {
-            let x = cx.input(0)?;
-            cx.line(format!("k::ew::{kernel}(k::ew::Unary::{u}, {x}, {out});"));
-        }
-        return Ok(true);
+    if !class.is_float() || cx.in_class(0) != Some(class) {
+        return Err(format!("{} on {} is not supported (floats only)", op.opcode.name(), class.name()));
     }
-    if op.opcode == Opcode::Clip {
-        return clip(cx).map(|()| true);
+    // f32 has the vectorized kernels; f64, F16 and BF16 evaluate in f64.
+    let kernel = if class == Class::F32 { "unary" } else { "unary_real" };
+    let out = cx.begin(0);
+    if cx.in_place() == Some(0) {
+        cx.line(format!("k::ew::{kernel}_inplace(k::ew::Unary::{u}, {out});"));
+    } else {
+        let x = cx.input(0)?;
+        cx.line(format!("k::ew::{kernel}(k::ew::Unary::{u}, {x}, {out});"));
     }
+    Ok(())
+}
+
+/// A broadcasting two-input op through `k::ew::Binary::{b}` (in place over
+/// either operand when the planner chose it); a `Pow` whose exponent has
+/// another type goes to `k::ew::pow_mixed`.
+pub fn binary(cx: &mut OpCx<'_, '_>, b: &str) -> Result<(), String> {
+    let op = cx.op;
+    let class = cx.out_class(0);
     if mixed_pow(op, cx.in_class(0), cx.in_class(1)) && cx.in_class(0) == Some(class) {
         let (sa, sb, so) = (dims(&cx.in_dims(0)), dims(&cx.in_dims(1)), dims(&cx.out_dims(0)));
         let out = cx.begin(0);
         let (x, y) = (cx.input(0)?, cx.input(1)?);
         cx.line(format!("k::ew::pow_mixed({sa}, {x}, {sb}, {y}, {so}, {out});"));
-        return Ok(true);
+        return Ok(());
     }
-    if let Some(b) = binary(op) {
-        if !numeric(Some(class)) || cx.in_class(0) != Some(class) || cx.in_class(1) != Some(class) {
-            return Err(format!("{} on these element types is not supported", op.opcode.name()));
+    if !numeric(Some(class)) || cx.in_class(0) != Some(class) || cx.in_class(1) != Some(class) {
+        return Err(format!("{} on these element types is not supported", op.opcode.name()));
+    }
+    let (sa, sb, so) = (dims(&cx.in_dims(0)), dims(&cx.in_dims(1)), dims(&cx.out_dims(0)));
+    let out = cx.begin(0);
+    match cx.in_place() {
+        Some(0) => {
+            let b_ = cx.input(1)?;
+            cx.line(format!("k::ew::binary_inplace(k::ew::Binary::{b}, {so}, {out}, {sb}, {b_});"));
         }
-        let (sa, sb, so) = (dims(&cx.in_dims(0)), dims(&cx.in_dims(1)), dims(&cx.out_dims(0)));
-        let out = cx.begin(0);
-        match cx.in_place() {
-            Some(0) => {
-                let b_ = cx.input(1)?;
-                cx.line(format!("k::ew::binary_inplace(k::ew::Binary::{b}, {so}, {out}, {sb}, {b_});"));
-            }
-            Some(_) => {
-                let a_ = cx.input(0)?;
-                cx.line(format!("k::ew::binary_inplace_rev(k::ew::Binary::{b}, {so}, {out}, {sa}, {a_});"));
-            }
-            None => {
-                let (x, y) = (cx.input(0)?, cx.input(1)?);
-                cx.line(format!("k::ew::binary(k::ew::Binary::{b}, {sa}, {x}, {sb}, {y}, {so}, {out});"));
-            }
+        Some(_) => {
+            let a_ = cx.input(0)?;
+            cx.line(format!("k::ew::binary_inplace_rev(k::ew::Binary::{b}, {so}, {out}, {sa}, {a_});"));
         }
-        return Ok(true);
+        None => {
+            let (x, y) = (cx.input(0)?, cx.input(1)?);
+            cx.line(format!("k::ew::binary(k::ew::Binary::{b}, {sa}, {x}, {sb}, {y}, {so}, {out});"));
+        }
+    }
+    Ok(())
+}
+
+/// Lower the elementwise ops that are not plain unary or binary kernels
+/// (Clip, Max/Min, variadic ops, comparisons, logic, bitwise ops, Where,
+/// Cast, Dropout); `Ok(false)` if `op` is not one.
+pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
+    let op = cx.op;
+    if op.opcode == Opcode::Clip {
+        return clip(cx).map(|()| true);
+    }
+    if matches!(op.opcode, Opcode::Max | Opcode::Min) && op.operands.len() == 2 {
+        let b = if op.opcode == Opcode::Max { "Max" } else { "Min" };
+        return binary(cx, b).map(|()| true);
     }
     other(cx)
 }

@@ -32,7 +32,7 @@ pub fn act(op: &OpData) -> Result<String, String> {
 /// Lower a product or convolution; `Ok(false)` if `op` is not one.
 pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
     use Opcode::*;
-    if matches!(cx.op.opcode, MatMul | CoreLinear | Gemm | Conv | CoreConv | ConvTranspose | CoreConvTranspose) {
+    if matches!(cx.op.opcode, MatMul | CoreLinear | Gemm) {
         super::f32_only(cx)?;
     }
     match cx.op.opcode {
@@ -43,8 +43,6 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
             product(cx, tb, cx.op.operand(2).map(|_| 2), a)?
         }
         Opcode::Gemm => gemm(cx)?,
-        Opcode::Conv | Opcode::CoreConv => super::conv::conv(cx)?,
-        Opcode::ConvTranspose | Opcode::CoreConvTranspose => super::conv::conv_transpose(cx)?,
         _ => return Ok(false),
     }
     Ok(true)

@@ -13,7 +13,7 @@ use ir::Opcode;
 /// for anything else.
 pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
     let f64_op = cx.in_class(0) == Some(Class::F64) && cx.op.results.len() == 1 && cx.out_class(0) == Class::F64;
-    if cx.op.opcode == Opcode::MatMul && crate::rust::widen::computes_half(cx.func(), cx.op) {
+    if cx.op.opcode == Opcode::MatMul && passes::widen::computes_half(cx.func(), cx.op) {
         matmul(cx, Class::F32)?;
         return Ok(true);
     }
@@ -30,7 +30,7 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
 }
 
 /// MatMul in the interpreter's summation order: on f64, and on f32 for a
-/// 16-bit MatMul computed in f32 (see `widen::computes_half`).
+/// 16-bit MatMul computed in f32 (see `passes::widen::computes_half`).
 fn matmul(cx: &mut OpCx<'_, '_>, class: Class) -> Result<(), String> {
     if cx.in_class(1) != Some(class) {
         return Err(format!("MatMul: both operands must be {}", class.name()));

@@ -242,7 +242,6 @@ pub fn axis(a: i64, rank: usize) -> Result<usize, String> {
 
 /// The result shapes of `sc.op`, one `Vec<Sz>` per result.
 pub fn result_shapes(sc: &mut ShapeCx<'_>) -> Result<Vec<Vec<Sz>>, String> {
-    use Opcode::*;
     let op = sc.op;
     if let Some(s) = quant::shapes(sc)? {
         return Ok(s);
@@ -259,67 +258,21 @@ pub fn result_shapes(sc: &mut ShapeCx<'_>) -> Result<Vec<Vec<Sz>>, String> {
     let same = |sc: &ShapeCx<'_>| -> Result<Vec<Vec<Sz>>, String> { Ok(vec![sc.dims(0)?.to_vec()]) };
     match op.opcode {
         _ if is_unary_same(op.opcode) => same(sc),
-        Add | Sub | Mul | Div | Pow | Mod | PRelu | Equal | Less | LessOrEqual | Greater | GreaterOrEqual | And
-        | Or | Xor | BitwiseAnd | BitwiseOr | BitwiseXor | BitShift | Where | Sum | Mean | Max | Min => {
+        // Elementwise ops (the op table's flag): their operands broadcast.
+        _ if op.opcode.def().flags & ir::ops::flags::ELEMENTWISE != 0 && op.results.len() == 1 => {
             let shapes: Vec<Vec<Sz>> = sc.ins.iter().flatten().cloned().collect();
             Ok(vec![sc.bcast_all(&shapes)?])
         }
-        Clip => same(sc),
         _ => Err(format!("{} with symbolic dims is not supported by the Rust backend yet", op.opcode.name())),
     }
 }
 
-/// Ops whose one result has operand 0's shape.
+/// Ops (not elementwise) whose one result has operand 0's shape.
 fn is_unary_same(o: Opcode) -> bool {
     use Opcode::*;
     matches!(
         o,
-        Identity
-            | Relu
-            | LeakyRelu
-            | Elu
-            | Selu
-            | Sigmoid
-            | HardSigmoid
-            | HardSwish
-            | Gelu
-            | Tanh
-            | Exp
-            | Log
-            | Sqrt
-            | Reciprocal
-            | Erf
-            | Softplus
-            | Sin
-            | Cos
-            | Abs
-            | Neg
-            | Sign
-            | Floor
-            | Ceil
-            | Round
-            | Cast
-            | CastLike
-            | Tan
-            | Asin
-            | Acos
-            | Atan
-            | Sinh
-            | Cosh
-            | Asinh
-            | Acosh
-            | Atanh
-            | Softsign
-            | Celu
-            | ThresholdedRelu
-            | Mish
-            | Shrink
-            | IsNaN
-            | IsInf
-            | BitwiseNot
-            | Not
-            | Swish
-            | CoreSilu
+        CastLike
             | Softmax
             | LogSoftmax
             | Hardmax

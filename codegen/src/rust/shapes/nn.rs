@@ -13,7 +13,7 @@ pub fn shapes(sc: &mut ShapeCx<'_>) -> Shapes {
     let op = sc.op;
     Ok(Some(match op.opcode {
         Einsum => vec![einsum(sc)?],
-        Conv | CoreConv => {
+        CoreConv => {
             let wd = sc.dims(1)?.to_vec();
             let kernel: Vec<Sz> = wd[2..].to_vec();
             let mut y = window_shape(sc, 0, &kernel, false)?;
@@ -34,7 +34,7 @@ pub fn shapes(sc: &mut ShapeCx<'_>) -> Shapes {
             y.resize(x.len(), Sz::Lit(1));
             vec![y]
         }
-        ConvTranspose | CoreConvTranspose => vec![conv_transpose(sc)?],
+        CoreConvTranspose => vec![conv_transpose(sc)?],
         MatMul => {
             let (a, b) = (sc.dims(0)?.to_vec(), sc.dims(1)?.to_vec());
             vec![matmul(sc, &a, &b)?]

@@ -4,9 +4,10 @@
 //! sizes, Pad amounts, Range bounds) become static. The compiled model
 //! then no longer takes that input.
 
-use super::import::{import_model, type_of};
+use super::import::import_model;
 use super::proto::ModelProto;
 use super::tensor::tensor_to_proto;
+use super::value_info::type_of;
 use super::{ImportError, Problems};
 use ir::interp::Tensor;
 use ir::Dim;

@@ -1,9 +1,10 @@
 //! `If`, `Loop` and `Scan`: subgraph attributes become regions of the op.
 //! Subgraphs see every name of the enclosing graphs (captured values).
 
-use super::convert::{NodeCx, NodeError};
-use super::import::{type_of, Cursor};
+use super::importer::Cursor;
+use super::node::{NodeCx, NodeError};
 use super::proto::GraphProto;
+use super::value_info::type_of;
 use ir::{DType, Dim, OpId, Opcode, Shape, TensorType, Value};
 
 type NResult<T> = Result<T, NodeError>;
@@ -34,7 +35,7 @@ pub(super) fn import_control(cx: &mut NodeCx<'_, '_, '_>, inputs: Vec<Option<Val
         let output = cx.node.output.get(i).cloned();
         cx.f.values[v].ty = cx.declared(output.as_ref(), t);
     }
-    super::import::place(cx.f, cx.cursor, op);
+    super::importer::place(cx.f, cx.cursor, op);
     cx.bind(&results);
     Ok(())
 }

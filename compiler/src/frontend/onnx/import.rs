@@ -1,11 +1,14 @@
 //! Graph-level import: opsets, initializers, inputs/outputs, node order,
 //! scopes for subgraphs, and problem collection.
 
-use super::convert::{convert_node, NodeCx, NodeError};
+use super::convert::convert_node;
+use super::importer::{Cursor, Importer, Scope};
+use super::node::{NodeCx, NodeError};
 use super::proto::{type_proto, GraphProto, ModelProto, NodeProto, ValueInfoProto};
-use super::tensor::{constant_of, dtype_of, tensor_from_proto};
+use super::tensor::tensor_from_proto;
+use super::value_info::type_of;
 use super::{ImportError, Problems};
-use ir::{Attr, Attrs, Dim, Function, Loc, Module, OpId, Opcode, Shape, Symbol, TensorType, Value};
+use ir::{Attr, Function, Loc, Module, Shape, TensorType, Value};
 use prost::Message;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
@@ -41,55 +44,6 @@ pub struct Imported {
 /// Module attribute: `"declared ~ inferred"` pairs of symbol names the model
 /// declares for dims that inference names otherwise (see `declared.rs`).
 pub use passes::specialize::DIM_ALIASES;
-
-/// Where ops are appended: the function body or a region of an op.
-#[derive(Copy, Clone, Debug)]
-pub(super) enum Cursor {
-    Body,
-    Region(OpId, usize),
-}
-
-/// Name → value frames; inner graphs see outer names.
-#[derive(Default)]
-pub(super) struct Scope {
-    frames: Vec<HashMap<String, Value>>,
-    /// Outputs of nodes that failed to import: later uses are not reported again.
-    pub(super) poisoned: HashSet<String>,
-}
-
-impl Scope {
-    pub(super) fn get(&self, name: &str) -> Option<Value> {
-        self.frames.iter().rev().find_map(|f| f.get(name).copied())
-    }
-    pub(super) fn define(&mut self, name: &str, v: Value) {
-        if let Some(f) = self.frames.last_mut() {
-            f.insert(name.to_owned(), v);
-        }
-    }
-    pub(super) fn push(&mut self) {
-        self.frames.push(HashMap::new());
-    }
-    pub(super) fn pop(&mut self) {
-        self.frames.pop();
-    }
-}
-
-/// Module-wide import state.
-pub(super) struct Importer<'a> {
-    pub(super) m: Module,
-    /// Default-domain opset version.
-    pub(super) opset: i64,
-    pub(super) base_dir: Option<&'a Path>,
-    unsupported: BTreeMap<String, (usize, String)>,
-    pub(super) errors: Vec<String>,
-    /// Declared types that contradict inference (inference won), one per value.
-    pub(super) warnings: Vec<String>,
-    /// Declared symbol names and the inferred symbols they name.
-    aliases: BTreeSet<(String, String)>,
-    /// Declared types of intermediate values (`value_info`), by name.
-    pub(super) value_info: HashMap<String, TensorType>,
-    node_counter: usize,
-}
 
 pub(super) fn import_model(model: &ModelProto, base_dir: Option<&Path>, name: &str) -> Result<Imported, ImportError> {
     let graph = model.graph.as_ref().ok_or_else(|| ImportError::Decode("model has no graph".into()))?;
@@ -138,41 +92,6 @@ pub(super) fn import_model(model: &ModelProto, base_dir: Option<&Path>, name: &s
         imp.m.attrs.set(DIM_ALIASES, Attr::Strs(pairs));
     }
     Ok(Imported { module: imp.m, warnings: imp.warnings })
-}
-
-/// The IR type of an ONNX `ValueInfoProto` (tensors only).
-pub(super) fn type_of(vi: &ValueInfoProto) -> Result<Option<TensorType>, String> {
-    let Some(tp) = &vi.r#type else { return Ok(None) };
-    match &tp.value {
-        Some(type_proto::Value::TensorType(t)) => {
-            let dtype = dtype_of(t.elem_type).map_err(|e| format!("value \"{}\": {e}", vi.name))?;
-            let shape = match &t.shape {
-                None => Shape::Unranked,
-                Some(s) => Shape::from_dims(s.dim.iter().map(dim_of)),
-            };
-            Ok(Some(TensorType::new(dtype, shape)))
-        }
-        None => Ok(None),
-        Some(other) => {
-            let kind = match other {
-                type_proto::Value::SequenceType(_) => "sequence",
-                type_proto::Value::MapType(_) => "map",
-                type_proto::Value::OptionalType(_) => "optional",
-                type_proto::Value::SparseTensorType(_) => "sparse tensor",
-                _ => "opaque",
-            };
-            Err(format!("value \"{}\" has a {kind} type, which is not supported", vi.name))
-        }
-    }
-}
-
-fn dim_of(d: &super::proto::tensor_shape_proto::Dimension) -> Dim {
-    use super::proto::tensor_shape_proto::dimension::Value as V;
-    match &d.value {
-        Some(V::DimValue(n)) if *n >= 0 => Dim::Static(*n as u64),
-        Some(V::DimParam(p)) if super::declared::is_named(p) => Dim::Sym(Symbol::new(p)),
-        _ => Dim::Unknown,
-    }
 }
 
 /// The type of a graph input: [`type_of`] with every anonymous dim a fresh
@@ -240,31 +159,6 @@ impl<'a> Importer<'a> {
             self.errors.push(format!("sparse initializer \"{name}\" is not supported"));
         }
         Ok(())
-    }
-
-    /// Add `tensor` to the pool under a unique name derived from `hint`, and a
-    /// `core.const` op producing it at `cursor`.
-    pub(super) fn add_const(
-        &mut self,
-        f: &mut Function,
-        cursor: Cursor,
-        t: &ir::interp::Tensor,
-        hint: &str,
-        loc: Loc,
-    ) -> Value {
-        let base = if hint.is_empty() { "const" } else { hint };
-        let mut name = base.to_string();
-        let mut k = 1;
-        while self.m.const_by_name(&name).is_some() {
-            name = format!("{base}_{k}");
-            k += 1;
-        }
-        let c = constant_of(t, name.clone());
-        let ty = c.ty.clone();
-        let _ = self.m.add_const(c);
-        let attrs = Attrs::new().with("value", Attr::Sym(name));
-        let op = emit(f, cursor, Opcode::CoreConst, vec![], attrs, vec![ty], loc);
-        f.result(op)
     }
 
     /// Import nodes in dependency order (ONNX requires topological order,
@@ -335,22 +229,6 @@ impl<'a> Importer<'a> {
     }
 }
 
-impl Importer<'_> {
-    /// Merge a declared type into an inferred one (`declared.rs`), recording
-    /// the conflict as a warning about `what` and the symbol aliases.
-    pub(super) fn merge_declared(&mut self, declared: &TensorType, inferred: &TensorType, what: &str) -> TensorType {
-        let merged = super::declared::merge(declared, inferred);
-        if let Some(c) = merged.conflict {
-            self.warnings
-                .push(format!("{what}: declared {declared}, inferred {inferred}: {c}; using the inferred type"));
-        }
-        for (d, i) in merged.aliases {
-            self.aliases.insert((d.as_str().to_string(), i.as_str().to_string()));
-        }
-        merged.ty
-    }
-}
-
 fn poison(scope: &mut Scope, node: &NodeProto) {
     for o in node.output.iter().filter(|o| !o.is_empty()) {
         scope.poisoned.insert(o.clone());
@@ -402,27 +280,4 @@ fn node_inputs(n: &NodeProto) -> Box<dyn Iterator<Item = &str> + '_> {
         g.node.iter().flat_map(node_inputs).filter(move |x| !local.contains(x)).collect::<Vec<_>>()
     });
     Box::new(direct.chain(captured))
-}
-
-/// Create an op at `cursor`.
-pub(super) fn emit(
-    f: &mut Function,
-    cursor: Cursor,
-    opcode: Opcode,
-    operands: Vec<Option<Value>>,
-    attrs: Attrs,
-    types: Vec<TensorType>,
-    loc: Loc,
-) -> OpId {
-    let id = f.create_op(opcode, operands, attrs, types, loc);
-    place(f, cursor, id);
-    id
-}
-
-/// Append an already created op to the layout at `cursor`.
-pub(super) fn place(f: &mut Function, cursor: Cursor, id: OpId) {
-    match cursor {
-        Cursor::Body => f.body.ops.push(id),
-        Cursor::Region(owner, r) => f.ops[owner].regions[r].ops.push(id),
-    }
 }

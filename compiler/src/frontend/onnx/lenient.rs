@@ -3,7 +3,7 @@
 //! the op table defines, so every later stage sees one form. Each rule
 //! names what onnxruntime does.
 
-use super::convert::{NodeCx, NodeError};
+use super::node::{NodeCx, NodeError};
 use ir::{Attrs, Opcode, Value};
 
 type NResult<T> = Result<T, NodeError>;

@@ -17,10 +17,13 @@ mod control;
 mod convert;
 mod declared;
 mod import;
+mod importer;
 pub mod lenient;
+mod node;
 pub mod proto;
 pub mod tensor;
 mod upgrade;
+mod value_info;
 
 pub use bind::{bind_inputs, import_file_bound, BOUND_INPUTS};
 pub use import::{import_bytes, import_file, Imported, DIM_ALIASES};

@@ -1,7 +1,7 @@
 //! Opset upgrades: older ONNX forms rewritten into the newest signature the
 //! `onnx.*` dialect uses. Each rule names the opsets it applies to.
 
-use super::convert::{NodeCx, NodeError};
+use super::node::{NodeCx, NodeError};
 use ir::{Attr, Attrs, Opcode, Value};
 
 type NResult<T> = Result<T, NodeError>;

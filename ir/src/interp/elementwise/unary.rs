@@ -33,7 +33,9 @@ fn attr(ctx: &EvalCtx<'_>, name: &str, default: f32) -> f64 {
 }
 
 pub(crate) use edgec_numeric::act::{clamp01, sigmoid as sigmoid_f64};
-use edgec_numeric::unary::{celu as celu_f64, elu as elu_f64, shrink as shrink_f64, softplus as softplus_f64};
+use edgec_numeric::unary::{
+    celu as celu_f64, elu as elu_f64, scaled_tanh as scaled_tanh_f64, shrink as shrink_f64, softplus as softplus_f64,
+};
 
 macro_rules! float_kernels {
     ($($(#[doc = $doc:literal])+ $name:ident => $f:expr;)*) => {
@@ -124,6 +126,12 @@ pub fn celu(ctx: &EvalCtx<'_>) -> KResult {
 pub fn thresholded_relu(ctx: &EvalCtx<'_>) -> KResult {
     let alpha = attr(ctx, "alpha", 1.0);
     float_map(ctx, |x| if x > alpha { x } else { 0.0 })
+}
+
+/// `onnx.ScaledTanh`: `alpha * tanh(beta * x)` (both default to 1).
+pub fn scaled_tanh(ctx: &EvalCtx<'_>) -> KResult {
+    let (alpha, beta) = (attr(ctx, "alpha", 1.0), attr(ctx, "beta", 1.0));
+    float_map(ctx, |x| scaled_tanh_f64(x, alpha, beta))
 }
 
 /// `onnx.HardSigmoid`: `max(0, min(1, alpha * x + beta))` (0.2 and 0.5 by default).

@@ -11,7 +11,7 @@
 //!
 //! The rule fires where [`attention_needs_blocking`] holds: the scores do not
 //! fit on chip, or the target rejects `core.attention` (the explicit
-//! `attention-blocked` pass, whose target view [`blocked_options`] rejects and
+//! `attention-blocked` pass, whose target view [`blocked_target`] rejects and
 //! prices out `core.attention`, so it fires on every attention it can block).
 
 use super::ApplierDef;
@@ -19,8 +19,7 @@ use crate::egraph::analysis::EG;
 use crate::egraph::extract::{CostModel, OpCount};
 use crate::egraph::lang::ENode;
 use crate::egraph::TargetInfo;
-use crate::optimize::PipelineOptions;
-use crate::rules::compile::ArgVal;
+use crate::rules::args::ArgVal;
 use crate::rules::conds::CondDef;
 use crate::rules::env::{ApplyEnv, Env};
 use egg::Id;
@@ -191,15 +190,11 @@ impl TargetInfo for ForceBlocked {
     }
 }
 
-/// `o` with its target wrapped so that `core.attention` is unsupported (see [`ForceBlocked`]).
-pub fn blocked_options(o: &PipelineOptions) -> PipelineOptions {
-    let name = o
-        .target
-        .as_ref()
-        .map_or_else(|| "attention-blocked".to_owned(), |t| format!("{} (attention-blocked)", t.name()));
-    let mut out = o.clone();
-    out.target = Some(Arc::new(ForceBlocked { inner: o.target.clone(), name }));
-    out
+/// `target` wrapped so that `core.attention` is unsupported (see [`ForceBlocked`]).
+pub fn blocked_target(target: Option<Arc<dyn TargetInfo>>) -> Arc<dyn TargetInfo> {
+    let name =
+        target.as_ref().map_or_else(|| "attention-blocked".to_owned(), |t| format!("{} (attention-blocked)", t.name()));
+    Arc::new(ForceBlocked { inner: target, name })
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@
 
 use super::ApplierDef;
 use crate::egraph::analysis::is_absent;
-use crate::rules::compile::ArgVal;
+use crate::rules::args::ArgVal;
 use crate::rules::conds::CondDef;
 use crate::rules::env::{text, ApplyEnv, Env};
 use egg::Id;

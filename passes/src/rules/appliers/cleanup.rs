@@ -7,9 +7,9 @@
 
 use super::ApplierDef;
 use crate::egraph::lang::ENode;
+use crate::rules::args::ArgVal;
 use crate::rules::conds::{norm_axes, CondDef};
 use crate::rules::env::{ApplyEnv, Env};
-use crate::rules::ArgVal;
 use egg::Id;
 use ir::{Attr, Attrs, Constant, DType, Opcode};
 

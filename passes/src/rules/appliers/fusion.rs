@@ -15,7 +15,7 @@ mod weights;
 use super::ApplierDef;
 use crate::egraph::analysis::EAnalysis;
 use crate::egraph::lang::ENode;
-use crate::rules::compile::ArgVal;
+use crate::rules::args::ArgVal;
 use crate::rules::conds::{CondDef, FUSABLE};
 use crate::rules::env::{num, text, ApplyEnv, Env};
 use egg::Id;

@@ -2,7 +2,8 @@
 //! attributes, several new nodes). Each returns the class to merge with the
 //! match, or `Err(reason)` to decline (reported by `--explain`).
 
-use super::compile::ArgVal;
+use super::args::ArgVal;
+use super::conds::CondDef;
 use super::env::ApplyEnv;
 use egg::Id;
 use std::ops::RangeInclusive;
@@ -50,4 +51,18 @@ pub fn all() -> impl Iterator<Item = &'static ApplierDef> {
         .chain(attention::APPLIERS)
         .chain(window::APPLIERS)
         .chain(window_lower::APPLIERS)
+}
+
+/// Every condition: the shared ones (`conds::CONDS`), then the families' own.
+pub fn all_conds() -> impl Iterator<Item = &'static CondDef> {
+    super::conds::CONDS
+        .iter()
+        .chain(cleanup::CONDS)
+        .chain(fusion::CONDS)
+        .chain(recognition::CONDS)
+        .chain(canonical::CONDS)
+        .chain(resize::CONDS)
+        .chain(attention::CONDS)
+        .chain(window::CONDS)
+        .chain(window_lower::CONDS)
 }

@@ -10,7 +10,7 @@
 use super::ApplierDef;
 use crate::egraph::analysis::{infer_node, tensor_to_const, EAnalysis};
 use crate::egraph::lang::ENode;
-use crate::rules::compile::ArgVal;
+use crate::rules::args::ArgVal;
 use crate::rules::conds::{norm_axes, CondDef};
 use crate::rules::env::{text, ApplyEnv, Env};
 use egg::Id;

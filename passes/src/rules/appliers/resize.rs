@@ -19,11 +19,11 @@
 mod force;
 pub mod kernel;
 
-pub use force::{lower_resize_options, RESIZE_PENALTY};
+pub use force::{lower_resize_target, RESIZE_PENALTY};
 
 use super::ApplierDef;
 use crate::egraph::analysis::EAnalysis;
-use crate::rules::compile::ArgVal;
+use crate::rules::args::ArgVal;
 use crate::rules::conds::CondDef;
 use crate::rules::env::ApplyEnv;
 use egg::Id;

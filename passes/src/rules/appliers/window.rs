@@ -14,7 +14,7 @@
 
 use super::recognition::{add_checked, scale_of, untranspose};
 use super::ApplierDef;
-use crate::rules::compile::ArgVal;
+use crate::rules::args::ArgVal;
 use crate::rules::conds::CondDef;
 use crate::rules::env::ApplyEnv;
 use egg::Id;

@@ -16,8 +16,7 @@ use crate::egraph::analysis::{tensor_to_const, EG};
 use crate::egraph::extract::{CostModel, OpCount};
 use crate::egraph::lang::ENode;
 use crate::egraph::TargetInfo;
-use crate::optimize::PipelineOptions;
-use crate::rules::compile::ArgVal;
+use crate::rules::args::ArgVal;
 use crate::rules::conds::CondDef;
 use crate::rules::env::ApplyEnv;
 use egg::Id;
@@ -278,12 +277,10 @@ impl TargetInfo for ForceWindowLower {
     }
 }
 
-/// `o` with its target wrapped so that the window ops are unsupported (see [`ForceWindowLower`]).
-pub fn window_lower_options(o: &PipelineOptions) -> PipelineOptions {
-    let name = o.target.as_ref().map_or_else(|| "window-lower".to_owned(), |t| format!("{} (window-lower)", t.name()));
-    let mut out = o.clone();
-    out.target = Some(Arc::new(ForceWindowLower { inner: o.target.clone(), name }));
-    out
+/// `target` wrapped so that the window ops are unsupported (see [`ForceWindowLower`]).
+pub fn window_lower_target(target: Option<Arc<dyn TargetInfo>>) -> Arc<dyn TargetInfo> {
+    let name = target.as_ref().map_or_else(|| "window-lower".to_owned(), |t| format!("{} (window-lower)", t.name()));
+    Arc::new(ForceWindowLower { inner: target, name })
 }
 
 #[cfg(test)]

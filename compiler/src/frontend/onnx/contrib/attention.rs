@@ -5,7 +5,7 @@
 
 use super::mask::{build_mask, dim_scalar, i64_scalar, MaskSpec};
 use super::{bind_at, float_attr, int_attr, ints_attr, op, op1, op_n, rank, static_dims, wants, Ins};
-use crate::frontend::onnx::convert::{NResult, NodeCx, NodeError};
+use crate::frontend::onnx::node::{NResult, NodeCx, NodeError};
 use ir::{Attr, Attrs, Opcode, Value};
 
 fn dim(dims: Option<&[ir::Dim]>, i: usize) -> Option<u64> {

@@ -6,7 +6,7 @@
 
 use super::norm::{embed, Embed};
 use super::{cast, dequantize, dtype, int_attr, op, op1, op_n, rank, str_attr, wants, Ins};
-use crate::frontend::onnx::convert::{NResult, NodeCx, NodeError};
+use crate::frontend::onnx::node::{NResult, NodeCx, NodeError};
 use ir::{Attr, Attrs, DType, Opcode, Value};
 
 /// `ExpandDims(X, axis)` → `Unsqueeze(X, [axis])`.

@@ -2,7 +2,7 @@
 //! op followed by its activation, in the order ORT's kernel applies them.
 
 use super::{activation, copy_attrs, float_attr, floats_attr, int_attr, op, op1, rank, str_attr, Ins};
-use crate::frontend::onnx::convert::{NResult, NodeCx};
+use crate::frontend::onnx::node::{NResult, NodeCx};
 use ir::{Attr, Attrs, Opcode};
 
 /// Conv attributes shared by `FusedConv` and `onnx.Conv`.

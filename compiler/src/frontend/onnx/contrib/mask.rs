@@ -6,7 +6,7 @@
 //! constant when they are static.
 
 use super::{op, op1, rank};
-use crate::frontend::onnx::convert::{NResult, NodeCx, NodeError};
+use crate::frontend::onnx::node::{NResult, NodeCx, NodeError};
 use ir::interp::{Data, Tensor};
 use ir::{Attr, Attrs, Dim, Opcode, Value};
 

@@ -3,7 +3,7 @@
 //! `NhwcMaxPool`; and `Inverse` through determinants.
 
 use super::{copy_attrs, dtype, nhwc_perms, op, op1, rank, str_attr, transpose, Ins};
-use crate::frontend::onnx::convert::{NResult, NodeCx, NodeError};
+use crate::frontend::onnx::node::{NResult, NodeCx, NodeError};
 use ir::interp::{Data, Tensor};
 use ir::{Attr, Attrs, Opcode};
 

@@ -15,7 +15,7 @@
 //! probability near 2^-29 per step.
 
 use super::{cast, f32_const, f64_const, op1};
-use crate::frontend::onnx::convert::{NResult, NodeCx};
+use crate::frontend::onnx::node::{NResult, NodeCx};
 use ir::{DType, Opcode, Value};
 
 /// Logistic: clamp to ±18, `x * P(x^2) / Q(x^2) + 1/2`, then `max(.., 0)`

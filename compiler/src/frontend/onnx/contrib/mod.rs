@@ -24,7 +24,7 @@ mod qlstm;
 mod qmatmul;
 mod quant;
 
-use super::convert::{NResult, NodeCx, NodeError};
+use super::node::{NResult, NodeCx, NodeError};
 use ir::interp::{Data, Tensor};
 use ir::{Attr, Attrs, DType, Opcode, Value};
 

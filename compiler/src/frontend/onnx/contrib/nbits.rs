@@ -12,7 +12,7 @@
 //! emits exactly those steps.
 
 use super::{cast, dtype, int_attr, op, op1, transpose, Ins};
-use crate::frontend::onnx::convert::{NResult, NodeCx, NodeError};
+use crate::frontend::onnx::node::{NResult, NodeCx, NodeError};
 use ir::interp::{Data, Tensor};
 use ir::{Attr, Attrs, DType, Opcode, Value};
 

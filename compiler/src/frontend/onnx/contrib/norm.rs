@@ -4,7 +4,7 @@
 //! (Simplified)LayerNormalization, 1e-12 for the Skip*/Embed* fusions.
 
 use super::{bind_at, cast, dtype, float_attr, int_attr, op, op1, op_n, rank, wants, Ins};
-use crate::frontend::onnx::convert::{NResult, NodeCx};
+use crate::frontend::onnx::node::{NResult, NodeCx};
 use ir::{Attr, Attrs, DType, Opcode, Value};
 
 /// Epsilon default of the Skip*/EmbedLayerNormalization schemas.

@@ -41,8 +41,8 @@
 //! kernel without VNNI saturates pairs of products to 16 bits).
 
 use super::{bind_at, cast, dtype, f32_const, int_attr, mlas, op, op1, op_n, str_attr, wants, Ins};
-use crate::frontend::onnx::convert::{NResult, NodeCx, NodeError};
-use crate::frontend::onnx::import::{place, Cursor};
+use crate::frontend::onnx::importer::{place, Cursor};
+use crate::frontend::onnx::node::{NResult, NodeCx, NodeError};
 use ir::interp::{Data, Tensor};
 use ir::{Attr, Attrs, DType, Dim, Opcode, Region, Shape, TensorType, Value};
 

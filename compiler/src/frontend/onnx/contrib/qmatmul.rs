@@ -5,7 +5,7 @@
 //! are in `nbits.rs`.
 
 use super::{cast, dtype, float_attr, int_attr, op, op1, op_n, quantize, transpose, Ins};
-use crate::frontend::onnx::convert::{NResult, NodeCx};
+use crate::frontend::onnx::node::{NResult, NodeCx};
 use ir::{Attrs, DType, Opcode, Value};
 
 /// `float(acc) * (a_scale * b_scale)`, plus `bias` if present.

@@ -7,7 +7,7 @@
 
 use super::{copy_attrs, dequantize, dtype, float_attr, int_attr, nhwc_perms, op, op1, quantize, rank, transpose};
 use super::{zero_point, Ins};
-use crate::frontend::onnx::convert::{NResult, NodeCx};
+use crate::frontend::onnx::node::{NResult, NodeCx};
 use ir::{Attr, Attrs, Opcode, Value};
 
 /// Dequantize input triple `(x, scale, zp)` at `i, i+1, i+2`.

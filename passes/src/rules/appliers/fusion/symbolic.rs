@@ -7,7 +7,7 @@
 //! construction), so the fused conv wins extraction as with literal weights.
 
 use super::fusable;
-use crate::rules::compile::ArgVal;
+use crate::rules::args::ArgVal;
 use crate::rules::env::ApplyEnv;
 use egg::Id;
 use ir::{Attr, Attrs, DType, Opcode, TensorType};

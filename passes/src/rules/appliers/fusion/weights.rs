@@ -9,7 +9,7 @@
 
 use super::{fusable, Fusable};
 use crate::egraph::analysis::EAnalysis;
-use crate::rules::compile::ArgVal;
+use crate::rules::args::ArgVal;
 use crate::rules::env::{text, ApplyEnv};
 use egg::Id;
 use ir::{ConstData, Constant, DType, Opcode, TensorType};

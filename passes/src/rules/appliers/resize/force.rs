@@ -8,7 +8,6 @@ use crate::egraph::analysis::EG;
 use crate::egraph::extract::{CostModel, OpCount};
 use crate::egraph::lang::ENode;
 use crate::egraph::TargetInfo;
-use crate::optimize::PipelineOptions;
 use egg::Id;
 use ir::Opcode;
 use std::sync::Arc;
@@ -56,11 +55,9 @@ impl TargetInfo for ForceResizeToConv {
     }
 }
 
-/// `o` with its target wrapped so that Resize/Upsample are unsupported (see the module docs).
-pub fn lower_resize_options(o: &PipelineOptions) -> PipelineOptions {
+/// `target` wrapped so that Resize/Upsample are unsupported (see the module docs).
+pub fn lower_resize_target(target: Option<Arc<dyn TargetInfo>>) -> Arc<dyn TargetInfo> {
     let name =
-        o.target.as_ref().map_or_else(|| "resize-to-conv".to_owned(), |t| format!("{} (resize-to-conv)", t.name()));
-    let mut out = o.clone();
-    out.target = Some(Arc::new(ForceResizeToConv { inner: o.target.clone(), name }));
-    out
+        target.as_ref().map_or_else(|| "resize-to-conv".to_owned(), |t| format!("{} (resize-to-conv)", t.name()));
+    Arc::new(ForceResizeToConv { inner: target, name })
 }

@@ -1,116 +1,19 @@
-//! Running a rule set over a module: limits, the egg runner, the report.
+//! Equality saturation: runs a [`RuleSet`] over every function of a module in
+//! an e-graph (`egraph`), then extracts for the target (see the `egraph`
+//! module docs for the stages).
 
-use super::analysis::{EAnalysis, FoldBudget, EG};
-use super::bridge::{emit, import};
-use super::extract::{extract, own_costs, CostModel, OpCount};
-use super::lang::ENode;
-use super::{TargetCost, TargetInfo};
+use crate::egraph::analysis::{EAnalysis, FoldBudget, EG};
+use crate::egraph::bridge::{emit, import};
+use crate::egraph::extract::{extract, own_costs, CostModel, OpCount};
+use crate::egraph::lang::ENode;
+use crate::egraph::{EgraphReport, FuncReport, Limits, RuleStats, TargetCost, TargetInfo};
 use crate::rules::env::{ApplyEnv, Env};
 use crate::rules::{CompiledRhs, Rule, RuleSet};
 use egg::{Applier, BackoffScheduler, Id, PatternAst, Rewrite, Runner, StopReason, Subst, Symbol};
 use ir::Module;
-use std::collections::{BTreeMap, HashMap};
-use std::fmt;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-/// Bounds on one equality-saturation run. All are counts, so a run that
-/// stops on a limit stops at the same place on every machine.
-#[derive(Clone, Debug)]
-pub struct Limits {
-    /// Stop when the e-graph holds more e-nodes than this.
-    pub max_enodes: usize,
-    /// Stop after this many iterations.
-    pub max_iters: usize,
-    /// Per-rule match budget per iteration before the rule is backed off.
-    pub max_matches_per_rule: usize,
-    /// Safety net only: wall-clock seconds after which the run stops and the
-    /// report says so (output then depends on machine speed).
-    pub safety_time_s: u64,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits { max_enodes: 500_000, max_iters: 32, max_matches_per_rule: 100_000, safety_time_s: 600 }
-    }
-}
-
-/// How often each rule fired and why the others did not.
-#[derive(Clone, Debug, Default)]
-pub struct RuleStats {
-    /// Rule name → number of merges it caused.
-    pub fired: BTreeMap<String, usize>,
-    /// Rule name → reason → count, for matches that did not rewrite.
-    pub declined: BTreeMap<String, BTreeMap<String, usize>>,
-    /// Rule name → facts its appliers reported about applied rewrites → count.
-    pub notes: BTreeMap<String, BTreeMap<String, usize>>,
-}
-
-/// The run over one function.
-#[derive(Clone, Debug)]
-pub struct FuncReport {
-    /// Function name.
-    pub func: String,
-    /// Why saturation stopped.
-    pub stop: String,
-    /// Whether a limit (rather than saturation) stopped it.
-    pub limit_hit: bool,
-    /// Iterations run.
-    pub iterations: usize,
-    /// E-nodes at the end.
-    pub enodes: usize,
-    /// E-classes at the end.
-    pub eclasses: usize,
-    /// Live ops before and after.
-    pub ops_before: usize,
-    /// Live ops after.
-    pub ops_after: usize,
-}
-
-/// The report of one optimizer run.
-#[derive(Clone, Debug, Default)]
-pub struct EgraphReport {
-    /// Per function.
-    pub funcs: Vec<FuncReport>,
-    /// Per rule.
-    pub rules: RuleStats,
-}
-
-impl fmt::Display for EgraphReport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for r in &self.funcs {
-            let limit = if r.limit_hit { " (LIMIT HIT: result may be less optimized)" } else { "" };
-            writeln!(
-                f,
-                "e-graph @{}: stop={}{limit}, iterations={}, e-nodes={}, e-classes={}, ops {} -> {}",
-                r.func, r.stop, r.iterations, r.enodes, r.eclasses, r.ops_before, r.ops_after
-            )?;
-        }
-        for (name, n) in &self.rules.fired {
-            writeln!(f, "  fired {n:>5} × {name}")?;
-            for (note, k) in self.rules.notes.get(name).into_iter().flatten() {
-                writeln!(f, "          {k:>3} × {note}")?;
-            }
-            // Where a rule fired, its appliers' refusals still explain the matches it
-            // left alone (e.g. a Resize with a non-integer scale); failed conditions
-            // are listed only for rules that never fired (they are mostly noise).
-            let refused =
-                self.rules.declined.get(name).into_iter().flatten().filter(|(w, _)| !w.starts_with("condition "));
-            for (why, k) in refused {
-                writeln!(f, "          {k:>3} × declined: {why}")?;
-            }
-        }
-        for (name, reasons) in &self.rules.declined {
-            if self.rules.fired.contains_key(name) {
-                continue;
-            }
-            for (why, n) in reasons {
-                writeln!(f, "  not fired: {name} ({n} match(es)): {why}")?;
-            }
-        }
-        Ok(())
-    }
-}
 
 struct Shared {
     target: Option<Arc<dyn TargetInfo>>,
@@ -243,8 +146,8 @@ pub fn optimize_module(
         let own = own_costs(&imp.eg, model.as_ref());
         let roots: Vec<Id> = imp.roots.iter().chain(&imp.opaque_roots).copied().collect();
         let greedy = extract(&imp.eg, &own);
-        let mut picked: HashMap<Id, usize> = super::rooted::refine(&imp.eg, &own, &roots, &greedy);
-        super::refine::refine(&imp.eg, &own, &mut picked, &roots);
+        let mut picked: HashMap<Id, usize> = crate::egraph::rooted::refine(&imp.eg, &own, &roots, &greedy);
+        crate::egraph::refine::refine(&imp.eg, &own, &mut picked, &roots);
         let choice = picked.into_iter().map(|(k, n)| (k, imp.eg[k].nodes[n].clone())).collect();
         emit(m, fi, &imp, &choice)?;
         report.funcs.push(FuncReport {

@@ -12,27 +12,26 @@
 use ir::{Attr, Attrs, DType, Function, Module, OpData, OpId, Opcode, TensorType, Value, ValueDef};
 use std::collections::HashMap;
 
-/// The ops computed in f32 for 16-bit float operands.
-fn widened(op: Opcode) -> bool {
-    use Opcode::*;
-    matches!(
-        op,
-        Conv | CoreConv
-            | ConvTranspose
-            | CoreConvTranspose
-            | MatMul
-            | Gemm
-            | CoreLinear
-            | Attention
-            | CoreAttention
-            | CoreAttentionBlocked
-            | CausalConvWithState
-            | LinearAttention
-            | FlexAttention
-            | AveragePool
-            | GlobalAveragePool
-            | MaxPool
-    )
+/// The `widen-half` pass: every op the backend computes in f32 (`widened`)
+/// that meets a 16-bit float is put between exact casts. Part of a
+/// backend's preparation pipeline (the Rust backend's table says which ops).
+pub struct WidenHalf {
+    /// The ops the backend computes in f32.
+    pub widened: fn(Opcode) -> bool,
+}
+
+impl crate::Pass for WidenHalf {
+    fn name(&self) -> &'static str {
+        "widen-half"
+    }
+    fn run(&self, m: &mut Module, _cx: &mut crate::PassCx) -> Result<crate::PassResult, crate::PassError> {
+        let w = widen_half_ops(m, self.widened);
+        let changed = w.is_some();
+        if let Some(w) = w {
+            *m = w;
+        }
+        Ok(crate::PassResult::changed(changed))
+    }
 }
 
 /// True if `op`, an f32 op, computes a 16-bit float op (as [`widen_half_ops`]
@@ -70,19 +69,19 @@ fn half(dt: DType) -> bool {
 }
 
 /// `m` with every widenable 16-bit op rewritten, or `None` if there is none.
-pub fn widen_half_ops(m: &Module) -> Option<Module> {
-    let any = m.funcs.iter().any(|f| f.live_ops().into_iter().any(|id| candidate(f, id)));
+pub fn widen_half_ops(m: &Module, widened: fn(Opcode) -> bool) -> Option<Module> {
+    let any = m.funcs.iter().any(|f| f.live_ops().into_iter().any(|id| candidate(f, id, widened)));
     if !any {
         return None;
     }
     let mut out = m.clone();
     for f in &mut out.funcs {
-        widen_function(f);
+        widen_function(f, widened);
     }
     Some(out)
 }
 
-fn candidate(f: &Function, id: OpId) -> bool {
+fn candidate(f: &Function, id: OpId, widened: fn(Opcode) -> bool) -> bool {
     let op = &f.ops[id];
     if !widened(op.opcode) || !op.regions.is_empty() {
         return false;
@@ -96,10 +95,10 @@ fn cast_op(f: &mut Function, v: Value, to: DType, loc: ir::Loc) -> OpId {
     f.create_op(Opcode::Cast, [Some(v)], Attrs::new().with("to", Attr::Type(to)), [ty], loc)
 }
 
-fn widen_function(f: &mut Function) {
+fn widen_function(f: &mut Function, widened: fn(Opcode) -> bool) {
     let body = std::mem::take(&mut f.body.ops);
     let mut back = HashMap::new();
-    f.body.ops = widen_ops(f, body, &mut back);
+    f.body.ops = widen_ops(f, body, &mut back, widened);
     rename(&mut f.body.results, &back);
 }
 
@@ -116,7 +115,12 @@ fn rename(vs: &mut [Value], back: &HashMap<Value, Value>) {
 /// uses of a widened result read its cast back (`back`), so an op reading
 /// it sees the 16-bit value the interpreter computes, widened again exactly
 /// if that op is widened too.
-fn widen_ops(f: &mut Function, old: Vec<OpId>, back: &mut HashMap<Value, Value>) -> Vec<OpId> {
+fn widen_ops(
+    f: &mut Function,
+    old: Vec<OpId>,
+    back: &mut HashMap<Value, Value>,
+    widened: fn(Opcode) -> bool,
+) -> Vec<OpId> {
     let mut ops = Vec::with_capacity(old.len());
     for id in old {
         for o in f.ops[id].operands.iter_mut().flatten() {
@@ -126,10 +130,10 @@ fn widen_ops(f: &mut Function, old: Vec<OpId>, back: &mut HashMap<Value, Value>)
         }
         for k in 0..f.ops[id].regions.len() {
             let inner = std::mem::take(&mut f.ops[id].regions[k].ops);
-            f.ops[id].regions[k].ops = widen_ops(f, inner, back);
+            f.ops[id].regions[k].ops = widen_ops(f, inner, back, widened);
             rename(&mut f.ops[id].regions[k].results, back);
         }
-        if !candidate(f, id) {
+        if !candidate(f, id, widened) {
             ops.push(id);
             continue;
         }
@@ -174,10 +178,14 @@ mod tests {
         Tensor::new(shape.to_vec(), Data::F16(v))
     }
 
+    fn matmul_conv(op: Opcode) -> bool {
+        matches!(op, Opcode::MatMul | Opcode::Conv)
+    }
+
     #[test]
     fn widened_ops_compute_like_the_interpreter_and_verify() {
         let m = ir::text::parse_module(SRC, "widen.eir", None).expect("parses").module;
-        let w = widen_half_ops(&m).expect("something to widen");
+        let w = widen_half_ops(&m, matmul_conv).expect("something to widen");
         ir::verify::verify(&w).expect("the widened module verifies");
         let f = w.func("main").expect("main");
         let casts = f.body.ops.iter().filter(|&&id| f.ops[id].opcode == Opcode::Cast).count();
@@ -187,6 +195,6 @@ mod tests {
         let want = ir::interp::run(&m, "main", ins.clone()).expect("original runs");
         let got = ir::interp::run(&w, "main", ins).expect("widened runs");
         assert_eq!(got, want, "widening changed the interpreter's results");
-        assert!(widen_half_ops(&w).is_none(), "widening is idempotent");
+        assert!(widen_half_ops(&w, matmul_conv).is_none(), "widening is idempotent");
     }
 }
