@@ -186,13 +186,8 @@ pub fn nonneg(what: &str, v: i64) -> Result<usize, Error> {
 /// An axis read when the model runs (`what` names the op): `a` in
 /// `[-rank, rank)`, negative counting from the end.
 pub fn axis(what: &str, a: i64, rank: usize) -> Result<usize, Error> {
-    let r = rank as i64;
-    let x = if a < 0 { a + r } else { a };
-    if (0..r).contains(&x) {
-        Ok(x as usize)
-    } else {
-        Err(Error(format!("{what}: axis {a} is out of range for rank {rank}")))
-    }
+    edgec_numeric::axis::normalize_axis(a, rank)
+        .ok_or_else(|| Error(format!("{what}: axis {a} is out of range for rank {rank}")))
 }
 
 fn rank_error(what: &str, got: usize, want: usize) -> Error {

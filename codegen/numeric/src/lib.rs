@@ -13,6 +13,7 @@
 
 pub mod act;
 pub mod attention;
+pub mod axis;
 pub mod boxes;
 pub mod det;
 pub mod float;

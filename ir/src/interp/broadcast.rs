@@ -52,11 +52,8 @@ pub fn broadcast_map(in_shape: &[usize], out_shape: &[usize]) -> Vec<usize> {
 
 /// Normalize a possibly negative axis into `0..rank`.
 pub fn norm_axis(axis: i64, rank: usize) -> Result<usize, String> {
-    let r = rank as i64;
-    if axis < -r || axis >= r {
-        return Err(format!("axis {axis} is out of range for rank {rank}"));
-    }
-    Ok(if axis < 0 { (axis + r) as usize } else { axis as usize })
+    edgec_numeric::axis::normalize_axis(axis, rank)
+        .ok_or_else(|| format!("axis {axis} is out of range for rank {rank}"))
 }
 
 #[cfg(test)]

@@ -28,10 +28,8 @@ fn expect_same(t: &TensorType, what: &str, dt: DType, of: &str) -> Result<(), St
 /// Normalize `axis` into `[0, rank)`; `what` names the attribute in the error.
 fn normalize_axis(axis: i64, rank: usize, what: &str) -> Result<usize, String> {
     let r = rank as i64;
-    if axis < -r || axis >= r {
-        return Err(format!("{what} = {axis} is out of range [{}, {}] for rank {rank}", -r, r - 1));
-    }
-    Ok((if axis < 0 { axis + r } else { axis }) as usize)
+    edgec_numeric::axis::normalize_axis(axis, rank)
+        .ok_or_else(|| format!("{what} = {axis} is out of range [{}, {}] for rank {rank}", -r, r - 1))
 }
 
 /// The more precise of two dims that must be equal; `None` on a static contradiction.

@@ -18,10 +18,8 @@ pub use slicing::{expand, pad, slice, tile};
 /// Normalize a possibly negative `axis` against `rank`: valid values are `[-rank, rank)`.
 pub fn norm_axis(axis: i64, rank: usize) -> Result<usize, String> {
     let r = rank as i64;
-    if axis < -r || axis >= r {
-        return Err(format!("axis {axis} is out of range for rank {rank} (expected [{}, {}])", -r, r - 1));
-    }
-    Ok(if axis < 0 { axis + r } else { axis } as usize)
+    edgec_numeric::axis::normalize_axis(axis, rank)
+        .ok_or_else(|| format!("axis {axis} is out of range for rank {rank} (expected [{}, {}])", -r, r - 1))
 }
 
 /// Normalize a list of axes against `rank` (see [`norm_axis`]), rejecting duplicates.

@@ -8,15 +8,9 @@ use super::{dims, Sz};
 use crate::rust::func::OpCx;
 use ir::{Attr, Opcode};
 
-/// Normalize a possibly negative axis.
+/// Normalize a possibly negative axis (a scalar takes axis 0).
 pub fn axis(a: i64, rank: usize) -> Result<usize, String> {
-    let r = rank as i64;
-    let x = if a < 0 { a + r } else { a };
-    if (0..r.max(1)).contains(&x) {
-        Ok(x as usize)
-    } else {
-        Err(format!("axis {a} out of range for rank {rank}"))
-    }
+    crate::rust::shapes::axis(a, rank)
 }
 
 /// Integer contents of constant operand `i`.

@@ -229,15 +229,11 @@ impl<'a> ShapeCx<'a> {
     }
 }
 
-/// Normalize a possibly negative axis for `rank`.
+/// Normalize a possibly negative axis for `rank` (a scalar takes axis 0).
 pub fn axis(a: i64, rank: usize) -> Result<usize, String> {
-    let r = rank as i64;
-    let x = if a < 0 { a + r } else { a };
-    if (0..r.max(1)).contains(&x) {
-        Ok(x as usize)
-    } else {
-        Err(format!("axis {a} is out of range for rank {rank}"))
-    }
+    let scalar_zero = rank == 0 && a == 0;
+    let n = if scalar_zero { Some(0) } else { edgec_numeric::axis::normalize_axis(a, rank) };
+    n.ok_or_else(|| format!("axis {a} is out of range for rank {rank}"))
 }
 
 /// The result shapes of `sc.op`, one `Vec<Sz>` per result.
