@@ -6,7 +6,7 @@
 //! enclosing plan's buffers (see [`crate::plan`]); results and carried values
 //! are copied between the regions and the op's result buffers.
 
-use super::func::{arena_region, describe, region, value_expr, Emitter, FuncCx};
+use super::emit::{arena_region, describe, region, value_expr, Emitter, FuncCx};
 use ir::{OpId, Opcode, Value};
 
 /// Lower a control-flow op of `cx`'s function.

@@ -15,8 +15,8 @@
 
 mod cli;
 mod control;
-mod control_dyn;
 mod dynamic;
+mod emit;
 mod func;
 mod model;
 pub mod ops;
@@ -28,7 +28,7 @@ mod weights;
 pub use report::{FuncReport, Report};
 
 use crate::plan::{plan_function, Plan, PlanOptions};
-use func::{Emitter, FuncCx};
+use emit::{Emitter, FuncCx};
 use ir::{Module, Opcode};
 use std::collections::BTreeMap;
 
@@ -64,7 +64,7 @@ pub struct Entry<'a> {
     /// Functions to emit as methods, with their plans.
     pub funcs: Vec<(&'a ir::Function, Plan)>,
     /// Per function, its shapes if they are computed when the model runs.
-    pub shapes: Vec<Option<dynamic::Shapes>>,
+    pub shapes: Vec<Option<emit::Shapes>>,
     /// Per function, the base name of its method (`main`, or `main__v1`
     /// for a variant of a function with shape-dependent ranks).
     pub methods: Vec<String>,
@@ -138,7 +138,7 @@ fn entry(m: &Module) -> Result<Entry<'_>, Vec<String>> {
             continue;
         };
         let dynamic = dispatch.is_none() && dynamic::needs_runtime_shapes(m, f);
-        let variants: Vec<Option<dynamic::Shapes>> = match dynamic {
+        let variants: Vec<Option<emit::Shapes>> = match dynamic {
             true => match dynamic::variants(m, f) {
                 Ok(v) => v.into_iter().map(Some).collect(),
                 Err(e) => {
@@ -215,7 +215,7 @@ pub fn emit(m: &Module, opts: &EmitOptions) -> Result<Generated, EmitErrors> {
     let mut owns = std::collections::BTreeMap::new();
     for (((f, plan), sh), name) in entry.funcs.iter().zip(shapes.iter_mut()).zip(&entry.methods) {
         prologues.push(sh.as_mut().map(|sh| dynamic::prologue(&mut e, name, f, plan, sh)));
-        control_dyn::own_buffers(f, plan, &mut owns);
+        dynamic::control::own_buffers(f, plan, &mut owns);
     }
     e.parts.own_fields.extend(owns);
     for ((((f, plan), sh), prologue), name) in entry.funcs.iter().zip(&shapes).zip(&prologues).zip(&entry.methods) {

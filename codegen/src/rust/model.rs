@@ -1,7 +1,7 @@
 //! Assembling `src/lib.rs`: the `Model` struct, its constructor, `run` (with
 //! the bucket dispatcher for bucketed modules) and the per-function methods.
 
-use super::func::{region, Emitter};
+use super::emit::{region, Emitter};
 use super::{EmitOptions, Entry};
 use crate::plan::{Class, Plan, Storage};
 use ir::ops::dispatch::Dispatch;
@@ -426,7 +426,7 @@ fn run_dynamic(main: &Function, plan: &Plan, ins: &[String], in_names: &[String]
     for (o, (id, &v)) in outs.iter().zip(&main.body.results).enumerate() {
         let data = match plan.storage.get(&v) {
             Some(Storage::Hoisted(_)) if !plan.result_copies.contains_key(&o) => output_expr(plan, o, v),
-            Some(Storage::Own(owner)) => format!("&self.{}[..]", super::control_dyn::own_field(main, *owner)),
+            Some(Storage::Own(owner)) => format!("&self.{}[..]", super::emit::own_field(main, *owner)),
             _ => {
                 let c = Class::of(main.ty(v).dtype).unwrap_or(Class::F32);
                 format!("&self.a{}[self.oo{o}.0..self.oo{o}.0 + self.oo{o}.1]", c.suffix())

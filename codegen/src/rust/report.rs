@@ -1,7 +1,7 @@
 //! The compile report (`edgec compile --report FILE.json`): memory plan
 //! figures per function, the ops emitted, the weights size.
 
-use super::func::Emitter;
+use super::emit::Emitter;
 use super::{EmitOptions, Entry};
 use crate::plan::Plan;
 use ir::Function;

@@ -9,7 +9,7 @@ mod attention;
 
 use super::layout::axis;
 use super::{f32_lit, f32_only, Sz};
-use crate::rust::func::OpCx;
+use crate::rust::emit::OpCx;
 use ir::{DType, Opcode};
 
 /// Lower one of this file's ops; `Ok(false)` if `op` is not one.

@@ -5,7 +5,7 @@
 
 use super::linalg::act;
 use super::{dims, Sz};
-use crate::rust::func::OpCx;
+use crate::rust::emit::OpCx;
 use ir::{OpData, Opcode};
 
 /// Lower `core.conv` / `core.conv_transpose`; `Ok(false)` for other ops.

@@ -4,7 +4,7 @@
 
 use super::dims;
 use crate::plan::Class;
-use crate::rust::func::OpCx;
+use crate::rust::emit::OpCx;
 use ir::{OpData, Opcode};
 
 /// Every class but `bool` has the arithmetic of `k::ew::Num`.

@@ -5,7 +5,7 @@
 //! the model runs.
 
 use super::{dims, Sz};
-use crate::rust::func::OpCx;
+use crate::rust::emit::OpCx;
 use ir::{Attr, Opcode};
 
 /// Normalize a possibly negative axis (a scalar takes axis 0).

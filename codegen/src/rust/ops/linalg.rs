@@ -4,7 +4,7 @@
 //! once, at model construction; bias and activation run in the GEMM epilogue.
 
 use super::{dims, f32_lit, Sz};
-use crate::rust::func::OpCx;
+use crate::rust::emit::OpCx;
 use ir::ops::fused::Activation;
 use ir::{OpData, Opcode};
 

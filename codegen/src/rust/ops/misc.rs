@@ -13,7 +13,7 @@
 use super::layout::{axis, const_ints};
 use super::{dims, f32_lit, f32_only, try_line, udims, Sz};
 use crate::plan::Class;
-use crate::rust::func::OpCx;
+use crate::rust::emit::OpCx;
 use ir::Opcode;
 
 /// Lower a loss, scatter/gather, selection or bitwise op; `Ok(false)` if

@@ -4,7 +4,7 @@
 //! An op the Rust backend cannot compile is an error naming the op and its
 //! ONNX node; `edgec compile` lists every such op at once.
 
-use super::func::OpCx;
+use super::emit::OpCx;
 pub use super::sz::Sz;
 use crate::plan::{Class, Reuse};
 use ir::{Function, OpData, Opcode};

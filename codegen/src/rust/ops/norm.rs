@@ -3,7 +3,7 @@
 
 use super::layout::{axis, const_ints};
 use super::{dims, f32_lit};
-use crate::rust::func::OpCx;
+use crate::rust::emit::OpCx;
 use ir::Opcode;
 
 /// Lower a normalization, reduction or resize; `Ok(false)` if `op` is not one.

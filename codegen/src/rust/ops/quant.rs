@@ -6,7 +6,7 @@
 use super::layout::axis;
 use super::{dims, try_expr, try_line, udims, Sz};
 use crate::plan::Class;
-use crate::rust::func::OpCx;
+use crate::rust::emit::OpCx;
 use ir::Opcode;
 
 /// Lower a quantization op; `Ok(false)` if `op` is not one.

@@ -4,7 +4,7 @@
 
 use super::layout::axis;
 use super::Sz;
-use crate::rust::func::OpCx;
+use crate::rust::emit::OpCx;
 use ir::Opcode;
 
 fn floats(cx: &OpCx<'_, '_>, i: usize) -> Result<Option<Vec<f64>>, String> {

@@ -8,7 +8,7 @@
 
 use super::{f32_lit, Sz};
 use crate::plan::Class;
-use crate::rust::func::OpCx;
+use crate::rust::emit::OpCx;
 use edgec_kernels::rnn::{resolve_activations, Activation, Gru, Lstm, Rnn};
 use ir::{Attr, OpData, Opcode};
 

@@ -12,7 +12,7 @@
 use super::layout::{axis, const_ints};
 use super::Sz;
 use crate::plan::Class;
-use crate::rust::func::OpCx;
+use crate::rust::emit::OpCx;
 use ir::Opcode;
 
 /// Lower CumSum, CumProd, BitCast, Det, Einsum, MaxUnpool, TensorScatter or

@@ -13,7 +13,7 @@
 use super::layout::axis;
 use super::{dims, try_expr, try_line, Sz};
 use crate::plan::Class;
-use crate::rust::func::OpCx;
+use crate::rust::emit::OpCx;
 use ir::Opcode;
 
 /// Lower NonZero, Compress, Unique, NonMaxSuppression, or a Range with an

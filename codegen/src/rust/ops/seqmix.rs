@@ -2,7 +2,7 @@
 //! block reads the operands again (the last `k - 1` padded positions), so
 //! each result has its own block.
 
-use crate::rust::func::OpCx;
+use crate::rust::emit::OpCx;
 use ir::Opcode;
 
 /// Lower a sequence mixer; `Ok(false)` if `op` is not one.

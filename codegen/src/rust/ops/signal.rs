@@ -8,7 +8,7 @@
 
 use super::{try_line, Sz};
 use crate::plan::Class;
-use crate::rust::func::OpCx;
+use crate::rust::emit::OpCx;
 use ir::Opcode;
 
 /// Lower a window op, MelWeightMatrix or STFT; `Ok(false)` otherwise.

@@ -7,7 +7,7 @@
 use super::conv::{ints, pads};
 use super::{dims, f32_lit, try_line, Sz};
 use crate::plan::Class;
-use crate::rust::func::OpCx;
+use crate::rust::emit::OpCx;
 use edgec_kernels::conv::window::MAX_RANK;
 use ir::Opcode;
 

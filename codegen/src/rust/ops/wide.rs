@@ -6,7 +6,7 @@
 use super::layout::axis;
 use super::{dims, Sz};
 use crate::plan::Class;
-use crate::rust::func::OpCx;
+use crate::rust::emit::OpCx;
 use ir::Opcode;
 
 /// Lower MatMul, Softmax, LogSoftmax or FlexAttention on f64; `Ok(false)`

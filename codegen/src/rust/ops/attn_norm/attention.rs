@@ -8,7 +8,7 @@
 use super::super::{f32_lit, udims};
 use super::all_f32;
 use crate::plan::Class;
-use crate::rust::func::OpCx;
+use crate::rust::emit::OpCx;
 
 /// Queries whose scores one Attention kernel step computes together.
 const BLOCK_Q: usize = 64;

@@ -10,10 +10,10 @@
 //! carried parameters their storage) and written back after each
 //! iteration; scan outputs are appended.
 
-use super::dynamic::Walk;
-use super::func::{describe, value_expr, Emitter, FuncCx};
-use super::sz::Sz;
+use super::Walk;
 use crate::plan::{Class, Plan, Storage};
+use crate::rust::emit::{describe, own_field, value_expr, Emitter, FuncCx};
+use crate::rust::sz::Sz;
 use ir::{OpId, Opcode, Value};
 
 /// `let mut s<r>: [usize; R] = <init>;` for result `r` of rank `rank`;
@@ -55,12 +55,12 @@ pub(super) fn shapes(w: &mut Walk<'_>, id: OpId) -> Result<(), String> {
             // `if x.dim(0) == 1: x = x.squeeze(0)`).
             let contents = op.operand(0).and_then(|c| w.contents_any(c)).and_then(|c| c.first().cloned());
             let mut cond = match &contents {
-                Some(super::shapes::Iv::Lit(x)) => Some(usize::from(*x == 0)),
+                Some(crate::rust::shapes::Iv::Lit(x)) => Some(usize::from(*x == 0)),
                 _ => None,
             };
             // Branches of different ranks under a condition known before the
             // function runs: one variant of the function per answer.
-            if let (None, Some(super::shapes::Iv::Expr(e))) = (cond, &contents) {
+            if let (None, Some(crate::rust::shapes::Iv::Expr(e))) = (cond, &contents) {
                 if branch_ranks_differ(w, op) {
                     let mut check = String::new();
                     cond = Some(usize::from(!w.decide(format!("{e} != 0"), &mut check)));
@@ -144,12 +144,6 @@ fn init_operand(op: &ir::OpData, j: usize) -> Option<Value> {
         Opcode::Loop => op.operand(2 + j),
         _ => op.operand(j),
     }
-}
-
-/// The field of the own buffer owned by `v` in function `f`.
-pub fn own_field(f: &ir::Function, owner: Value) -> String {
-    let s: String = f.name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
-    format!("o_{s}_{}", owner.as_u32())
 }
 
 /// The own buffer of `v` in `cx`.

@@ -11,39 +11,14 @@
 //! follow are the static backend's lowerings, reading dims and offsets from
 //! the prologue's variables.
 
-use super::func::Emitter;
+pub mod control;
+
+use super::emit::{Emitter, Shapes};
 use super::shapes::{has_runtime_shape_operands, result_shapes, values, Iv, ShapeCx, Vals};
 use super::sz::Sz;
 use crate::plan::{Class, Plan, Storage};
 use ir::{Dim, Function, OpId, Value};
 use std::collections::{HashMap, HashSet};
-
-/// What the op lowerings of a function with symbolic dims read.
-#[derive(Debug, Default)]
-pub struct Shapes {
-    /// Dims of every value the function's ops read or write.
-    pub dims: HashMap<Value, Vec<Sz>>,
-    /// Offset of each plan buffer (`po[b]`).
-    pub buf_off: Vec<Sz>,
-    /// Length of each plan buffer.
-    pub buf_len: Vec<Sz>,
-    /// Values whose size is known only when their op runs: results of
-    /// control flow, values of regions, values whose size follows from such
-    /// a value or from data (`plan::Storage::Own`).
-    pub late: HashSet<Value>,
-    /// Statements computing the shapes of an op's late results, emitted
-    /// right before the op (`⟦N⟧` stands for value `N`'s slice).
-    pub late_code: HashMap<OpId, String>,
-    /// `If`s whose condition follows from shapes: the branch that runs.
-    pub chosen: HashMap<OpId, usize>,
-    /// The facts about sizes this variant assumes, checked first when it runs.
-    pub facts: Vec<(String, bool)>,
-    /// Facts a rank depended on that `facts` did not settle.
-    pub open: Vec<String>,
-    /// The prologue's statements: input dims and the shapes known before
-    /// any op runs.
-    early_code: String,
-}
 
 /// True if `f` needs shapes computed when the model runs: a value of its
 /// body or of a region has a symbolic or unknown size, or an op's result
@@ -178,7 +153,7 @@ impl Walk<'_> {
     pub(super) fn ops(&mut self, ops: &[OpId], in_region: bool) {
         for &id in ops {
             if let Err(err) = self.op(id, in_region) {
-                self.errs.push(format!("{}: {err}", super::func::describe(&self.f.ops[id], self.f)));
+                self.errs.push(format!("{}: {err}", super::emit::describe(&self.f.ops[id], self.f)));
             }
         }
     }
@@ -186,7 +161,7 @@ impl Walk<'_> {
     fn op(&mut self, id: OpId, in_region: bool) -> Result<(), String> {
         let (f, op) = (self.f, &self.f.ops[id]);
         if !op.regions.is_empty() {
-            return super::control_dyn::shapes(self, id);
+            return control::shapes(self, id);
         }
         self.n += 1;
         if let Some(v) = op.inputs().find(|&v| !self.sh.dims.contains_key(&v) && f.ty(v).shape.static_dims().is_none())
