@@ -151,12 +151,12 @@ impl fmt::Display for Attr {
         match self {
             Attr::Int(i) => write!(f, "{i}"),
             Attr::Float(x) => write_f32(f, *x),
-            Attr::Str(s) => crate::text::write_quoted(f, s),
+            Attr::Str(s) => crate::syntax::write_quoted(f, s),
             Attr::Ints(v) => list(f, v, |f, x| write!(f, "{x}")),
             Attr::Floats(v) => list(f, v, |f, x| write_f32(f, *x)),
-            Attr::Strs(v) => list(f, v, |f, s| crate::text::write_quoted(f, s)),
+            Attr::Strs(v) => list(f, v, |f, s| crate::syntax::write_quoted(f, s)),
             Attr::Type(t) => write!(f, "{t}"),
-            Attr::Sym(s) => crate::text::write_symbol(f, s),
+            Attr::Sym(s) => crate::syntax::write_symbol(f, s),
         }
     }
 }

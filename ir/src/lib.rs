@@ -10,11 +10,14 @@
 //! `target` (lowered); the verifier checks which dialects each phase allows.
 
 pub mod attr;
+pub mod constant;
 pub mod entity;
 pub mod infer;
 pub mod interp;
+pub mod lowp;
 pub mod module;
 pub mod ops;
+pub mod syntax;
 pub mod text;
 pub mod types;
 pub mod verify;

@@ -273,10 +273,10 @@ impl fmt::Display for Dim {
             Dim::Static(n) => write!(f, "{n}"),
             Dim::Sym(s) => {
                 let name = s.as_str();
-                if crate::text::is_bare_ident(name) {
+                if crate::syntax::is_bare_ident(name) {
                     f.write_str(name)
                 } else {
-                    crate::text::write_quoted(f, name)
+                    crate::syntax::write_quoted(f, name)
                 }
             }
             Dim::Unknown => f.write_str("?"),

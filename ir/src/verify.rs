@@ -12,26 +12,12 @@
 
 use crate::attr::Attr;
 use crate::infer::{infer_op, meet_type};
-use crate::module::{ConstId, Function, Module, OpId, Phase, Region, Value, ValueDef};
+use crate::module::{Function, Module, OpId, Phase, Region, Value, ValueDef};
 use crate::ops::OpDef;
+pub use crate::text::Anchor;
 use crate::text::{PrintOptions, Printer, SourcePos, WeightsMode};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
-
-/// What a diagnostic is attached to; the printer renders notes under it.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Anchor {
-    /// The module header.
-    Module,
-    /// A constant.
-    Const(ConstId),
-    /// A function header, by function index.
-    Func(usize),
-    /// An op in function `usize`.
-    Op(usize, OpId),
-    /// The `return` of function `usize`.
-    Return(usize),
-}
 
 /// One verifier finding.
 #[derive(Clone, Debug, PartialEq)]

@@ -21,9 +21,11 @@ pub mod qlinear;
 pub mod reduce;
 pub mod shape;
 pub mod signal;
+mod table;
 mod tensor;
 pub mod window;
 
+pub use table::kernel;
 pub use tensor::{from_le_bytes, strides, Data, Tensor};
 
 use crate::attr::Attrs;
@@ -145,7 +147,7 @@ impl<'m, 'o> State<'m, 'o> {
         let op = &f.ops[id];
         let def = op.opcode.def();
         let err = |message: String| InterpError { op: def.name.into(), loc: op.loc.clone(), message };
-        let kernel = def.eval.ok_or_else(|| err("no reference kernel for this op".into()))?;
+        let kernel = table::kernel(op.opcode).ok_or_else(|| err("no reference kernel for this op".into()))?;
         let result_types: Vec<TensorType> = op.results.iter().map(|&v| f.ty(v).clone()).collect();
         let outputs = {
             let inputs: Vec<Option<&Tensor>> = op.operands.iter().map(|o| o.and_then(|v| self.lookup(v))).collect();

@@ -13,7 +13,7 @@
 
 use super::{reduce, shape, InferCtx, InferFn, InferResult};
 use crate::attr::{Attr, AttrKind, Attrs};
-use crate::module::Constant;
+use crate::constant::Constant;
 use crate::types::TensorType;
 
 /// The values of `core.reduce`'s `kind` attribute: one per `onnx.Reduce*` op

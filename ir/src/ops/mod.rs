@@ -40,7 +40,7 @@ pub fn core_form(op: Opcode) -> Option<Opcode> {
 }
 
 use crate::attr::{AttrKind, Attrs};
-use crate::module::Constant;
+use crate::constant::Constant;
 use crate::types::{DType, TensorType};
 
 /// How many values an operand (or result) slot takes.
@@ -175,12 +175,8 @@ pub struct OpDef {
     pub regions: u32,
     /// Shape and type inference.
     pub infer: InferFn,
-    /// Reference kernel (`None`: the interpreter cannot run this op yet).
-    pub eval: Option<crate::interp::EvalFn>,
     /// Inference for ops with regions: sees the regions' parameter and yield types.
     pub infer_regions: Option<RegionInferFn>,
-    /// Inference for ops that refer to other functions of the module (calls).
-    pub infer_module: Option<ModuleInferFn>,
 }
 
 /// Parameter and yielded types of one region of an op.
@@ -194,10 +190,6 @@ pub struct RegionTypes {
 
 /// Shape/type inference of an op with regions.
 pub type RegionInferFn = fn(&InferCtx<'_>, &[RegionTypes]) -> InferResult;
-
-/// Shape/type inference of an op that refers to functions of the module; it
-/// also sees the function the op is in.
-pub type ModuleInferFn = fn(&InferCtx<'_>, &crate::Module, &crate::Function) -> InferResult;
 
 impl std::fmt::Debug for OpDef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -2,7 +2,6 @@
 
 use super::{a, a_req, control, elementwise as ew, flags::*, nn, opt, reduce, req, shape, var, OpDef};
 use crate::attr::AttrKind::{self, *};
-use crate::interp as ik;
 
 macro_rules! define_ops {
     ($( $(#[doc = $doc:literal])+ $variant:ident = $name:literal { $($field:ident : $val:expr),* $(,)? } )*) => {
@@ -32,9 +31,7 @@ const DEFAULT: OpDef = OpDef {
     flags: PURE,
     regions: 0,
     infer: ew::unary_same,
-    eval: None,
     infer_regions: None,
-    infer_module: None,
 };
 
 const X: &[super::SlotSpec] = &[req("X")];
@@ -82,156 +79,156 @@ const EWC: u32 = PURE | ELEMENTWISE | COMMUTATIVE;
 
 define_ops! {
     /// A named constant from the module pool.
-    CoreConst = "core.const" { operands: &[], attrs: &[a_req("value", Sym)], infer: shape::core_const, eval: Some(ik::shape::core_const) }
+    CoreConst = "core.const" { operands: &[], attrs: &[a_req("value", Sym)], infer: shape::core_const }
 
     /// Runs region 0 (`then`) if the scalar bool `cond` is true, else region 1 (`else`).
     If = "onnx.If" { operands: &[req("cond")], results: &[var("outputs", 1)], regions: 2, flags: 0,
-        infer: control::needs_regions, infer_regions: Some(control::if_), eval: Some(ik::control::if_) }
+        infer: control::needs_regions, infer_regions: Some(control::if_) }
     /// Loop: region params (iteration, cond, carried...), yields (cond, carried..., scan outputs...).
     Loop = "onnx.Loop" { operands: &[opt("M"), opt("cond"), var("v_initial", 0)], results: &[var("v_final_and_scan_outputs", 0)],
-        regions: 1, flags: 0, infer: control::needs_regions, infer_regions: Some(control::loop_), eval: Some(ik::control::loop_) }
+        regions: 1, flags: 0, infer: control::needs_regions, infer_regions: Some(control::loop_) }
     /// Scan over slices of the scan inputs with carried state (opset 9+ form).
     Scan = "onnx.Scan" { operands: &[var("initial_state_and_scan_inputs", 1)], results: &[var("final_state_and_scan_outputs", 1)],
         attrs: &[a_req("num_scan_inputs", Int), a("scan_input_axes", Ints), a("scan_input_directions", Ints),
             a("scan_output_axes", Ints), a("scan_output_directions", Ints)],
-        regions: 1, flags: 0, infer: control::needs_regions, infer_regions: Some(control::scan), eval: Some(ik::control::scan) }
+        regions: 1, flags: 0, infer: control::needs_regions, infer_regions: Some(control::scan) }
 
     /// Elementwise addition with numpy broadcasting.
-    Add = "onnx.Add" { operands: AB, results: &[req("C")], flags: EWC, infer: ew::binary_same, eval: Some(ik::elementwise::add) }
+    Add = "onnx.Add" { operands: AB, results: &[req("C")], flags: EWC, infer: ew::binary_same }
     /// Elementwise subtraction with numpy broadcasting.
-    Sub = "onnx.Sub" { operands: AB, results: &[req("C")], flags: EW, infer: ew::binary_same, eval: Some(ik::elementwise::sub) }
+    Sub = "onnx.Sub" { operands: AB, results: &[req("C")], flags: EW, infer: ew::binary_same }
     /// Elementwise multiplication with numpy broadcasting.
-    Mul = "onnx.Mul" { operands: AB, results: &[req("C")], flags: EWC, infer: ew::binary_same, eval: Some(ik::elementwise::mul) }
+    Mul = "onnx.Mul" { operands: AB, results: &[req("C")], flags: EWC, infer: ew::binary_same }
     /// Elementwise division (integer division truncates) with numpy broadcasting.
-    Div = "onnx.Div" { operands: AB, results: &[req("C")], flags: EW, infer: ew::binary_same, eval: Some(ik::elementwise::div) }
+    Div = "onnx.Div" { operands: AB, results: &[req("C")], flags: EW, infer: ew::binary_same }
     /// Elementwise power; the exponent may have another numeric type.
-    Pow = "onnx.Pow" { operands: &[req("X"), req("Y")], results: &[req("Z")], flags: EW, infer: ew::pow, eval: Some(ik::elementwise::pow) }
+    Pow = "onnx.Pow" { operands: &[req("X"), req("Y")], results: &[req("Z")], flags: EW, infer: ew::pow }
     /// Elementwise remainder (`fmod = 1` for C fmod semantics).
-    Mod = "onnx.Mod" { operands: AB, results: &[req("C")], attrs: &[a("fmod", Int)], flags: EW, infer: ew::binary_same, eval: Some(ik::elementwise::mod_) }
+    Mod = "onnx.Mod" { operands: AB, results: &[req("C")], attrs: &[a("fmod", Int)], flags: EW, infer: ew::binary_same }
     /// Elementwise maximum of any number of inputs with broadcasting.
-    Max = "onnx.Max" { operands: &[var("data_0", 1)], results: &[req("max")], flags: EWC, infer: ew::variadic_same, eval: Some(ik::elementwise::max) }
+    Max = "onnx.Max" { operands: &[var("data_0", 1)], results: &[req("max")], flags: EWC, infer: ew::variadic_same }
     /// Elementwise minimum of any number of inputs with broadcasting.
-    Min = "onnx.Min" { operands: &[var("data_0", 1)], results: &[req("min")], flags: EWC, infer: ew::variadic_same, eval: Some(ik::elementwise::min) }
+    Min = "onnx.Min" { operands: &[var("data_0", 1)], results: &[req("min")], flags: EWC, infer: ew::variadic_same }
     /// Elementwise sum of any number of inputs with broadcasting.
-    Sum = "onnx.Sum" { operands: &[var("data_0", 1)], results: &[req("sum")], flags: EWC, infer: ew::variadic_same, eval: Some(ik::elementwise::sum) }
+    Sum = "onnx.Sum" { operands: &[var("data_0", 1)], results: &[req("sum")], flags: EWC, infer: ew::variadic_same }
     /// Elementwise mean of any number of inputs with broadcasting.
-    Mean = "onnx.Mean" { operands: &[var("data_0", 1)], results: &[req("mean")], flags: EWC, infer: ew::variadic_same, eval: Some(ik::elementwise::mean) }
+    Mean = "onnx.Mean" { operands: &[var("data_0", 1)], results: &[req("mean")], flags: EWC, infer: ew::variadic_same }
     /// Parametric ReLU: `x < 0 ? slope * x : x`, slope broadcast to X.
-    PRelu = "onnx.PRelu" { operands: &[req("X"), req("slope")], flags: EW, infer: ew::prelu, eval: Some(ik::elementwise::prelu) }
+    PRelu = "onnx.PRelu" { operands: &[req("X"), req("slope")], flags: EW, infer: ew::prelu }
     /// Elementwise equality, producing bool.
-    Equal = "onnx.Equal" { operands: AB, results: &[req("C")], flags: EWC, infer: ew::compare, eval: Some(ik::elementwise::equal) }
+    Equal = "onnx.Equal" { operands: AB, results: &[req("C")], flags: EWC, infer: ew::compare }
     /// Elementwise `A < B`, producing bool.
-    Less = "onnx.Less" { operands: AB, results: &[req("C")], flags: EW, infer: ew::compare, eval: Some(ik::elementwise::less) }
+    Less = "onnx.Less" { operands: AB, results: &[req("C")], flags: EW, infer: ew::compare }
     /// Elementwise `A <= B`, producing bool.
-    LessOrEqual = "onnx.LessOrEqual" { operands: AB, results: &[req("C")], flags: EW, infer: ew::compare, eval: Some(ik::elementwise::less_or_equal) }
+    LessOrEqual = "onnx.LessOrEqual" { operands: AB, results: &[req("C")], flags: EW, infer: ew::compare }
     /// Elementwise `A > B`, producing bool.
-    Greater = "onnx.Greater" { operands: AB, results: &[req("C")], flags: EW, infer: ew::compare, eval: Some(ik::elementwise::greater) }
+    Greater = "onnx.Greater" { operands: AB, results: &[req("C")], flags: EW, infer: ew::compare }
     /// Elementwise `A >= B`, producing bool.
-    GreaterOrEqual = "onnx.GreaterOrEqual" { operands: AB, results: &[req("C")], flags: EW, infer: ew::compare, eval: Some(ik::elementwise::greater_or_equal) }
+    GreaterOrEqual = "onnx.GreaterOrEqual" { operands: AB, results: &[req("C")], flags: EW, infer: ew::compare }
     /// Elementwise logical and of bools.
-    And = "onnx.And" { operands: AB, results: &[req("C")], flags: EWC, infer: ew::logic, eval: Some(ik::elementwise::and) }
+    And = "onnx.And" { operands: AB, results: &[req("C")], flags: EWC, infer: ew::logic }
     /// Elementwise logical or of bools.
-    Or = "onnx.Or" { operands: AB, results: &[req("C")], flags: EWC, infer: ew::logic, eval: Some(ik::elementwise::or) }
+    Or = "onnx.Or" { operands: AB, results: &[req("C")], flags: EWC, infer: ew::logic }
     /// Elementwise logical xor of bools.
-    Xor = "onnx.Xor" { operands: AB, results: &[req("C")], flags: EWC, infer: ew::logic, eval: Some(ik::elementwise::xor) }
+    Xor = "onnx.Xor" { operands: AB, results: &[req("C")], flags: EWC, infer: ew::logic }
     /// Elementwise logical not of bools.
-    Not = "onnx.Not" { operands: X, flags: EW, infer: ew::logic_not, eval: Some(ik::elementwise::not) }
+    Not = "onnx.Not" { operands: X, flags: EW, infer: ew::logic_not }
     /// `condition ? X : Y` with three-way broadcasting.
-    Where = "onnx.Where" { operands: &[req("condition"), req("X"), req("Y")], results: &[req("output")], flags: EW, infer: ew::where_, eval: Some(ik::elementwise::where_) }
+    Where = "onnx.Where" { operands: &[req("condition"), req("X"), req("Y")], results: &[req("output")], flags: EW, infer: ew::where_ }
 
     /// Returns its input unchanged.
-    Identity = "onnx.Identity" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_same, eval: Some(ik::elementwise::identity) }
+    Identity = "onnx.Identity" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_same }
     /// `max(x, 0)`.
-    Relu = "onnx.Relu" { operands: X, flags: EW, infer: ew::unary_signed, eval: Some(ik::elementwise::relu) }
+    Relu = "onnx.Relu" { operands: X, flags: EW, infer: ew::unary_signed }
     /// `x < 0 ? alpha * x : x` (alpha defaults to 0.01).
-    LeakyRelu = "onnx.LeakyRelu" { operands: X, attrs: ALPHA, flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::leaky_relu) }
+    LeakyRelu = "onnx.LeakyRelu" { operands: X, attrs: ALPHA, flags: EW, infer: ew::unary_float }
     /// `x < 0 ? alpha * (exp(x) - 1) : x`.
-    Elu = "onnx.Elu" { operands: X, attrs: ALPHA, flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::elu) }
+    Elu = "onnx.Elu" { operands: X, attrs: ALPHA, flags: EW, infer: ew::unary_float }
     /// Scaled ELU with `alpha` and `gamma`.
-    Selu = "onnx.Selu" { operands: X, attrs: &[a("alpha", Float), a("gamma", Float)], flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::selu) }
+    Selu = "onnx.Selu" { operands: X, attrs: &[a("alpha", Float), a("gamma", Float)], flags: EW, infer: ew::unary_float }
     /// `1 / (1 + exp(-x))`.
-    Sigmoid = "onnx.Sigmoid" { operands: X, flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::sigmoid) }
+    Sigmoid = "onnx.Sigmoid" { operands: X, flags: EW, infer: ew::unary_float }
     /// `max(0, min(1, alpha * x + beta))`.
-    HardSigmoid = "onnx.HardSigmoid" { operands: X, attrs: &[a("alpha", Float), a("beta", Float)], flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::hard_sigmoid) }
+    HardSigmoid = "onnx.HardSigmoid" { operands: X, attrs: &[a("alpha", Float), a("beta", Float)], flags: EW, infer: ew::unary_float }
     /// `x * max(0, min(1, x / 6 + 1/2))`.
-    HardSwish = "onnx.HardSwish" { operands: X, flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::hard_swish) }
+    HardSwish = "onnx.HardSwish" { operands: X, flags: EW, infer: ew::unary_float }
     /// Gaussian error linear unit, exact (`none`) or `tanh` approximation.
-    Gelu = "onnx.Gelu" { operands: X, attrs: &[a("approximate", Enum(&["none", "tanh"]))], flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::gelu) }
+    Gelu = "onnx.Gelu" { operands: X, attrs: &[a("approximate", Enum(&["none", "tanh"]))], flags: EW, infer: ew::unary_float }
     /// Hyperbolic tangent.
-    Tanh = "onnx.Tanh" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::tanh) }
+    Tanh = "onnx.Tanh" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float }
     /// `exp(x)`.
-    Exp = "onnx.Exp" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::exp) }
+    Exp = "onnx.Exp" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float }
     /// Natural logarithm.
-    Log = "onnx.Log" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::log) }
+    Log = "onnx.Log" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float }
     /// Square root.
-    Sqrt = "onnx.Sqrt" { operands: X, flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::sqrt) }
+    Sqrt = "onnx.Sqrt" { operands: X, flags: EW, infer: ew::unary_float }
     /// `1 / x`.
-    Reciprocal = "onnx.Reciprocal" { operands: X, flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::reciprocal) }
+    Reciprocal = "onnx.Reciprocal" { operands: X, flags: EW, infer: ew::unary_float }
     /// Gauss error function.
-    Erf = "onnx.Erf" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::erf) }
+    Erf = "onnx.Erf" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float }
     /// `ln(1 + exp(x))`.
-    Softplus = "onnx.Softplus" { operands: X, flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::softplus) }
+    Softplus = "onnx.Softplus" { operands: X, flags: EW, infer: ew::unary_float }
     /// Sine.
-    Sin = "onnx.Sin" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::sin) }
+    Sin = "onnx.Sin" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float }
     /// Cosine.
-    Cos = "onnx.Cos" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::cos) }
+    Cos = "onnx.Cos" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float }
     /// Absolute value.
-    Abs = "onnx.Abs" { operands: X, flags: EW, infer: ew::unary_numeric, eval: Some(ik::elementwise::abs) }
+    Abs = "onnx.Abs" { operands: X, flags: EW, infer: ew::unary_numeric }
     /// Negation.
-    Neg = "onnx.Neg" { operands: X, flags: EW, infer: ew::unary_signed, eval: Some(ik::elementwise::neg) }
+    Neg = "onnx.Neg" { operands: X, flags: EW, infer: ew::unary_signed }
     /// Sign: -1, 0 or 1.
-    Sign = "onnx.Sign" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_numeric, eval: Some(ik::elementwise::sign) }
+    Sign = "onnx.Sign" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_numeric }
     /// Round down.
-    Floor = "onnx.Floor" { operands: X, flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::floor) }
+    Floor = "onnx.Floor" { operands: X, flags: EW, infer: ew::unary_float }
     /// Round up.
-    Ceil = "onnx.Ceil" { operands: X, flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::ceil) }
+    Ceil = "onnx.Ceil" { operands: X, flags: EW, infer: ew::unary_float }
     /// Round half to even.
-    Round = "onnx.Round" { operands: X, flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::round) }
+    Round = "onnx.Round" { operands: X, flags: EW, infer: ew::unary_float }
     /// Clamp to `[min, max]`; bounds are optional scalar operands.
-    Clip = "onnx.Clip" { operands: &[req("input"), opt("min"), opt("max")], results: &[req("output")], flags: EW, infer: ew::clip, eval: Some(ik::elementwise::clip) }
+    Clip = "onnx.Clip" { operands: &[req("input"), opt("min"), opt("max")], results: &[req("output")], flags: EW, infer: ew::clip }
     /// Element type conversion (`saturate` applies to float8 targets only).
-    Cast = "onnx.Cast" { operands: &[req("input")], results: &[req("output")], attrs: &[a_req("to", Type), a("round_mode", Enum(&["up", "down", "nearest"])), a("saturate", Int)], flags: EW, infer: ew::cast, eval: Some(ik::elementwise::cast) }
+    Cast = "onnx.Cast" { operands: &[req("input")], results: &[req("output")], attrs: &[a_req("to", Type), a("round_mode", Enum(&["up", "down", "nearest"])), a("saturate", Int)], flags: EW, infer: ew::cast }
     /// Inference-mode dropout: identity on `data`; optional mask output is all true.
-    Dropout = "onnx.Dropout" { operands: &[req("data"), opt("ratio"), opt("training_mode")], results: &[req("output"), opt("mask")], attrs: &[a("seed", Int)], infer: ew::dropout, eval: Some(ik::elementwise::dropout) }
+    Dropout = "onnx.Dropout" { operands: &[req("data"), opt("ratio"), opt("training_mode")], results: &[req("output"), opt("mask")], attrs: &[a("seed", Int)], infer: ew::dropout }
 
     /// Matrix product with numpy batching (1-D operands promoted and squeezed).
-    MatMul = "onnx.MatMul" { operands: AB, infer: nn::matmul, eval: Some(ik::nn::matmul) }
+    MatMul = "onnx.MatMul" { operands: AB, infer: nn::matmul }
     /// `alpha * op(A) @ op(B) + beta * C` on 2-D operands; C broadcasts.
-    Gemm = "onnx.Gemm" { operands: &[req("A"), req("B"), opt("C")], attrs: &[a("alpha", Float), a("beta", Float), a("transA", Int), a("transB", Int)], infer: nn::gemm, eval: Some(ik::nn::gemm) }
+    Gemm = "onnx.Gemm" { operands: &[req("A"), req("B"), opt("C")], attrs: &[a("alpha", Float), a("beta", Float), a("transA", Int), a("transB", Int)], infer: nn::gemm }
     /// N-D convolution (NCHW..., weights `M x C/group x k...`).
-    Conv = "onnx.Conv" { operands: &[req("X"), req("W"), opt("B")], attrs: CONV_ATTRS, infer: nn::conv, eval: Some(ik::nn::conv) }
+    Conv = "onnx.Conv" { operands: &[req("X"), req("W"), opt("B")], attrs: CONV_ATTRS, infer: nn::conv }
     /// N-D transposed convolution (weights `C x M/group x k...`).
     ConvTranspose = "onnx.ConvTranspose" { operands: &[req("X"), req("W"), opt("B")], attrs: &[
         a("auto_pad", AUTO_PAD), a("dilations", Ints), a("group", Int), a("kernel_shape", Ints),
         a("output_padding", Ints), a("output_shape", Ints), a("pads", Ints), a("strides", Ints),
-    ], infer: nn::conv_transpose, eval: Some(ik::nn::conv_transpose) }
+    ], infer: nn::conv_transpose }
     /// Max pooling over spatial axes; optional flat indices output.
     MaxPool = "onnx.MaxPool" { operands: X, results: &[req("Y"), opt("Indices")], attrs: &[
         a("auto_pad", AUTO_PAD), a("ceil_mode", Int), a("dilations", Ints), a_req("kernel_shape", Ints),
         a("pads", Ints), a("storage_order", Int), a("strides", Ints),
-    ], infer: nn::pool, eval: Some(ik::nn::max_pool) }
+    ], infer: nn::pool }
     /// Average pooling over spatial axes.
     AveragePool = "onnx.AveragePool" { operands: X, attrs: &[
         a("auto_pad", AUTO_PAD), a("ceil_mode", Int), a("count_include_pad", Int), a("dilations", Ints),
         a_req("kernel_shape", Ints), a("pads", Ints), a("strides", Ints),
-    ], infer: nn::avg_pool, eval: Some(ik::nn::average_pool) }
+    ], infer: nn::avg_pool }
     /// Mean over all spatial axes, keeping them as size 1.
-    GlobalAveragePool = "onnx.GlobalAveragePool" { operands: X, infer: nn::global_pool, eval: Some(ik::nn::global_average_pool) }
+    GlobalAveragePool = "onnx.GlobalAveragePool" { operands: X, infer: nn::global_pool }
     /// Max over all spatial axes, keeping them as size 1.
-    GlobalMaxPool = "onnx.GlobalMaxPool" { operands: X, infer: nn::global_pool, eval: Some(ik::nn::global_max_pool) }
+    GlobalMaxPool = "onnx.GlobalMaxPool" { operands: X, infer: nn::global_pool }
     /// Inference-mode batch normalization over axis 1.
     BatchNormalization = "onnx.BatchNormalization" {
         operands: &[req("X"), req("scale"), req("B"), req("input_mean"), req("input_var")],
         results: &[req("Y"), opt("running_mean"), opt("running_var")],
-        attrs: &[a("epsilon", Float), a("momentum", Float), a("training_mode", Int)], infer: nn::batch_norm, eval: Some(ik::nn::batch_norm) }
+        attrs: &[a("epsilon", Float), a("momentum", Float), a("training_mode", Int)], infer: nn::batch_norm }
     /// Normalization over axes `[axis, rank)` then scale and optional bias.
     LayerNormalization = "onnx.LayerNormalization" {
         operands: &[req("X"), req("Scale"), opt("B")], results: &[req("Y"), opt("Mean"), opt("InvStdDev")],
-        attrs: &[a("axis", Int), a("epsilon", Float), a("stash_type", Int)], infer: nn::layer_norm, eval: Some(ik::nn::layer_norm) }
+        attrs: &[a("axis", Int), a("epsilon", Float), a("stash_type", Int)], infer: nn::layer_norm }
     /// Softmax along `axis` (default -1).
-    Softmax = "onnx.Softmax" { operands: &[req("input")], results: &[req("output")], attrs: &[a("axis", Int)], infer: nn::softmax, eval: Some(ik::nn::softmax) }
+    Softmax = "onnx.Softmax" { operands: &[req("input")], results: &[req("output")], attrs: &[a("axis", Int)], infer: nn::softmax }
     /// Log-softmax along `axis` (default -1).
-    LogSoftmax = "onnx.LogSoftmax" { operands: &[req("input")], results: &[req("output")], attrs: &[a("axis", Int)], infer: nn::softmax, eval: Some(ik::nn::log_softmax) }
+    LogSoftmax = "onnx.LogSoftmax" { operands: &[req("input")], results: &[req("output")], attrs: &[a("axis", Int)], infer: nn::softmax }
     /// Resize spatial (or any) axes by `scales` or to `sizes`.
     Resize = "onnx.Resize" { operands: &[req("X"), opt("roi"), opt("scales"), opt("sizes")], attrs: &[
         a("antialias", Int), a("axes", Ints),
@@ -240,326 +237,326 @@ define_ops! {
         a("keep_aspect_ratio_policy", Enum(&["stretch", "not_larger", "not_smaller"])),
         a("mode", Enum(&["nearest", "linear", "cubic"])),
         a("nearest_mode", Enum(&["round_prefer_floor", "round_prefer_ceil", "floor", "ceil"])),
-    ], infer: nn::resize, eval: Some(ik::nn::resize) }
+    ], infer: nn::resize }
 
     /// Reshape to `shape` (0 copies the input dim unless `allowzero`, -1 is inferred).
-    Reshape = "onnx.Reshape" { operands: &[req("data"), req("shape")], results: &[req("reshaped")], attrs: &[a("allowzero", Int)], infer: shape::reshape, eval: Some(ik::shape::reshape) }
+    Reshape = "onnx.Reshape" { operands: &[req("data"), req("shape")], results: &[req("reshaped")], attrs: &[a("allowzero", Int)], infer: shape::reshape }
     /// Permute axes (default: reverse them).
-    Transpose = "onnx.Transpose" { operands: &[req("data")], results: &[req("transposed")], attrs: &[a("perm", Ints)], infer: shape::transpose, eval: Some(ik::shape::transpose) }
+    Transpose = "onnx.Transpose" { operands: &[req("data")], results: &[req("transposed")], attrs: &[a("perm", Ints)], infer: shape::transpose }
     /// Concatenate along `axis`.
-    Concat = "onnx.Concat" { operands: &[var("inputs", 1)], results: &[req("concat_result")], attrs: &[a_req("axis", Int)], infer: shape::concat, eval: Some(ik::shape::concat) }
+    Concat = "onnx.Concat" { operands: &[var("inputs", 1)], results: &[req("concat_result")], attrs: &[a_req("axis", Int)], infer: shape::concat }
     /// Split along `axis` into parts given by `split` or `num_outputs` equal parts.
-    Split = "onnx.Split" { operands: &[req("input"), opt("split")], results: &[var("outputs", 1)], attrs: &[a("axis", Int), a("num_outputs", Int)], infer: shape::split, eval: Some(ik::shape::split) }
+    Split = "onnx.Split" { operands: &[req("input"), opt("split")], results: &[var("outputs", 1)], attrs: &[a("axis", Int), a("num_outputs", Int)], infer: shape::split }
     /// Strided slice with per-axis starts/ends/axes/steps operands.
-    Slice = "onnx.Slice" { operands: &[req("data"), req("starts"), req("ends"), opt("axes"), opt("steps")], results: &[req("output")], infer: shape::slice, eval: Some(ik::shape::slice) }
+    Slice = "onnx.Slice" { operands: &[req("data"), req("starts"), req("ends"), opt("axes"), opt("steps")], results: &[req("output")], infer: shape::slice }
     /// Gather entries along `axis` by an index tensor.
-    Gather = "onnx.Gather" { operands: &[req("data"), req("indices")], results: &[req("output")], attrs: &[a("axis", Int)], infer: shape::gather, eval: Some(ik::shape::gather) }
+    Gather = "onnx.Gather" { operands: &[req("data"), req("indices")], results: &[req("output")], attrs: &[a("axis", Int)], infer: shape::gather }
     /// Remove size-1 axes (all of them if `axes` is omitted).
-    Squeeze = "onnx.Squeeze" { operands: &[req("data"), opt("axes")], results: &[req("squeezed")], infer: shape::squeeze, eval: Some(ik::shape::squeeze) }
+    Squeeze = "onnx.Squeeze" { operands: &[req("data"), opt("axes")], results: &[req("squeezed")], infer: shape::squeeze }
     /// Insert size-1 axes at `axes` (positions in the output).
-    Unsqueeze = "onnx.Unsqueeze" { operands: &[req("data"), req("axes")], results: &[req("expanded")], infer: shape::unsqueeze, eval: Some(ik::shape::unsqueeze) }
+    Unsqueeze = "onnx.Unsqueeze" { operands: &[req("data"), req("axes")], results: &[req("expanded")], infer: shape::unsqueeze }
     /// Collapse to 2-D around `axis` (default 1).
-    Flatten = "onnx.Flatten" { operands: &[req("input")], results: &[req("output")], attrs: &[a("axis", Int)], infer: shape::flatten, eval: Some(ik::shape::flatten) }
+    Flatten = "onnx.Flatten" { operands: &[req("input")], results: &[req("output")], attrs: &[a("axis", Int)], infer: shape::flatten }
     /// Broadcast to `shape` (bidirectionally, numpy rules).
-    Expand = "onnx.Expand" { operands: &[req("input"), req("shape")], results: &[req("output")], infer: shape::expand, eval: Some(ik::shape::expand) }
+    Expand = "onnx.Expand" { operands: &[req("input"), req("shape")], results: &[req("output")], infer: shape::expand }
     /// The input's shape as a 1-D i64 tensor, optionally sliced by `start`/`end`.
-    Shape = "onnx.Shape" { operands: &[req("data")], results: &[req("shape")], attrs: &[a("end", Int), a("start", Int)], infer: shape::shape_of, eval: Some(ik::shape::shape) }
+    Shape = "onnx.Shape" { operands: &[req("data")], results: &[req("shape")], attrs: &[a("end", Int), a("start", Int)], infer: shape::shape_of }
     /// Pad with `constant`, `reflect`, `edge` or `wrap` mode.
-    Pad = "onnx.Pad" { operands: &[req("data"), req("pads"), opt("constant_value"), opt("axes")], results: &[req("output")], attrs: &[a("mode", Enum(&["constant", "reflect", "edge", "wrap"]))], infer: shape::pad, eval: Some(ik::shape::pad) }
+    Pad = "onnx.Pad" { operands: &[req("data"), req("pads"), opt("constant_value"), opt("axes")], results: &[req("output")], attrs: &[a("mode", Enum(&["constant", "reflect", "edge", "wrap"]))], infer: shape::pad }
     /// Repeat the input `repeats[i]` times along each axis.
-    Tile = "onnx.Tile" { operands: &[req("input"), req("repeats")], results: &[req("output")], infer: shape::tile, eval: Some(ik::shape::tile) }
+    Tile = "onnx.Tile" { operands: &[req("input"), req("repeats")], results: &[req("output")], infer: shape::tile }
     /// A tensor of the given shape filled with the scalar constant `value` (default f32 zero).
-    ConstantOfShape = "onnx.ConstantOfShape" { operands: &[req("input")], results: &[req("output")], attrs: &[a("value", Sym)], infer: shape::constant_of_shape, eval: Some(ik::shape::constant_of_shape) }
+    ConstantOfShape = "onnx.ConstantOfShape" { operands: &[req("input")], results: &[req("output")], attrs: &[a("value", Sym)], infer: shape::constant_of_shape }
 
     /// Mean over `axes` (all if omitted, unless `noop_with_empty_axes`).
-    ReduceMean = "onnx.ReduceMean" { operands: REDUCE_OPERANDS, results: &[req("reduced")], attrs: REDUCE_ATTRS, infer: reduce::reduce, eval: Some(ik::reduce::reduce_mean) }
+    ReduceMean = "onnx.ReduceMean" { operands: REDUCE_OPERANDS, results: &[req("reduced")], attrs: REDUCE_ATTRS, infer: reduce::reduce }
     /// Sum over `axes`.
-    ReduceSum = "onnx.ReduceSum" { operands: REDUCE_OPERANDS, results: &[req("reduced")], attrs: REDUCE_ATTRS, infer: reduce::reduce, eval: Some(ik::reduce::reduce_sum) }
+    ReduceSum = "onnx.ReduceSum" { operands: REDUCE_OPERANDS, results: &[req("reduced")], attrs: REDUCE_ATTRS, infer: reduce::reduce }
     /// Maximum over `axes`.
-    ReduceMax = "onnx.ReduceMax" { operands: REDUCE_OPERANDS, results: &[req("reduced")], attrs: REDUCE_ATTRS, infer: reduce::reduce, eval: Some(ik::reduce::reduce_max) }
+    ReduceMax = "onnx.ReduceMax" { operands: REDUCE_OPERANDS, results: &[req("reduced")], attrs: REDUCE_ATTRS, infer: reduce::reduce }
     /// Minimum over `axes`.
-    ReduceMin = "onnx.ReduceMin" { operands: REDUCE_OPERANDS, results: &[req("reduced")], attrs: REDUCE_ATTRS, infer: reduce::reduce, eval: Some(ik::reduce::reduce_min) }
+    ReduceMin = "onnx.ReduceMin" { operands: REDUCE_OPERANDS, results: &[req("reduced")], attrs: REDUCE_ATTRS, infer: reduce::reduce }
     /// Product over `axes`.
-    ReduceProd = "onnx.ReduceProd" { operands: REDUCE_OPERANDS, results: &[req("reduced")], attrs: REDUCE_ATTRS, infer: reduce::reduce, eval: Some(ik::reduce::reduce_prod) }
+    ReduceProd = "onnx.ReduceProd" { operands: REDUCE_OPERANDS, results: &[req("reduced")], attrs: REDUCE_ATTRS, infer: reduce::reduce }
     /// Sum of absolute values over `axes`.
-    ReduceL1 = "onnx.ReduceL1" { operands: REDUCE_OPERANDS, results: &[req("reduced")], attrs: REDUCE_ATTRS, infer: reduce::reduce, eval: Some(ik::reduce::reduce_l1) }
+    ReduceL1 = "onnx.ReduceL1" { operands: REDUCE_OPERANDS, results: &[req("reduced")], attrs: REDUCE_ATTRS, infer: reduce::reduce }
     /// Euclidean norm over `axes`.
-    ReduceL2 = "onnx.ReduceL2" { operands: REDUCE_OPERANDS, results: &[req("reduced")], attrs: REDUCE_ATTRS, infer: reduce::reduce, eval: Some(ik::reduce::reduce_l2) }
+    ReduceL2 = "onnx.ReduceL2" { operands: REDUCE_OPERANDS, results: &[req("reduced")], attrs: REDUCE_ATTRS, infer: reduce::reduce }
     /// Sum of squares over `axes`.
-    ReduceSumSquare = "onnx.ReduceSumSquare" { operands: REDUCE_OPERANDS, results: &[req("reduced")], attrs: REDUCE_ATTRS, infer: reduce::reduce, eval: Some(ik::reduce::reduce_sum_square) }
+    ReduceSumSquare = "onnx.ReduceSumSquare" { operands: REDUCE_OPERANDS, results: &[req("reduced")], attrs: REDUCE_ATTRS, infer: reduce::reduce }
     /// `log(sum(exp(x)))` over `axes`.
-    ReduceLogSumExp = "onnx.ReduceLogSumExp" { operands: REDUCE_OPERANDS, results: &[req("reduced")], attrs: REDUCE_ATTRS, infer: reduce::reduce, eval: Some(ik::reduce::reduce_log_sum_exp) }
+    ReduceLogSumExp = "onnx.ReduceLogSumExp" { operands: REDUCE_OPERANDS, results: &[req("reduced")], attrs: REDUCE_ATTRS, infer: reduce::reduce }
     /// Index of the maximum along `axis`, as i64.
-    ArgMax = "onnx.ArgMax" { operands: &[req("data")], results: &[req("reduced")], attrs: &[a("axis", Int), a("keepdims", Int), a("select_last_index", Int)], infer: reduce::arg_reduce, eval: Some(ik::reduce::arg_max) }
+    ArgMax = "onnx.ArgMax" { operands: &[req("data")], results: &[req("reduced")], attrs: &[a("axis", Int), a("keepdims", Int), a("select_last_index", Int)], infer: reduce::arg_reduce }
     /// Index of the minimum along `axis`, as i64.
-    ArgMin = "onnx.ArgMin" { operands: &[req("data")], results: &[req("reduced")], attrs: &[a("axis", Int), a("keepdims", Int), a("select_last_index", Int)], infer: reduce::arg_reduce, eval: Some(ik::reduce::arg_min) }
+    ArgMin = "onnx.ArgMin" { operands: &[req("data")], results: &[req("reduced")], attrs: &[a("axis", Int), a("keepdims", Int), a("select_last_index", Int)], infer: reduce::arg_reduce }
 
     /// Tangent.
-    Tan = "onnx.Tan" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::tan) }
+    Tan = "onnx.Tan" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float }
     /// Arcsine (NaN outside `[-1, 1]`).
-    Asin = "onnx.Asin" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::asin) }
+    Asin = "onnx.Asin" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float }
     /// Arccosine (NaN outside `[-1, 1]`).
-    Acos = "onnx.Acos" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::acos) }
+    Acos = "onnx.Acos" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float }
     /// Arctangent.
-    Atan = "onnx.Atan" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::atan) }
+    Atan = "onnx.Atan" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float }
     /// Hyperbolic sine.
-    Sinh = "onnx.Sinh" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::sinh) }
+    Sinh = "onnx.Sinh" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float }
     /// Hyperbolic cosine.
-    Cosh = "onnx.Cosh" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::cosh) }
+    Cosh = "onnx.Cosh" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float }
     /// Inverse hyperbolic sine.
-    Asinh = "onnx.Asinh" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::asinh) }
+    Asinh = "onnx.Asinh" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float }
     /// Inverse hyperbolic cosine (NaN below 1).
-    Acosh = "onnx.Acosh" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::acosh) }
+    Acosh = "onnx.Acosh" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float }
     /// Inverse hyperbolic tangent.
-    Atanh = "onnx.Atanh" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::atanh) }
+    Atanh = "onnx.Atanh" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float }
     /// `x / (1 + |x|)`.
-    Softsign = "onnx.Softsign" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::softsign) }
+    Softsign = "onnx.Softsign" { operands: &[req("input")], results: &[req("output")], flags: EW, infer: ew::unary_float }
     /// `max(0, x) + min(0, alpha * (exp(x / alpha) - 1))` (alpha defaults to 1; f32 only).
-    Celu = "onnx.Celu" { operands: X, attrs: ALPHA, flags: EW, infer: ew::unary_f32, eval: Some(ik::elementwise::celu) }
+    Celu = "onnx.Celu" { operands: X, attrs: ALPHA, flags: EW, infer: ew::unary_f32 }
     /// `x > alpha ? x : 0` (alpha defaults to 1).
-    ThresholdedRelu = "onnx.ThresholdedRelu" { operands: X, attrs: ALPHA, flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::thresholded_relu) }
+    ThresholdedRelu = "onnx.ThresholdedRelu" { operands: X, attrs: ALPHA, flags: EW, infer: ew::unary_float }
     /// `x * tanh(softplus(x))`.
-    Mish = "onnx.Mish" { operands: X, flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::mish) }
+    Mish = "onnx.Mish" { operands: X, flags: EW, infer: ew::unary_float }
     /// `x < -lambd ? x + bias : x > lambd ? x - bias : 0` (lambd defaults to 0.5, bias to 0).
-    Shrink = "onnx.Shrink" { operands: &[req("input")], results: &[req("output")], attrs: &[a("bias", Float), a("lambd", Float)], flags: EW, infer: ew::shrink, eval: Some(ik::elementwise::shrink) }
+    Shrink = "onnx.Shrink" { operands: &[req("input")], results: &[req("output")], attrs: &[a("bias", Float), a("lambd", Float)], flags: EW, infer: ew::shrink }
     /// `alpha * tanh(beta * x)` (both default to 1): onnxruntime's `com.microsoft` contrib op (and ONNX's experimental one before opset 10).
-    ScaledTanh = "onnx.ScaledTanh" { operands: X, attrs: &[a("alpha", Float), a("beta", Float)], flags: EW, infer: ew::unary_float, eval: Some(ik::elementwise::scaled_tanh) }
+    ScaledTanh = "onnx.ScaledTanh" { operands: X, attrs: &[a("alpha", Float), a("beta", Float)], flags: EW, infer: ew::unary_float }
     /// True where the input is NaN.
-    IsNaN = "onnx.IsNaN" { operands: X, flags: EW, infer: ew::float_predicate, eval: Some(ik::elementwise::is_nan) }
+    IsNaN = "onnx.IsNaN" { operands: X, flags: EW, infer: ew::float_predicate }
     /// True where the input is +inf (if `detect_positive`) or -inf (if `detect_negative`); both default to 1.
-    IsInf = "onnx.IsInf" { operands: X, attrs: &[a("detect_negative", Int), a("detect_positive", Int)], flags: EW, infer: ew::float_predicate, eval: Some(ik::elementwise::is_inf) }
+    IsInf = "onnx.IsInf" { operands: X, attrs: &[a("detect_negative", Int), a("detect_positive", Int)], flags: EW, infer: ew::float_predicate }
     /// Elementwise bitwise and of integers with broadcasting.
-    BitwiseAnd = "onnx.BitwiseAnd" { operands: AB, results: &[req("C")], flags: EWC, infer: ew::bitwise_binary, eval: Some(ik::elementwise::bitwise_and) }
+    BitwiseAnd = "onnx.BitwiseAnd" { operands: AB, results: &[req("C")], flags: EWC, infer: ew::bitwise_binary }
     /// Elementwise bitwise or of integers with broadcasting.
-    BitwiseOr = "onnx.BitwiseOr" { operands: AB, results: &[req("C")], flags: EWC, infer: ew::bitwise_binary, eval: Some(ik::elementwise::bitwise_or) }
+    BitwiseOr = "onnx.BitwiseOr" { operands: AB, results: &[req("C")], flags: EWC, infer: ew::bitwise_binary }
     /// Elementwise bitwise xor of integers with broadcasting.
-    BitwiseXor = "onnx.BitwiseXor" { operands: AB, results: &[req("C")], flags: EWC, infer: ew::bitwise_binary, eval: Some(ik::elementwise::bitwise_xor) }
+    BitwiseXor = "onnx.BitwiseXor" { operands: AB, results: &[req("C")], flags: EWC, infer: ew::bitwise_binary }
     /// Elementwise bitwise not of integers.
-    BitwiseNot = "onnx.BitwiseNot" { operands: X, flags: EW, infer: ew::bitwise_not, eval: Some(ik::elementwise::bitwise_not) }
+    BitwiseNot = "onnx.BitwiseNot" { operands: X, flags: EW, infer: ew::bitwise_not }
     /// Shift unsigned integers `X` by `Y` bits toward `direction` (shifts of the bit width or more give 0).
-    BitShift = "onnx.BitShift" { operands: &[req("X"), req("Y")], results: &[req("Z")], attrs: &[a_req("direction", Enum(&["LEFT", "RIGHT"]))], flags: EW, infer: ew::bit_shift, eval: Some(ik::elementwise::bit_shift) }
+    BitShift = "onnx.BitShift" { operands: &[req("X"), req("Y")], results: &[req("Z")], attrs: &[a_req("direction", Enum(&["LEFT", "RIGHT"]))], flags: EW, infer: ew::bit_shift }
     /// Cast `input` to the element type of `target_type` (`saturate`, `round_mode` only affect float8 targets).
-    CastLike = "onnx.CastLike" { operands: &[req("input"), req("target_type")], results: &[req("output")], attrs: &[a("round_mode", Enum(&["up", "down", "nearest"])), a("saturate", Int)], infer: ew::cast_like, eval: Some(ik::elementwise::cast_like) }
+    CastLike = "onnx.CastLike" { operands: &[req("input"), req("target_type")], results: &[req("output")], attrs: &[a("round_mode", Enum(&["up", "down", "nearest"])), a("saturate", Int)], infer: ew::cast_like }
     /// `saturate(round_half_even(x / y_scale) + y_zero_point)` per tensor, per `axis` or in blocks of `block_size`; integer outputs only.
-    QuantizeLinear = "onnx.QuantizeLinear" { operands: &[req("x"), req("y_scale"), opt("y_zero_point")], results: &[req("y")], attrs: &[a("axis", Int), a("block_size", Int), a("output_dtype", Type), a("precision", Type), a("saturate", Int)], infer: ew::quant::quantize_linear, eval: Some(ik::elementwise::quantize_linear) }
+    QuantizeLinear = "onnx.QuantizeLinear" { operands: &[req("x"), req("y_scale"), opt("y_zero_point")], results: &[req("y")], attrs: &[a("axis", Int), a("block_size", Int), a("output_dtype", Type), a("precision", Type), a("saturate", Int)], infer: ew::quant::quantize_linear }
     /// `(x - x_zero_point) * x_scale` per tensor, per `axis` or in blocks of `block_size`.
-    DequantizeLinear = "onnx.DequantizeLinear" { operands: &[req("x"), req("x_scale"), opt("x_zero_point")], results: &[req("y")], attrs: &[a("axis", Int), a("block_size", Int), a("output_dtype", Type)], infer: ew::quant::dequantize_linear, eval: Some(ik::elementwise::dequantize_linear) }
+    DequantizeLinear = "onnx.DequantizeLinear" { operands: &[req("x"), req("x_scale"), opt("x_zero_point")], results: &[req("y")], attrs: &[a("axis", Int), a("block_size", Int), a("output_dtype", Type)], infer: ew::quant::dequantize_linear }
     /// u8 quantization of f32 data with a scale and zero point computed from its range.
-    DynamicQuantizeLinear = "onnx.DynamicQuantizeLinear" { operands: &[req("x")], results: &[req("y"), req("y_scale"), req("y_zero_point")], infer: ew::quant::dynamic_quantize_linear, eval: Some(ik::elementwise::dynamic_quantize_linear) }
+    DynamicQuantizeLinear = "onnx.DynamicQuantizeLinear" { operands: &[req("x")], results: &[req("y"), req("y_scale"), req("y_zero_point")], infer: ew::quant::dynamic_quantize_linear }
     /// Reinterpret each element's bits as `to` (same bit width; shape unchanged).
-    BitCast = "onnx.BitCast" { operands: &[req("input")], results: &[req("output")], attrs: &[a_req("to", Type)], flags: EW, infer: ew::bitcast::bitcast, eval: Some(ik::elementwise::bitcast) }
+    BitCast = "onnx.BitCast" { operands: &[req("input")], results: &[req("output")], attrs: &[a_req("to", Type)], flags: EW, infer: ew::bitcast::bitcast }
     // @@ elementwise-additions @@ (new elementwise/quantization ops go above this line)
 
     /// 1 at the first maximum along `axis` (default -1), 0 elsewhere.
-    Hardmax = "onnx.Hardmax" { operands: &[req("input")], results: &[req("output")], attrs: &[a("axis", Int)], infer: nn::softmax, eval: Some(ik::nn::hardmax) }
+    Hardmax = "onnx.Hardmax" { operands: &[req("input")], results: &[req("output")], attrs: &[a("axis", Int)], infer: nn::softmax }
     /// `x / ||x||_p` along `axis` (default -1), `p` 1 or 2 (default 2); a zero norm gives 0.
-    LpNormalization = "onnx.LpNormalization" { operands: &[req("input")], results: &[req("output")], attrs: &[a("axis", Int), a("p", Int)], infer: nn::norm::lp_normalization, eval: Some(ik::nn::lp_normalization) }
+    LpNormalization = "onnx.LpNormalization" { operands: &[req("input")], results: &[req("output")], attrs: &[a("axis", Int), a("p", Int)], infer: nn::norm::lp_normalization }
     /// Per-instance, per-channel normalization over the spatial axes, then `scale[c] * . + B[c]`.
-    InstanceNormalization = "onnx.InstanceNormalization" { operands: &[req("input"), req("scale"), req("B")], results: &[req("output")], attrs: &[a("epsilon", Float)], infer: nn::norm::instance_norm, eval: Some(ik::nn::instance_norm) }
+    InstanceNormalization = "onnx.InstanceNormalization" { operands: &[req("input"), req("scale"), req("B")], results: &[req("output")], attrs: &[a("epsilon", Float)], infer: nn::norm::instance_norm }
     /// Normalization over groups of channels (opset 21: `scale`/`bias` are per channel).
-    GroupNormalization = "onnx.GroupNormalization" { operands: &[req("X"), req("scale"), req("bias")], attrs: &[a("epsilon", Float), a_req("num_groups", Int), a("stash_type", Int)], infer: nn::norm::group_norm, eval: Some(ik::nn::group_norm) }
+    GroupNormalization = "onnx.GroupNormalization" { operands: &[req("X"), req("scale"), req("bias")], attrs: &[a("epsilon", Float), a_req("num_groups", Int), a("stash_type", Int)], infer: nn::norm::group_norm }
     /// `(X - E[X]) / (sqrt(E[X²] - E[X]²) + 1e-9)` over `axes` (default `[0, 2, 3]`).
-    MeanVarianceNormalization = "onnx.MeanVarianceNormalization" { operands: X, attrs: &[a("axes", Ints)], infer: nn::norm::mean_variance_norm, eval: Some(ik::nn::mean_variance_norm) }
+    MeanVarianceNormalization = "onnx.MeanVarianceNormalization" { operands: X, attrs: &[a("axes", Ints)], infer: nn::norm::mean_variance_norm }
     /// Local response normalization across `size` neighbouring channels.
-    LRN = "onnx.LRN" { operands: X, attrs: &[a("alpha", Float), a("beta", Float), a("bias", Float), a_req("size", Int)], infer: nn::norm::lrn, eval: Some(ik::nn::lrn) }
+    LRN = "onnx.LRN" { operands: X, attrs: &[a("alpha", Float), a("beta", Float), a("bias", Float), a_req("size", Int)], infer: nn::norm::lrn }
     /// Lp-norm pooling (`p` default 2) over sliding windows; padding contributes 0.
     LpPool = "onnx.LpPool" { operands: X, attrs: &[
         a("auto_pad", AUTO_PAD), a("ceil_mode", Int), a("dilations", Ints), a_req("kernel_shape", Ints),
         a("p", Int), a("pads", Ints), a("strides", Ints),
-    ], infer: nn::avg_pool, eval: Some(ik::nn::lp_pool) }
+    ], infer: nn::avg_pool }
     /// Lp norm over all spatial axes, keeping them as size 1.
-    GlobalLpPool = "onnx.GlobalLpPool" { operands: X, attrs: &[a("p", Int)], infer: nn::global_pool, eval: Some(ik::nn::global_lp_pool) }
+    GlobalLpPool = "onnx.GlobalLpPool" { operands: X, attrs: &[a("p", Int)], infer: nn::global_pool }
     /// Move channel blocks into `blocksize x blocksize` spatial blocks (`DCR` or `CRD` order).
-    DepthToSpace = "onnx.DepthToSpace" { operands: &[req("input")], results: &[req("output")], attrs: &[a_req("blocksize", Int), a("mode", Enum(&["DCR", "CRD"]))], infer: nn::spatial::depth_to_space, eval: Some(ik::nn::depth_to_space) }
+    DepthToSpace = "onnx.DepthToSpace" { operands: &[req("input")], results: &[req("output")], attrs: &[a_req("blocksize", Int), a("mode", Enum(&["DCR", "CRD"]))], infer: nn::spatial::depth_to_space }
     /// Move `blocksize x blocksize` spatial blocks into channels.
-    SpaceToDepth = "onnx.SpaceToDepth" { operands: &[req("input")], results: &[req("output")], attrs: &[a_req("blocksize", Int)], infer: nn::spatial::space_to_depth, eval: Some(ik::nn::space_to_depth) }
+    SpaceToDepth = "onnx.SpaceToDepth" { operands: &[req("input")], results: &[req("output")], attrs: &[a_req("blocksize", Int)], infer: nn::spatial::space_to_depth }
     /// Einstein summation (explicit or implicit output, ellipsis, repeated labels).
-    Einsum = "onnx.Einsum" { operands: &[var("Inputs", 1)], results: &[req("Output")], attrs: &[a_req("equation", Str)], infer: nn::spatial::einsum, eval: Some(ik::nn::einsum) }
+    Einsum = "onnx.Einsum" { operands: &[var("Inputs", 1)], results: &[req("Output")], attrs: &[a_req("equation", Str)], infer: nn::spatial::einsum }
     /// Opset-9 Upsample: `floor(dims * scales)`, asymmetric coordinates; `nearest` rounds down on upscaled and up on downscaled axes (onnxruntime's rule), `linear` interpolates.
-    Upsample = "onnx.Upsample" { operands: &[req("X"), req("scales")], attrs: &[a("mode", Enum(&["nearest", "linear"]))], infer: nn::spatial::upsample, eval: Some(ik::nn::upsample) }
+    Upsample = "onnx.Upsample" { operands: &[req("X"), req("scales")], attrs: &[a("mode", Enum(&["nearest", "linear"]))], infer: nn::spatial::upsample }
     /// Scatter pooled values back to the flat positions `I` of the unpooled shape.
-    MaxUnpool = "onnx.MaxUnpool" { operands: &[req("X"), req("I"), opt("output_shape")], results: &[req("output")], attrs: &[a_req("kernel_shape", Ints), a("pads", Ints), a("strides", Ints)], infer: nn::spatial::max_unpool, eval: Some(ik::nn::max_unpool) }
+    MaxUnpool = "onnx.MaxUnpool" { operands: &[req("X"), req("I"), opt("output_shape")], results: &[req("output")], attrs: &[a_req("kernel_shape", Ints), a("pads", Ints), a("strides", Ints)], infer: nn::spatial::max_unpool }
     /// Bilinear region-of-interest pooling (opset 16+ `coordinate_transformation_mode`).
     RoiAlign = "onnx.RoiAlign" { operands: &[req("X"), req("rois"), req("batch_indices")], attrs: &[
         a("coordinate_transformation_mode", Enum(&["half_pixel", "output_half_pixel"])), a("mode", Enum(&["avg", "max"])),
         a("output_height", Int), a("output_width", Int), a("sampling_ratio", Int), a("spatial_scale", Float),
-    ], infer: nn::spatial::roi_align, eval: Some(ik::nn::roi_align) }
+    ], infer: nn::spatial::roi_align }
     /// Sample X at normalized grid coordinates (N-D; opset 20+ mode names).
     GridSample = "onnx.GridSample" { operands: &[req("X"), req("grid")], attrs: &[
         a("align_corners", Int), a("mode", Enum(&["linear", "nearest", "cubic"])),
         a("padding_mode", Enum(&["zeros", "border", "reflection"])),
-    ], infer: nn::spatial::grid_sample, eval: Some(ik::nn::grid_sample) }
+    ], infer: nn::spatial::grid_sample }
     /// Sum column blocks `[N, C*prod(block), L]` back into images `[N, C, image_shape...]`.
-    Col2Im = "onnx.Col2Im" { operands: &[req("input"), req("image_shape"), req("block_shape")], results: &[req("output")], attrs: &[a("dilations", Ints), a("pads", Ints), a("strides", Ints)], infer: nn::spatial::col2im, eval: Some(ik::nn::col2im) }
+    Col2Im = "onnx.Col2Im" { operands: &[req("input"), req("image_shape"), req("block_shape")], results: &[req("output")], attrs: &[a("dilations", Ints), a("pads", Ints), a("strides", Ints)], infer: nn::spatial::col2im }
     /// Elman recurrent network over a sequence (forward, reverse or bidirectional).
     RNN = "onnx.RNN" {
         operands: &[req("X"), req("W"), req("R"), opt("B"), opt("sequence_lens"), opt("initial_h")],
-        results: &[opt("Y"), opt("Y_h")], attrs: nn::seq::RNN_ATTRS, infer: nn::seq::rnn, eval: Some(ik::nn::rnn) }
+        results: &[opt("Y"), opt("Y_h")], attrs: nn::seq::RNN_ATTRS, infer: nn::seq::rnn }
     /// Gated recurrent unit over a sequence (gates z, r, h; `linear_before_reset`).
     GRU = "onnx.GRU" {
         operands: &[req("X"), req("W"), req("R"), opt("B"), opt("sequence_lens"), opt("initial_h")],
         results: &[opt("Y"), opt("Y_h")], attrs: &[
         a("activation_alpha", Floats), a("activation_beta", Floats), a("activations", Strs), a("clip", Float),
         a("direction", nn::seq::RNN_DIRECTION), a("hidden_size", Int), a("layout", Int), a("linear_before_reset", Int),
-    ], infer: nn::seq::gru, eval: Some(ik::nn::gru) }
+    ], infer: nn::seq::gru }
     /// Long short-term memory over a sequence (gates i, o, f, c; peepholes; `input_forget`).
     LSTM = "onnx.LSTM" {
         operands: &[req("X"), req("W"), req("R"), opt("B"), opt("sequence_lens"), opt("initial_h"), opt("initial_c"), opt("P")],
         results: &[opt("Y"), opt("Y_h"), opt("Y_c")], attrs: &[
         a("activation_alpha", Floats), a("activation_beta", Floats), a("activations", Strs), a("clip", Float),
         a("direction", nn::seq::RNN_DIRECTION), a("hidden_size", Int), a("input_forget", Int), a("layout", Int),
-    ], infer: nn::seq::lstm, eval: Some(ik::nn::lstm) }
+    ], infer: nn::seq::lstm }
     /// `X / sqrt(mean(X²) over [axis, rank) + epsilon) * scale` (opset 23); Y has scale's type.
-    RMSNormalization = "onnx.RMSNormalization" { operands: &[req("X"), req("scale")], attrs: &[a("axis", Int), a("epsilon", Float), a("stash_type", Int)], infer: nn::norm::rms_norm, eval: Some(ik::nn::rms_norm) }
+    RMSNormalization = "onnx.RMSNormalization" { operands: &[req("X"), req("scale")], attrs: &[a("axis", Int), a("epsilon", Float), a("stash_type", Int)], infer: nn::norm::rms_norm }
     /// Scaled dot-product attention (opset 24 signature) with KV cache, masks, causal, GQA and softcap.
     Attention = "onnx.Attention" {
         operands: &[req("Q"), req("K"), req("V"), opt("attn_mask"), opt("past_key"), opt("past_value"), opt("nonpad_kv_seqlen")],
         results: &[req("Y"), opt("present_key"), opt("present_value"), opt("qk_matmul_output")], attrs: &[
         a("is_causal", Int), a("kv_num_heads", Int), a("q_num_heads", Int), a("qk_matmul_output_mode", Int),
         a("scale", Float), a("softcap", Float), a("softmax_precision", Int),
-    ], infer: nn::seq::attention, eval: Some(ik::nn::attention) }
+    ], infer: nn::seq::attention }
     /// Rotary position embedding of the first `rotary_embedding_dim` features of each head (opset 23).
-    RotaryEmbedding = "onnx.RotaryEmbedding" { operands: &[req("X"), req("cos_cache"), req("sin_cache"), opt("position_ids")], attrs: &[a("interleaved", Int), a("num_heads", Int), a("rotary_embedding_dim", Int)], infer: nn::norm::rotary_embedding, eval: Some(ik::nn::rotary_embedding) }
+    RotaryEmbedding = "onnx.RotaryEmbedding" { operands: &[req("X"), req("cos_cache"), req("sin_cache"), opt("position_ids")], attrs: &[a("interleaved", Int), a("num_heads", Int), a("rotary_embedding_dim", Int)], infer: nn::norm::rotary_embedding }
 
     // @@ nn-additions @@ (new nn ops go above this line)
 
     /// `log(sum(x))` over `axes`.
-    ReduceLogSum = "onnx.ReduceLogSum" { operands: REDUCE_OPERANDS, results: &[req("reduced")], attrs: REDUCE_ATTRS, infer: reduce::reduce, eval: Some(ik::reduce::reduce_log_sum) }
+    ReduceLogSum = "onnx.ReduceLogSum" { operands: REDUCE_OPERANDS, results: &[req("reduced")], attrs: REDUCE_ATTRS, infer: reduce::reduce }
     /// `out[i][j] = data[indices[i][j]][j]` (for axis 0); negative indices count from the end.
-    GatherElements = "onnx.GatherElements" { operands: &[req("data"), req("indices")], results: &[req("output")], attrs: &[a("axis", Int)], infer: shape::index::gather_elements, eval: Some(ik::shape::gather_elements) }
+    GatherElements = "onnx.GatherElements" { operands: &[req("data"), req("indices")], results: &[req("output")], attrs: &[a("axis", Int)], infer: shape::index::gather_elements }
     /// Gather slices addressed by index tuples in the last indices dim, after `batch_dims` shared dims.
-    GatherND = "onnx.GatherND" { operands: &[req("data"), req("indices")], results: &[req("output")], attrs: &[a("batch_dims", Int)], infer: shape::index::gather_nd, eval: Some(ik::shape::gather_nd) }
+    GatherND = "onnx.GatherND" { operands: &[req("data"), req("indices")], results: &[req("output")], attrs: &[a("batch_dims", Int)], infer: shape::index::gather_nd }
     /// Copy of `data` with `updates` written at `indices` along `axis`, optionally combined by `reduction`.
-    ScatterElements = "onnx.ScatterElements" { operands: &[req("data"), req("indices"), req("updates")], results: &[req("output")], attrs: &[a("axis", Int), a("reduction", Enum(&["none", "add", "mul", "max", "min"]))], infer: shape::index::scatter_elements, eval: Some(ik::shape::scatter_elements) }
+    ScatterElements = "onnx.ScatterElements" { operands: &[req("data"), req("indices"), req("updates")], results: &[req("output")], attrs: &[a("axis", Int), a("reduction", Enum(&["none", "add", "mul", "max", "min"]))], infer: shape::index::scatter_elements }
     /// Copy of `data` with `updates` written at the slices addressed by index tuples, optionally combined by `reduction`.
-    ScatterND = "onnx.ScatterND" { operands: &[req("data"), req("indices"), req("updates")], results: &[req("output")], attrs: &[a("reduction", Enum(&["none", "add", "mul", "max", "min"]))], infer: shape::index::scatter_nd, eval: Some(ik::shape::scatter_nd) }
+    ScatterND = "onnx.ScatterND" { operands: &[req("data"), req("indices"), req("updates")], results: &[req("output")], attrs: &[a("reduction", Enum(&["none", "add", "mul", "max", "min"]))], infer: shape::index::scatter_nd }
     /// One-hot encoding: a new `depth` axis at `axis` holding `values[1]` at the index, `values[0]` elsewhere.
-    OneHot = "onnx.OneHot" { operands: &[req("indices"), req("depth"), req("values")], results: &[req("output")], attrs: &[a("axis", Int)], infer: shape::index::one_hot, eval: Some(ik::shape::one_hot) }
+    OneHot = "onnx.OneHot" { operands: &[req("indices"), req("depth"), req("values")], results: &[req("output")], attrs: &[a("axis", Int)], infer: shape::index::one_hot }
     /// Coordinates of the non-zero elements as i64 `[rank, count]`, in row-major order.
-    NonZero = "onnx.NonZero" { operands: X, infer: shape::index::non_zero, eval: Some(ik::shape::non_zero) }
+    NonZero = "onnx.NonZero" { operands: X, infer: shape::index::non_zero }
     /// The `K` largest (or smallest) entries along `axis` with their i64 indices; ties keep the lower index first.
-    TopK = "onnx.TopK" { operands: &[req("X"), req("K")], results: &[req("Values"), req("Indices")], attrs: &[a("axis", Int), a("largest", Int), a("sorted", Int)], infer: shape::index::top_k, eval: Some(ik::shape::top_k) }
+    TopK = "onnx.TopK" { operands: &[req("X"), req("K")], results: &[req("Values"), req("Indices")], attrs: &[a("axis", Int), a("largest", Int), a("sorted", Int)], infer: shape::index::top_k }
     /// `start + i * delta` for `i < max(ceil((limit - start) / delta), 0)`; `stash_type` is f16/bf16 compute precision.
-    Range = "onnx.Range" { operands: &[req("start"), req("limit"), req("delta")], results: &[req("output")], attrs: &[a("stash_type", Int)], infer: shape::generate::range, eval: Some(ik::shape::range) }
+    Range = "onnx.Range" { operands: &[req("start"), req("limit"), req("delta")], results: &[req("output")], attrs: &[a("stash_type", Int)], infer: shape::generate::range }
     /// Ones on diagonal `k` of a 2-D tensor shaped like the input, element type `dtype` (default: the input's).
-    EyeLike = "onnx.EyeLike" { operands: &[req("input")], results: &[req("output")], attrs: &[a("dtype", Type), a("k", Int)], infer: shape::generate::eye_like, eval: Some(ik::shape::eye_like) }
+    EyeLike = "onnx.EyeLike" { operands: &[req("input")], results: &[req("output")], attrs: &[a("dtype", Type), a("k", Int)], infer: shape::generate::eye_like }
     /// Keep the upper (or lower) triangle of the last two axes from diagonal `k`, zeroing the rest.
-    Trilu = "onnx.Trilu" { operands: &[req("input"), opt("k")], results: &[req("output")], attrs: &[a("upper", Int)], infer: shape::generate::trilu, eval: Some(ik::shape::trilu) }
+    Trilu = "onnx.Trilu" { operands: &[req("input"), opt("k")], results: &[req("output")], attrs: &[a("upper", Int)], infer: shape::generate::trilu }
     /// Running sums along the `axis` operand (`exclusive` skips the current element, `reverse` sums from the end).
-    CumSum = "onnx.CumSum" { operands: &[req("x"), req("axis")], results: &[req("y")], attrs: &[a("exclusive", Int), a("reverse", Int)], infer: reduce::cum_sum, eval: Some(ik::reduce::cum_sum) }
+    CumSum = "onnx.CumSum" { operands: &[req("x"), req("axis")], results: &[req("y")], attrs: &[a("exclusive", Int), a("reverse", Int)], infer: reduce::cum_sum }
     /// The element count as a rank-0 i64.
-    Size = "onnx.Size" { operands: &[req("data")], results: &[req("size")], infer: shape::index::size, eval: Some(ik::shape::size) }
+    Size = "onnx.Size" { operands: &[req("data")], results: &[req("size")], infer: shape::index::size }
     /// Keep the slices along `axis` (or flattened elements if absent) where the bool `condition` is true.
-    Compress = "onnx.Compress" { operands: &[req("input"), req("condition")], results: &[req("output")], attrs: &[a("axis", Int)], infer: shape::index::compress, eval: Some(ik::shape::compress) }
+    Compress = "onnx.Compress" { operands: &[req("input"), req("condition")], results: &[req("output")], attrs: &[a("axis", Int)], infer: shape::index::compress }
     /// Reverse the first `sequence_lens[b]` entries along `time_axis` of each batch entry `b` along `batch_axis`.
-    ReverseSequence = "onnx.ReverseSequence" { operands: &[req("input"), req("sequence_lens")], results: &[req("Y")], attrs: &[a("batch_axis", Int), a("time_axis", Int)], infer: shape::index::reverse_sequence, eval: Some(ik::shape::reverse_sequence) }
+    ReverseSequence = "onnx.ReverseSequence" { operands: &[req("input"), req("sequence_lens")], results: &[req("Y")], attrs: &[a("batch_axis", Int), a("time_axis", Int)], infer: shape::index::reverse_sequence }
     /// Distinct elements (or slices along `axis`), sorted or in first-occurrence order, with indices, inverse indices and counts.
-    Unique = "onnx.Unique" { operands: X, results: &[req("Y"), opt("indices"), opt("inverse_indices"), opt("counts")], attrs: &[a("axis", Int), a("sorted", Int)], infer: shape::index::unique, eval: Some(ik::shape::unique) }
+    Unique = "onnx.Unique" { operands: X, results: &[req("Y"), opt("indices"), opt("inverse_indices"), opt("counts")], attrs: &[a("axis", Int), a("sorted", Int)], infer: shape::index::unique }
     /// Center-crop or zero-pad the `axes` (default: all) to the sizes in `shape`.
-    CenterCropPad = "onnx.CenterCropPad" { operands: &[req("input_data"), req("shape")], results: &[req("output_data")], attrs: &[a("axes", Ints)], infer: shape::index::center_crop_pad, eval: Some(ik::shape::center_crop_pad) }
+    CenterCropPad = "onnx.CenterCropPad" { operands: &[req("input_data"), req("shape")], results: &[req("output_data")], attrs: &[a("axes", Ints)], infer: shape::index::center_crop_pad }
     /// Determinants of the square matrices in the last two axes.
-    Det = "onnx.Det" { operands: X, infer: reduce::det, eval: Some(ik::reduce::det) }
+    Det = "onnx.Det" { operands: X, infer: reduce::det }
     /// Greedy per-class box selection by score with IoU suppression; i64 `[selected, 3]` rows of (batch, class, box).
-    NonMaxSuppression = "onnx.NonMaxSuppression" { operands: &[req("boxes"), req("scores"), opt("max_output_boxes_per_class"), opt("iou_threshold"), opt("score_threshold")], results: &[req("selected_indices")], attrs: &[a("center_point_box", Int)], infer: shape::index::non_max_suppression, eval: Some(ik::shape::non_max_suppression) }
+    NonMaxSuppression = "onnx.NonMaxSuppression" { operands: &[req("boxes"), req("scores"), opt("max_output_boxes_per_class"), opt("iou_threshold"), opt("score_threshold")], results: &[req("selected_indices")], attrs: &[a("center_point_box", Int)], infer: shape::index::non_max_suppression }
     /// Drop stopword elements of a `[C]` or `[1, C]` string tensor and change case (no locale-specific rules).
-    StringNormalizer = "onnx.StringNormalizer" { operands: X, results: &[req("Y")], attrs: &[a("case_change_action", Enum(&["LOWER", "UPPER", "NONE"])), a("is_case_sensitive", Int), a("locale", Str), a("stopwords", Strs)], infer: shape::generate::string_normalizer, eval: Some(ik::shape::string_normalizer) }
+    StringNormalizer = "onnx.StringNormalizer" { operands: X, results: &[req("Y")], attrs: &[a("case_change_action", Enum(&["LOWER", "UPPER", "NONE"])), a("is_case_sensitive", Int), a("locale", Str), a("stopwords", Strs)], infer: shape::generate::string_normalizer }
     /// Elementwise string concatenation with numpy broadcasting.
-    StringConcat = "onnx.StringConcat" { operands: &[req("X"), req("Y")], results: &[req("Z")], infer: shape::generate::string_concat, eval: Some(ik::shape::string_concat) }
+    StringConcat = "onnx.StringConcat" { operands: &[req("X"), req("Y")], results: &[req("Z")], infer: shape::generate::string_concat }
     /// Split strings by `delimiter` (whitespace runs if empty) at most `maxsplit` times; parts padded with "" and counts.
-    StringSplit = "onnx.StringSplit" { operands: X, results: &[req("Y"), req("Z")], attrs: &[a("delimiter", Str), a("maxsplit", Int)], infer: shape::generate::string_split, eval: Some(ik::shape::string_split) }
+    StringSplit = "onnx.StringSplit" { operands: X, results: &[req("Y"), req("Z")], attrs: &[a("delimiter", Str), a("maxsplit", Int)], infer: shape::generate::string_split }
 
     // @@ shape-additions @@ (new shape/index/reduction ops go above this line)
 
     /// Negative log-likelihood of `input [N, C, d...]` at the classes `target [N, d...]`, optionally class-weighted, with `ignore_index` and `reduction` (default mean).
-    NegativeLogLikelihoodLoss = "onnx.NegativeLogLikelihoodLoss" { operands: &[req("input"), req("target"), opt("weight")], results: &[req("loss")], attrs: &[a("ignore_index", Int), a("reduction", Enum(&["none", "sum", "mean"]))], infer: super::loss::nll_loss, eval: Some(ik::loss::nll_loss) }
+    NegativeLogLikelihoodLoss = "onnx.NegativeLogLikelihoodLoss" { operands: &[req("input"), req("target"), opt("weight")], results: &[req("loss")], attrs: &[a("ignore_index", Int), a("reduction", Enum(&["none", "sum", "mean"]))], infer: super::loss::nll_loss }
     /// NegativeLogLikelihoodLoss of the log-softmax over axis 1 of `scores`; the optional `log_prob` result is that log-softmax.
-    SoftmaxCrossEntropyLoss = "onnx.SoftmaxCrossEntropyLoss" { operands: &[req("scores"), req("labels"), opt("weights")], results: &[req("output"), opt("log_prob")], attrs: &[a("ignore_index", Int), a("reduction", Enum(&["none", "sum", "mean"]))], infer: super::loss::softmax_cross_entropy_loss, eval: Some(ik::loss::softmax_cross_entropy_loss) }
+    SoftmaxCrossEntropyLoss = "onnx.SoftmaxCrossEntropyLoss" { operands: &[req("scores"), req("labels"), opt("weights")], results: &[req("output"), opt("log_prob")], attrs: &[a("ignore_index", Int), a("reduction", Enum(&["none", "sum", "mean"]))], infer: super::loss::softmax_cross_entropy_loss }
     /// Running products along the `axis` operand (`exclusive` skips the current element, `reverse` multiplies from the end).
-    CumProd = "onnx.CumProd" { operands: &[req("x"), req("axis")], results: &[req("y")], attrs: &[a("exclusive", Int), a("reverse", Int)], infer: reduce::cum_sum, eval: Some(ik::loss::cum_prod) }
+    CumProd = "onnx.CumProd" { operands: &[req("x"), req("axis")], results: &[req("y")], attrs: &[a("exclusive", Int), a("reverse", Int)], infer: reduce::cum_sum }
     /// `x * sigmoid(alpha * x)` (alpha defaults to 1).
-    Swish = "onnx.Swish" { operands: X, attrs: ALPHA, flags: EW, infer: ew::unary_float, eval: Some(ik::loss::swish) }
+    Swish = "onnx.Swish" { operands: X, attrs: ALPHA, flags: EW, infer: ew::unary_float }
     /// Sampling grid `[N, H, W, 2]` or `[N, D, H, W, 3]` of the affine maps `theta` applied to normalized output positions (`size` is `[N, C, (D,) H, W]`).
-    AffineGrid = "onnx.AffineGrid" { operands: &[req("theta"), req("size")], results: &[req("grid")], attrs: &[a("align_corners", Int)], infer: super::loss::affine_grid, eval: Some(ik::loss::affine_grid) }
+    AffineGrid = "onnx.AffineGrid" { operands: &[req("theta"), req("size")], results: &[req("grid")], attrs: &[a("align_corners", Int)], infer: super::loss::affine_grid }
     /// Deformable N-D convolution: kernel taps moved by `offset` (multilinear sampling, zero outside) and scaled by the optional `mask`.
     DeformConv = "onnx.DeformConv" { operands: &[req("X"), req("W"), req("offset"), opt("B"), opt("mask")], attrs: &[
         a("dilations", Ints), a("group", Int), a("kernel_shape", Ints), a("offset_group", Int), a("pads", Ints), a("strides", Ints),
-    ], infer: super::loss::deform_conv, eval: Some(ik::loss::deform_conv) }
+    ], infer: super::loss::deform_conv }
     /// KV-cache update: `past_cache` with `update` written along `axis` (default -2) at `write_indices[batch]`, `linear` or `circular`.
-    TensorScatter = "onnx.TensorScatter" { operands: &[req("past_cache"), req("update"), opt("write_indices")], results: &[req("present_cache")], attrs: &[a("axis", Int), a("mode", Enum(&["linear", "circular"]))], infer: super::loss::tensor_scatter, eval: Some(ik::loss::tensor_scatter) }
+    TensorScatter = "onnx.TensorScatter" { operands: &[req("past_cache"), req("update"), opt("write_indices")], results: &[req("present_cache")], attrs: &[a("axis", Int), a("mode", Enum(&["linear", "circular"]))], infer: super::loss::tensor_scatter }
 
     // @@ loss-additions @@ (losses and other new ops of that helper go above this line)
 
     /// Forward/inverse DFT along `axis` of real `[..., 1]` or complex `[..., 2]` input; `onesided` gives RFFT/IRFFT. The axis is the opset-20 operand (default -2) or, for opsets 17-19, the `axis` attribute (never both).
-    DFT = "onnx.DFT" { operands: &[req("input"), opt("dft_length"), opt("axis")], results: &[req("output")], attrs: &[a("axis", Int), a("inverse", Int), a("onesided", Int)], infer: super::signal::dft, eval: Some(ik::signal::dft) }
+    DFT = "onnx.DFT" { operands: &[req("input"), opt("dft_length"), opt("axis")], results: &[req("output")], attrs: &[a("axis", Int), a("inverse", Int), a("onesided", Int)], infer: super::signal::dft }
     /// Short-time Fourier transform of a `[batch, length, 1|2]` signal: `[batch, frames, bins, 2]` (`onesided` defaults to 1).
-    STFT = "onnx.STFT" { operands: &[req("signal"), req("frame_step"), opt("window"), opt("frame_length")], results: &[req("output")], attrs: &[a("onesided", Int)], infer: super::signal::stft, eval: Some(ik::signal::stft) }
+    STFT = "onnx.STFT" { operands: &[req("signal"), req("frame_step"), opt("window"), opt("frame_length")], results: &[req("output")], attrs: &[a("onesided", Int)], infer: super::signal::stft }
     /// Hann window `sin²(πi/N)` of `size` values of `output_datatype` (default f32); `N = size` if `periodic` (default) else `size - 1`.
-    HannWindow = "onnx.HannWindow" { operands: &[req("size")], results: &[req("output")], attrs: &[a("output_datatype", Type), a("periodic", Int)], infer: super::signal::window, eval: Some(ik::signal::hann_window) }
+    HannWindow = "onnx.HannWindow" { operands: &[req("size")], results: &[req("output")], attrs: &[a("output_datatype", Type), a("periodic", Int)], infer: super::signal::window }
     /// Hamming window `25/46 - 21/46 cos(2πi/N)` of `size` values of `output_datatype` (default f32).
-    HammingWindow = "onnx.HammingWindow" { operands: &[req("size")], results: &[req("output")], attrs: &[a("output_datatype", Type), a("periodic", Int)], infer: super::signal::window, eval: Some(ik::signal::hamming_window) }
+    HammingWindow = "onnx.HammingWindow" { operands: &[req("size")], results: &[req("output")], attrs: &[a("output_datatype", Type), a("periodic", Int)], infer: super::signal::window }
     /// Blackman window `0.42 - 0.5 cos(2πi/N) + 0.08 cos(4πi/N)` of `size` values of `output_datatype` (default f32).
-    BlackmanWindow = "onnx.BlackmanWindow" { operands: &[req("size")], results: &[req("output")], attrs: &[a("output_datatype", Type), a("periodic", Int)], infer: super::signal::window, eval: Some(ik::signal::blackman_window) }
+    BlackmanWindow = "onnx.BlackmanWindow" { operands: &[req("size")], results: &[req("output")], attrs: &[a("output_datatype", Type), a("periodic", Int)], infer: super::signal::window }
     /// `[dft_length / 2 + 1, num_mel_bins]` triangular mel filterbank of `output_datatype` (default f32).
-    MelWeightMatrix = "onnx.MelWeightMatrix" { operands: &[req("num_mel_bins"), req("dft_length"), req("sample_rate"), req("lower_edge_hertz"), req("upper_edge_hertz")], results: &[req("output")], attrs: &[a("output_datatype", Type)], infer: super::signal::mel_weight_matrix, eval: Some(ik::signal::mel_weight_matrix) }
+    MelWeightMatrix = "onnx.MelWeightMatrix" { operands: &[req("num_mel_bins"), req("dft_length"), req("sample_rate"), req("lower_edge_hertz"), req("upper_edge_hertz")], results: &[req("output")], attrs: &[a("output_datatype", Type)], infer: super::signal::mel_weight_matrix }
 
     // @@ signal-additions @@ (signal-processing ops go above this line)
 
     /// `(A - a_zero_point) @ (B - b_zero_point)` on i8/u8 operands in i32 (numpy batching; per-row / per-column zero points).
-    MatMulInteger = "onnx.MatMulInteger" { operands: &[req("A"), req("B"), opt("a_zero_point"), opt("b_zero_point")], infer: super::qlinear::matmul_integer, eval: Some(ik::qlinear::matmul_integer) }
+    MatMulInteger = "onnx.MatMulInteger" { operands: &[req("A"), req("B"), opt("a_zero_point"), opt("b_zero_point")], infer: super::qlinear::matmul_integer }
     /// Quantized matmul: integer product of the centered i8/u8 operands, requantized by `a_scale * b_scale / y_scale` and `y_zero_point`.
-    QLinearMatMul = "onnx.QLinearMatMul" { operands: &[req("a"), req("a_scale"), req("a_zero_point"), req("b"), req("b_scale"), req("b_zero_point"), req("y_scale"), req("y_zero_point")], results: &[req("y")], infer: super::qlinear::qlinear_matmul, eval: Some(ik::qlinear::qlinear_matmul) }
+    QLinearMatMul = "onnx.QLinearMatMul" { operands: &[req("a"), req("a_scale"), req("a_zero_point"), req("b"), req("b_scale"), req("b_zero_point"), req("y_scale"), req("y_zero_point")], results: &[req("y")], infer: super::qlinear::qlinear_matmul }
     /// N-D grouped convolution of i8/u8 `x - x_zero_point` and `w - w_zero_point` (per output channel) in i32.
-    ConvInteger = "onnx.ConvInteger" { operands: &[req("x"), req("w"), opt("x_zero_point"), opt("w_zero_point")], results: &[req("y")], attrs: CONV_ATTRS, infer: super::qlinear::conv_integer, eval: Some(ik::qlinear::conv_integer) }
+    ConvInteger = "onnx.ConvInteger" { operands: &[req("x"), req("w"), opt("x_zero_point"), opt("w_zero_point")], results: &[req("y")], attrs: CONV_ATTRS, infer: super::qlinear::conv_integer }
     /// Quantized convolution: integer conv of the centered operands plus i32 bias `B`, requantized per output channel.
-    QLinearConv = "onnx.QLinearConv" { operands: &[req("x"), req("x_scale"), req("x_zero_point"), req("w"), req("w_scale"), req("w_zero_point"), req("y_scale"), req("y_zero_point"), opt("B")], results: &[req("y")], attrs: CONV_ATTRS, infer: super::qlinear::qlinear_conv, eval: Some(ik::qlinear::qlinear_conv) }
+    QLinearConv = "onnx.QLinearConv" { operands: &[req("x"), req("x_scale"), req("x_zero_point"), req("w"), req("w_scale"), req("w_zero_point"), req("y_scale"), req("y_zero_point"), opt("B")], results: &[req("y")], attrs: CONV_ATTRS, infer: super::qlinear::qlinear_conv }
     /// Recurrent linear attention over packed `[B, T, H*D]` heads (`linear`, `gated`, `delta`, `gated_delta` state updates, GQA) with a `[B, Hkv, dk, dv]` state.
     LinearAttention = "onnx.LinearAttention" { operands: &[req("query"), req("key"), req("value"), opt("past_state"), opt("decay"), opt("beta")], results: &[req("output"), opt("present_state")],
         attrs: &[a("chunk_size", Int), a_req("kv_num_heads", Int), a_req("q_num_heads", Int), a("scale", Float), a("update_rule", Enum(&["linear", "gated", "delta", "gated_delta"]))],
-        infer: super::qlinear::attention::linear_attention, eval: Some(ik::qlinear::linear_attention) }
+        infer: super::qlinear::attention::linear_attention }
     /// Causal depthwise 1-D conv of `[B, C, L]` with weight `[C, 1, k]`, carried `[B, C, k-1]` state and optional SiLU.
     CausalConvWithState = "onnx.CausalConvWithState" { operands: &[req("input"), req("weight"), opt("bias"), opt("past_state")], results: &[req("output"), opt("present_state")],
-        attrs: &[a("activation", Enum(&["none", "silu", "swish"]))], infer: super::qlinear::attention::causal_conv_with_state, eval: Some(ik::qlinear::causal_conv_with_state) }
+        attrs: &[a("activation", Enum(&["none", "silu", "swish"]))], infer: super::qlinear::attention::causal_conv_with_state }
     /// `softmax((Q @ Kᵀ) * scale) @ V` on rank-4 heads with GQA (ai.onnx.preview; `score_mod`/`prob_mod` subgraphs unsupported).
     FlexAttention = "onnx.FlexAttention" { operands: &[req("Q"), req("K"), req("V")], attrs: &[a("scale", Float), a("softmax_precision", Int)],
-        infer: super::qlinear::attention::flex_attention, eval: Some(ik::qlinear::flex_attention) }
+        infer: super::qlinear::attention::flex_attention }
     // @@ qlinear-additions @@ (integer/quantized linear algebra and new attention ops go above this line)
 
     /// `act(Conv(X, W, B))`: onnx.Conv's attributes plus an activation epilogue (`act`, `act_alpha`, `act_beta`).
-    CoreConv = "core.conv" { operands: &[req("X"), req("W"), opt("B")], attrs: CORE_CONV_ATTRS, infer: super::fused::conv, eval: Some(ik::fused::conv) }
+    CoreConv = "core.conv" { operands: &[req("X"), req("W"), opt("B")], attrs: CORE_CONV_ATTRS, infer: super::fused::conv }
     /// `act(ConvTranspose(X, W, B))`: onnx.ConvTranspose's attributes plus an activation epilogue.
-    CoreConvTranspose = "core.conv_transpose" { operands: &[req("X"), req("W"), opt("B")], attrs: CORE_CONV_TRANSPOSE_ATTRS, infer: super::fused::conv_transpose, eval: Some(ik::fused::conv_transpose) }
+    CoreConvTranspose = "core.conv_transpose" { operands: &[req("X"), req("W"), opt("B")], attrs: CORE_CONV_TRANSPOSE_ATTRS, infer: super::fused::conv_transpose }
     /// `act(MatMul(A, B') + bias)` with numpy batching; `B'` is B with its last two axes swapped if `trans_b = 1`; bias broadcasts to the product.
-    CoreLinear = "core.linear" { operands: &[req("A"), req("B"), opt("bias")], attrs: &[a("act", ACT), a("act_alpha", Float), a("act_beta", Float), a("trans_b", Int)], infer: super::fused::linear, eval: Some(ik::fused::linear) }
+    CoreLinear = "core.linear" { operands: &[req("A"), req("B"), opt("bias")], attrs: &[a("act", ACT), a("act_alpha", Float), a("act_beta", Float), a("trans_b", Int)], infer: super::fused::linear }
     /// `softmax(Q @ Kᵀ * scale + mask, -1) @ V` over `[..., Sq, D]` heads; a bool mask (and `causal`, top-left aligned, and `window` W: only keys `|i - j| <= W`) puts `-inf` at masked keys.
-    CoreAttention = "core.attention" { operands: &[req("Q"), req("K"), req("V"), opt("mask")], attrs: &[a("causal", Int), a_req("scale", Float), a("window", Int)], infer: super::fused::attention, eval: Some(ik::fused::attention) }
+    CoreAttention = "core.attention" { operands: &[req("Q"), req("K"), req("V"), opt("mask")], attrs: &[a("causal", Int), a_req("scale", Float), a("window", Int)], infer: super::fused::attention }
     /// SiLU `X * Sigmoid(X)` (the sigmoid rounded to X's type first, like the unfused pair).
-    CoreSilu = "core.silu" { operands: X, flags: EW, infer: ew::unary_float, eval: Some(ik::fused::silu) }
+    CoreSilu = "core.silu" { operands: X, flags: EW, infer: ew::unary_float }
     // @@ fused-additions @@ (fused/canonical core ops go above this line)
 
     /// `onnx.Reshape(X, shape)` with a static `shape`: dims >= 0 (0 is a zero-size dim, never a copy) and at most one -1 (not with a 0).
-    CoreReshape = "core.reshape" { operands: X, attrs: &[a_req("shape", Ints)], infer: super::canonical::reshape, eval: Some(ik::canonical::reshape) }
+    CoreReshape = "core.reshape" { operands: X, attrs: &[a_req("shape", Ints)], infer: super::canonical::reshape }
     /// `onnx.Squeeze(X, axes)` with static `axes`: non-empty, non-negative, strictly increasing.
-    CoreSqueeze = "core.squeeze" { operands: X, attrs: &[a_req("axes", Ints)], infer: super::canonical::squeeze, eval: Some(ik::canonical::squeeze) }
+    CoreSqueeze = "core.squeeze" { operands: X, attrs: &[a_req("axes", Ints)], infer: super::canonical::squeeze }
     /// `onnx.Unsqueeze(X, axes)` with static `axes` (output positions): non-empty, non-negative, strictly increasing.
-    CoreUnsqueeze = "core.unsqueeze" { operands: X, attrs: &[a_req("axes", Ints)], infer: super::canonical::unsqueeze, eval: Some(ik::canonical::unsqueeze) }
+    CoreUnsqueeze = "core.unsqueeze" { operands: X, attrs: &[a_req("axes", Ints)], infer: super::canonical::unsqueeze }
     /// `onnx.Reduce<kind>(X, axes) {keepdims}` with static `axes`: non-empty, non-negative, strictly increasing; `keepdims` 0 or 1.
-    CoreReduce = "core.reduce" { operands: X, attrs: &[a_req("axes", Ints), a_req("keepdims", Int), a_req("kind", super::canonical::REDUCE_KIND)], infer: super::canonical::reduce, eval: Some(ik::canonical::reduce) }
+    CoreReduce = "core.reduce" { operands: X, attrs: &[a_req("axes", Ints), a_req("keepdims", Int), a_req("kind", super::canonical::REDUCE_KIND)], infer: super::canonical::reduce }
     /// `onnx.Slice(X, starts, ends, axes, steps)` with static lists of equal length; `axes` non-negative and strictly increasing, `steps` non-zero.
-    CoreSlice = "core.slice" { operands: X, attrs: &[a_req("axes", Ints), a_req("ends", Ints), a_req("starts", Ints), a_req("steps", Ints)], infer: super::canonical::slice, eval: Some(ik::canonical::slice) }
+    CoreSlice = "core.slice" { operands: X, attrs: &[a_req("axes", Ints), a_req("ends", Ints), a_req("starts", Ints), a_req("steps", Ints)], infer: super::canonical::slice }
     /// `onnx.Expand(X, shape)` with a static `shape` (dims >= 0).
-    CoreExpand = "core.expand" { operands: X, attrs: &[a_req("shape", Ints)], infer: super::canonical::expand, eval: Some(ik::canonical::expand) }
+    CoreExpand = "core.expand" { operands: X, attrs: &[a_req("shape", Ints)], infer: super::canonical::expand }
     /// `core.attention` computed in `block_q` × `block_k` tiles with an online softmax (never more than `block_q·block_k` scores live); same result up to summation order.
-    CoreAttentionBlocked = "core.attention_blocked" { operands: &[req("Q"), req("K"), req("V"), opt("mask")], attrs: &[a_req("block_k", Int), a_req("block_q", Int), a("causal", Int), a_req("scale", Float), a("window", Int)], infer: super::fused::attention_blocked, eval: Some(ik::attention_blocked::attention_blocked) }
+    CoreAttentionBlocked = "core.attention_blocked" { operands: &[req("Q"), req("K"), req("V"), opt("mask")], attrs: &[a_req("block_k", Int), a_req("block_q", Int), a("causal", Int), a_req("scale", Float), a("window", Int)], infer: super::fused::attention_blocked }
     /// Runs the static specialization of a function for the smallest buckets that fit the runtime sizes of `dims` (operands padded at the end with `pad_values`, results sliced back); see `ops::dispatch`.
     CoreBucketDispatch = "core.bucket_dispatch" { operands: &[var("inputs", 0)], results: &[var("outputs", 0)], flags: 0,
         attrs: &[a_req("bucket_counts", Ints), a_req("buckets", Ints), a_req("callees", Strs), a_req("dims", Strs),
             a_req("pad_axes", Ints), a_req("pad_values", Floats), a_req("slice_axes", Ints)],
-        infer: super::dispatch::needs_module, infer_module: Some(super::dispatch::bucket_dispatch), eval: Some(ik::dispatch::bucket_dispatch) }
+        infer: super::dispatch::needs_module }
     /// Swin window partition: `X [B, H, W, C]` rolled by `-shift` on axes 1, 2 (optional), cut into row-major `window = [wh, ww]` windows `[B·nW, wh·ww, C]`.
-    CoreWindowPartition = "core.window_partition" { operands: X, attrs: &[a("shift", Ints), a_req("window", Ints)], infer: super::window::partition, eval: Some(ik::window::partition) }
+    CoreWindowPartition = "core.window_partition" { operands: X, attrs: &[a("shift", Ints), a_req("window", Ints)], infer: super::window::partition }
     /// Inverse of `core.window_partition` with the same `window`/`shift`: `[B·nW, N, C]` merged into `[B, H, W, C]` (`size = [H, W]`), then rolled by `+shift`.
-    CoreWindowMerge = "core.window_merge" { operands: X, attrs: &[a("shift", Ints), a_req("size", Ints), a_req("window", Ints)], infer: super::window::merge, eval: Some(ik::window::merge) }
+    CoreWindowMerge = "core.window_merge" { operands: X, attrs: &[a("shift", Ints), a_req("size", Ints), a_req("window", Ints)], infer: super::window::merge }
     /// `softmax(Q @ Kᵀ * scale + bias + mask[b % num_windows]) @ V` over `[B·nW, heads, N, D]` windows; bias broadcasts to `[1, heads, N, N]`, mask is `[nW, N, N]`.
-    CoreWindowAttention = "core.window_attention" { operands: &[req("Q"), req("K"), req("V"), opt("bias"), opt("mask")], attrs: &[a_req("num_windows", Int), a_req("scale", Float)], infer: super::window::attention, eval: Some(ik::window::attention) }
+    CoreWindowAttention = "core.window_attention" { operands: &[req("Q"), req("K"), req("V"), opt("bias"), opt("mask")], attrs: &[a_req("num_windows", Int), a_req("scale", Float)], infer: super::window::attention }
     // @@ canonical-additions @@ (canonical core ops with static attributes go above this line)
 }

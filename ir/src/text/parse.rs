@@ -8,11 +8,11 @@
 
 use super::error::{ParseError, SourcePos};
 use super::lexer::{float_f32, float_f64, tokenize, Tok, Token};
+use super::Anchor;
 use crate::attr::{Attr, Attrs};
 use crate::module::{ConstData, Constant, Function, Loc, Module, OpId, Phase, Region, Value, ValueData, ValueDef};
 use crate::ops::Opcode;
 use crate::types::{DType, Dim, Shape, Symbol, TensorType};
-use crate::verify::Anchor;
 use smallvec::SmallVec;
 use std::collections::HashMap;
 
@@ -317,7 +317,7 @@ impl Parser<'_> {
                     DType::U32 => u32::try_from(v).map(|x| out.extend(x.to_le_bytes())).is_ok(),
                     DType::I64 => i64::try_from(v).map(|x| out.extend(x.to_le_bytes())).is_ok(),
                     DType::I4 | DType::U4 | DType::I2 | DType::U2 => {
-                        let (lo, hi) = crate::interp::lowp::int_range(d).unwrap_or((0, 0));
+                        let (lo, hi) = crate::lowp::int_range(d).unwrap_or((0, 0));
                         let ok = (lo..=hi).contains(&v);
                         if ok {
                             out.push(v as u8);
@@ -680,8 +680,8 @@ fn push_float(out: &mut Vec<u8>, dt: DType, v: f64) {
         DType::F32 => out.extend((v as f32).to_le_bytes()),
         DType::F64 => out.extend(v.to_le_bytes()),
         DType::F16 => out.extend(half::f16::from_f64(v).to_le_bytes()),
-        DType::F8E8M0 => out.push(crate::interp::lowp::encode_e8m0(v, false, crate::interp::lowp::RoundMode::Nearest)),
-        d if d.is_low_float() => out.push(crate::interp::lowp::encode(d, v, false)),
+        DType::F8E8M0 => out.push(crate::lowp::encode_e8m0(v, false, crate::lowp::RoundMode::Nearest)),
+        d if d.is_low_float() => out.push(crate::lowp::encode(d, v, false)),
         _ => out.extend(half::bf16::from_f64(v).to_le_bytes()),
     }
 }

@@ -1,11 +1,11 @@
 //! The printer. Output is canonical: dense value numbering, sorted attributes,
 //! constants in pool order, so `print(parse(print(m))) == print(m)`.
 
+use super::Anchor;
 use super::{is_bare_ident, write_quoted, write_symbol};
 use crate::attr::write_f32;
 use crate::module::{ConstData, Constant, Function, Loc, Module, OpId, Region, Value};
 use crate::types::DType;
-use crate::verify::Anchor;
 use crate::weights::{fnv1a64, SidecarWriter};
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -362,9 +362,9 @@ fn write_elements(out: &mut String, dt: DType, b: &[u8]) {
             DType::String => Ok(()),
             // Stored bytes outside the type's range print as their wrapped value.
             DType::I4 | DType::I2 | DType::U4 | DType::U2 => {
-                write!(out, "{}", crate::interp::lowp::wrap_small_int(dt, e[0] as i8 as i128))
+                write!(out, "{}", crate::lowp::wrap_small_int(dt, e[0] as i8 as i128))
             }
-            _ => write_f64(out, crate::interp::lowp::decode(dt, e[0])),
+            _ => write_f64(out, crate::lowp::decode(dt, e[0])),
         };
     }
 }

@@ -330,7 +330,7 @@ fn fold_node(eg: &EG, id: Id, n: &ENode) -> Option<Constant> {
     if let Some(c) = fold_shape_query(eg, *op, operands, &attrs) {
         return Some(c);
     }
-    def.eval?;
+    ir::interp::kernel(*op)?;
     let mut inputs = Vec::with_capacity(operands.len());
     let mut largest = 0usize;
     for &c in operands {

@@ -1,5 +1,5 @@
 //! `Einsum` as the loop nest the compiler derives from the equation
-//! (`ir::interp::nn::einsum::loop_nest`): one loop per label, output labels
+//! (`edgec_numeric::einsum::loop_nest`): one loop per label, output labels
 //! first; each output element is the sum over the remaining loops of the
 //! product of one element of every operand. Sums and products run in the
 //! element type in loop order (f32 for f32, f64 for f64, wrapping integers),

@@ -100,7 +100,7 @@ proptest! {
         let ins = shapes.iter().zip(&data).map(|(s, d)| Some(f32t(s, d))).collect();
         let want = as_f32(&interp(Opcode::Einsum, ins, attrs(vec![("equation", Attr::Str(eq.into()))]), 1)[0]);
         let refs: Vec<&[usize]> = shapes.iter().map(Vec::as_slice).collect();
-        let nest = ir::interp::nn::einsum::loop_nest(eq, &refs).unwrap();
+        let nest = edgec_numeric::einsum::loop_nest(eq, &refs).unwrap();
         let access: Vec<&[(usize, usize)]> = nest.access.iter().map(Vec::as_slice).collect();
         let p = Einsum { dims: &nest.dims, n_out: nest.out_shape.len(), access: &access };
         let xs: Vec<&[f32]> = data.iter().map(Vec::as_slice).collect();

@@ -118,7 +118,7 @@ fn einsum(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     }
     let shapes: Vec<Vec<usize>> = (0..cx.op.operands.len()).map(|i| cx.in_static(i)).collect();
     let refs: Vec<&[usize]> = shapes.iter().map(Vec::as_slice).collect();
-    let nest = ir::interp::nn::einsum::loop_nest(&eq, &refs).map_err(|e| format!("Einsum: {e}"))?;
+    let nest = edgec_numeric::einsum::loop_nest(&eq, &refs).map_err(|e| format!("Einsum: {e}"))?;
     if nest.dims.len() > edgec_kernels::misc::einsum::EINSUM_MAX_LOOPS {
         return Err(format!(
             "Einsum `{eq}` has {} labels, more than the kernel's {}",

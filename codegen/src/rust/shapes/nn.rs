@@ -212,7 +212,7 @@ fn recurrent(sc: &mut ShapeCx<'_>) -> Result<Vec<Vec<Sz>>, String> {
 pub fn einsum_labels(equation: &str, ranks: &[usize]) -> Result<(Vec<Vec<usize>>, usize, usize), String> {
     let ones: Vec<Vec<usize>> = ranks.iter().map(|&r| vec![1; r]).collect();
     let refs: Vec<&[usize]> = ones.iter().map(Vec::as_slice).collect();
-    let nest = ir::interp::nn::einsum::loop_nest(equation, &refs).map_err(|e| format!("Einsum: {e}"))?;
+    let nest = edgec_numeric::einsum::loop_nest(equation, &refs).map_err(|e| format!("Einsum: {e}"))?;
     let loops = nest.access.iter().map(|a| a.iter().map(|&(l, _)| l).collect()).collect();
     Ok((loops, nest.dims.len(), nest.out_shape.len()))
 }

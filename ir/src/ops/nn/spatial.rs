@@ -52,7 +52,7 @@ pub fn einsum(ctx: &InferCtx<'_>) -> InferResult {
         let Some(d) = t.dims() else { return Ok(vec![TensorType::unranked(first.dtype)]) };
         shapes.push(d.iter().map(|d| d.as_static().map(|x| x as usize)).collect());
     }
-    let out = crate::interp::nn::einsum::infer_dims(eq, &shapes)?;
+    let out = edgec_numeric::einsum::infer_dims(eq, &shapes)?;
     Ok(vec![TensorType::new(
         first.dtype,
         shape(out.into_iter().map(|d| d.map_or(Dim::Unknown, |x| Dim::Static(x as u64)))),

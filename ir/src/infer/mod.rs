@@ -1,8 +1,17 @@
 //! Running the op table's shape inference on ops of a function.
 
+mod dispatch;
+
 use crate::module::{Function, Module, OpData, OpId};
 use crate::ops::{InferCtx, InferResult, Opcode};
 use crate::types::{Dim, Shape, TensorType};
+
+/// Inference of an op that refers to other functions of the module.
+type ModuleInferFn = fn(&InferCtx<'_>, &Module, &Function) -> InferResult;
+
+/// The ops whose inference sees the module (their op-table `infer` only
+/// says so): inference sits above both the op table and the module.
+const MODULE_INFER: &[(Opcode, ModuleInferFn)] = &[(Opcode::CoreBucketDispatch, dispatch::bucket_dispatch)];
 
 /// Infer the result types of `op` from its operand types, attributes and constant operands.
 pub fn infer_op(m: &Module, f: &Function, op: &OpData) -> InferResult {
@@ -15,7 +24,7 @@ pub fn infer_op(m: &Module, f: &Function, op: &OpData) -> InferResult {
     let ctx =
         InferCtx { operands: &operands, consts: &consts, attrs: &op.attrs, num_results: op.results.len(), attr_const };
     let def = op.opcode.def();
-    if let Some(infer_module) = def.infer_module {
+    if let Some(&(_, infer_module)) = MODULE_INFER.iter().find(|(o, _)| *o == op.opcode) {
         return infer_module(&ctx, m, f);
     }
     let Some(infer_regions) = def.infer_regions else { return (def.infer)(&ctx) };
