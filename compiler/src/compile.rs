@@ -7,6 +7,7 @@
 //! the very same program, and `edgec/meta.json` (source model, inputs and
 //! outputs with their element types).
 
+use crate::cross::BuildTarget;
 use crate::driver::{save_eir, DriverError};
 use ir::interp::Tensor;
 use ir::Module;
@@ -25,6 +26,10 @@ pub struct CrateMeta {
     pub inputs: Vec<String>,
     /// Output names, in order.
     pub outputs: Vec<String>,
+    /// The triple it was compiled for with `--triple` (`None`: the host's);
+    /// `edgec run` / `verify` build and run it for this triple by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub triple: Option<String>,
 }
 
 /// The metadata file of a crate directory.
@@ -81,8 +86,20 @@ const RUST_KEYWORDS: &[&str] = &[
 /// Write the generated crate for `m` to `dir` (files are overwritten; a
 /// previous `target/` stays for incremental builds). Returns the report. A
 /// module not yet in the `target` phase gets the Rust backend's preparation
-/// passes first.
-pub fn write_crate(m: &Module, dir: &Path, name: &str, source: &str) -> Result<codegen::rust::Report, anyhow::Error> {
+/// passes first. With a foreign `triple` (a row of
+/// [`CROSS`](crate::cross::CROSS)), the crate gets a `.cargo/config.toml`
+/// naming that triple's linker, and its metadata records the triple.
+pub fn write_crate(
+    m: &Module,
+    dir: &Path,
+    name: &str,
+    source: &str,
+    triple: Option<&str>,
+) -> Result<codegen::rust::Report, anyhow::Error> {
+    let cross = match triple.filter(|t| *t != crate::cross::host_triple()) {
+        Some(t) => Some(crate::cross::cross(t)?),
+        None => None,
+    };
     let opts = codegen::rust::EmitOptions { name: name.to_string(), source: source.to_string() };
     let generated = match m.phase {
         ir::Phase::Target => codegen::rust::emit(m, &opts)?,
@@ -98,9 +115,28 @@ pub fn write_crate(m: &Module, dir: &Path, name: &str, source: &str) -> Result<c
     std::fs::create_dir_all(dir.join("edgec"))?;
     save_eir(m, Some(&dir.join("edgec").join("model.eir")))?;
     let (inputs, outputs) = crate::run::io_names(m);
-    let meta = CrateMeta { name: name.to_string(), source: source.to_string(), inputs, outputs };
+    let triple = cross.map(|c| c.triple.to_string());
+    let meta = CrateMeta { name: name.to_string(), source: source.to_string(), inputs, outputs, triple };
     std::fs::write(meta_path(dir), serde_json::to_string_pretty(&meta)? + "\n")?;
+    write_cargo_config(dir, cross)?;
     Ok(generated.report)
+}
+
+/// Write (or, compiling for the host, remove a previous edgec-written)
+/// `.cargo/config.toml`; a config the user wrote is left alone.
+fn write_cargo_config(dir: &Path, cross: Option<&crate::cross::Cross>) -> Result<(), anyhow::Error> {
+    let path = dir.join(".cargo").join("config.toml");
+    let ours = std::fs::read_to_string(&path).is_ok_and(|t| t.starts_with("# Written by `edgec compile"));
+    match cross {
+        Some(c) if ours || !path.exists() => {
+            std::fs::create_dir_all(dir.join(".cargo"))?;
+            std::fs::write(&path, crate::cross::cargo_config(c))?;
+        }
+        Some(_) => anyhow::bail!("{} exists and was not written by edgec; add the linker there", path.display()),
+        None if ours => std::fs::remove_file(&path)?,
+        None => {}
+    }
+    Ok(())
 }
 
 /// Read a crate directory's metadata.
@@ -110,12 +146,16 @@ pub fn read_meta(dir: &Path) -> Result<CrateMeta, DriverError> {
     serde_json::from_str(&text).map_err(|e| DriverError::Usage(format!("{}: {e}", p.display())))
 }
 
-/// Build the crate in `dir` (release, offline); returns its binary.
-pub fn build_crate(dir: &Path) -> Result<PathBuf, DriverError> {
+/// Build the crate in `dir` (release, offline) for `target`; returns its binary.
+pub fn build_crate(dir: &Path, target: &BuildTarget) -> Result<PathBuf, DriverError> {
     let meta = read_meta(dir)?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let (args, envs) = target.cargo_args();
     let out = Command::new(cargo)
-        .args(["build", "--release", "--offline", "--quiet", "--manifest-path"])
+        .args(["build", "--release", "--offline", "--quiet"])
+        .args(args)
+        .envs(envs)
+        .arg("--manifest-path")
         .arg(dir.join("Cargo.toml"))
         .output()
         .map_err(|e| DriverError::Usage(format!("cannot run cargo: {e}")))?;
@@ -128,8 +168,8 @@ pub fn build_crate(dir: &Path) -> Result<PathBuf, DriverError> {
     }
     // Generated crates may share a target directory (CARGO_TARGET_DIR), so
     // the kernel runtime is compiled once for many of them.
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| dir.join("target"), PathBuf::from);
-    let exe = target.join("release").join(format!("{}{}", meta.name, std::env::consts::EXE_SUFFIX));
+    let target_dir = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| dir.join("target"), PathBuf::from);
+    let exe = target.exe(&target_dir, &meta.name);
     if exe.is_file() {
         Ok(exe)
     } else {
@@ -137,12 +177,13 @@ pub fn build_crate(dir: &Path) -> Result<PathBuf, DriverError> {
     }
 }
 
-/// Run the built crate binary on `inputs` (in the model's input order).
-pub fn run_crate(dir: &Path, exe: &Path, inputs: &[Tensor]) -> Result<Vec<Tensor>, String> {
+/// Run the built crate binary on `inputs` (in the model's input order),
+/// under `target`'s runner if it has one.
+pub fn run_crate(dir: &Path, exe: &Path, inputs: &[Tensor], target: &BuildTarget) -> Result<Vec<Tensor>, String> {
     let meta = read_meta(dir).map_err(|e| e.to_string())?;
     let tmp = std::env::temp_dir().join(format!("edgec-run-{}-{}", std::process::id(), unique()));
     std::fs::create_dir_all(&tmp).map_err(|e| e.to_string())?;
-    let mut cmd = Command::new(exe);
+    let mut cmd = target.command(exe);
     for (i, (name, t)) in meta.inputs.iter().zip(inputs).enumerate() {
         let p = tmp.join(format!("input_{i}.npy"));
         std::fs::write(&p, crate::npy::write_npy(t)).map_err(|e| e.to_string())?;
@@ -183,6 +224,7 @@ pub fn verify_crate(
     dir: &Path,
     data: &[PathBuf],
     tol: crate::check::Tolerance,
+    target: &BuildTarget,
 ) -> Result<CrateVerification, DriverError> {
     use crate::run::{compare_all, Against, DataSetReport};
     let meta = read_meta(dir)?;
@@ -197,7 +239,7 @@ pub fn verify_crate(
     if dirs.is_empty() {
         return Err(DriverError::Usage(format!("no data sets beside {}; pass --data DIR", meta.source)));
     }
-    let exe = build_crate(dir)?;
+    let exe = build_crate(dir, target)?;
     let (itol, reference) = reference_gate(&m, tol);
     let mut out = Vec::new();
     for d in dirs {
@@ -214,9 +256,13 @@ pub fn verify_crate(
             Ok((inputs, expected)) => {
                 let inputs = crate::run::model_inputs(&m, inputs);
                 r.notes = crate::run::describe_run(&m, &inputs);
-                r.notes.push(format!("generated crate: {} (release build)", dir.display()));
+                r.notes.push(format!(
+                    "generated crate: {} (release build, run on {})",
+                    dir.display(),
+                    target.describe()
+                ));
                 let interp = ir::interp::run(&m, "main", inputs.clone()).map_err(|e| e.to_string());
-                match run_crate(dir, &exe, &inputs) {
+                match run_crate(dir, &exe, &inputs, target) {
                     Err(e) => r.outputs = Err(e),
                     Ok(got) => {
                         r.reference = Some(interp.and_then(|want| compare_all(&got, &want, itol, "the interpreter")));

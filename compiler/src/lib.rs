@@ -5,6 +5,7 @@
 pub mod bucket;
 pub mod check;
 pub mod compile;
+pub mod cross;
 pub mod driver;
 pub mod frontend;
 pub mod inspect;

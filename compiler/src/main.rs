@@ -81,6 +81,11 @@ enum Command {
         /// Print the IR after the named pass to stderr (repeatable).
         #[arg(long, value_name = "NAME")]
         print_ir_after: Vec<String>,
+        /// The target triple the crate will be built for (`--emit rust`): a foreign one, e.g.
+        /// aarch64-unknown-linux-gnu, gets a .cargo/config.toml naming its linker, and
+        /// `edgec run|verify` build it for that triple (under qemu-user).
+        #[arg(long, value_name = "TRIPLE")]
+        triple: Option<String>,
     },
     /// Import an ONNX model into edgec IR (text + weights sidecar).
     Import {
@@ -110,6 +115,8 @@ enum Command {
         output: Option<PathBuf>,
         #[command(flatten)]
         shapes: ShapeArgs,
+        #[command(flatten)]
+        cross: CrossArgs,
     },
     /// Check a model (.onnx, .eir, or a generated crate directory, which is built and run)
     /// against ONNX test data (test_data_set_* with input_K.pb/output_K.pb).
@@ -127,6 +134,8 @@ enum Command {
         atol: f64,
         #[command(flatten)]
         shapes: ShapeArgs,
+        #[command(flatten)]
+        cross: CrossArgs,
     },
     /// List the available passes.
     Passes,
@@ -204,6 +213,37 @@ struct ShapeArgs {
     /// e.g. `x.d2` for an unnamed dim 2 of input `x`).
     #[arg(long = "dim", value_name = "SYMBOL=N")]
     dims: Vec<String>,
+}
+
+/// Where a generated crate is built and run (`edgec run|verify CRATE`).
+#[derive(clap::Args, Default)]
+struct CrossArgs {
+    /// Build the crate for this target triple (default: the one it was compiled for, else the
+    /// host); a foreign triple runs under qemu-user (e.g. aarch64-unknown-linux-gnu).
+    #[arg(long, value_name = "TRIPLE")]
+    triple: Option<String>,
+    /// Run the crate's binary under this command (e.g. "qemu-aarch64 -cpu cortex-a53 -L
+    /// /usr/aarch64-linux-gnu"; default for a foreign triple: its qemu-user).
+    #[arg(long, value_name = "CMD")]
+    runner: Option<String>,
+}
+
+impl CrossArgs {
+    /// The build target for crate `dir`; an error for a model that is not a crate.
+    fn target(&self, dir: &std::path::Path) -> Result<compiler::cross::BuildTarget, Failure> {
+        if !compiler::compile::is_crate_dir(dir) {
+            if self.triple.is_some() || self.runner.is_some() {
+                return Err(Failure::User(anyhow::anyhow!(
+                    "{}: --triple/--runner apply to a generated crate directory (`edgec compile --emit rust`)",
+                    dir.display()
+                )));
+            }
+            return Ok(compiler::cross::BuildTarget::host());
+        }
+        let meta = compiler::compile::read_meta(dir)?;
+        let triple = self.triple.clone().or(meta.triple);
+        Ok(compiler::cross::BuildTarget::new(triple.as_deref(), self.runner.as_deref(), true)?)
+    }
 }
 
 impl ShapeArgs {
@@ -286,11 +326,26 @@ fn run(cmd: Command) -> Result<(), Failure> {
             }
             emit(&out.module, output)
         }
-        Command::Compile { file, pipe, emit: what, output, name, report, print_ir_after_all, print_ir_after } => {
+        Command::Compile {
+            file,
+            pipe,
+            emit: what,
+            output,
+            name,
+            report,
+            print_ir_after_all,
+            print_ir_after,
+            triple,
+        } => {
             check_pass_names(&print_ir_after)?;
+            if let Some(t) = triple.as_deref().filter(|t| *t != compiler::cross::host_triple()) {
+                compiler::cross::cross(t)?;
+            }
             let popts =
                 PassOptions { verify_each: true, print_after_all: print_ir_after_all, print_after: print_ir_after };
-            compile(&pipe, &file, what, &output, name, report.as_deref(), popts)
+            let out =
+                CompileOut { emit: what, output: &output, name, report: report.as_deref(), triple: triple.as_deref() };
+            compile(&pipe, &file, out, popts)
         }
         Command::Import { model, output, shapes } => {
             let m = load_model_with(&model.display().to_string(), &shapes.load_options()?)?;
@@ -300,9 +355,9 @@ fn run(cmd: Command) -> Result<(), Failure> {
             print!("{}", compiler::inspect::inspect(&model).map_err(|e| Failure::User(anyhow::anyhow!(e)))?);
             Ok(())
         }
-        Command::Run { model, inputs, output, shapes } => run_model(&model, &inputs, output, &shapes),
-        Command::Verify { model, data, rtol, atol, shapes } => {
-            verify_model(&model, &data, Tolerance { rtol, atol }, &shapes)
+        Command::Run { model, inputs, output, shapes, cross } => run_model(&model, &inputs, output, &shapes, &cross),
+        Command::Verify { model, data, rtol, atol, shapes, cross } => {
+            verify_model(&model, &data, Tolerance { rtol, atol }, &shapes, &cross)
         }
         Command::Rules { rules } => {
             let (popts, _) = compiler::optimize::pipeline_options("cpu", &rules).map_err(Failure::User)?;
@@ -335,17 +390,20 @@ fn optimize(
     Ok(out)
 }
 
-fn compile(
-    pipe: &PipeArgs,
-    file: &str,
-    what: Emit,
-    output: &std::path::Path,
+/// What `edgec compile` writes, and where.
+struct CompileOut<'a> {
+    emit: Emit,
+    output: &'a std::path::Path,
     name: Option<String>,
-    report: Option<&std::path::Path>,
-    popts: PassOptions,
-) -> Result<(), Failure> {
+    report: Option<&'a std::path::Path>,
+    triple: Option<&'a str>,
+}
+
+fn compile(pipe: &PipeArgs, file: &str, co: CompileOut<'_>, popts: PassOptions) -> Result<(), Failure> {
+    let CompileOut { emit: what, output, name, report, triple } = co;
     let out = optimize(pipe, file, passes::DEFAULT_PIPELINE, popts.clone())?;
     match what {
+        Emit::Ir if triple.is_some() => Err(Failure::User(anyhow::anyhow!("--triple applies to --emit rust"))),
         Emit::Ir => emit(&out.module, Some(output.to_path_buf())),
         Emit::Rust => {
             let backend = out.profile.backend.as_deref().and_then(codegen::backend::get);
@@ -359,7 +417,7 @@ fn compile(
             compiler::compile::check_name(&name).map_err(|e| Failure::User(anyhow::anyhow!(e)))?;
             let mut m = out.module;
             backend.prepare_module(&mut m, popts, &mut std::io::stderr())?;
-            let r = compiler::compile::write_crate(&m, output, &name, file).map_err(Failure::User)?;
+            let r = compiler::compile::write_crate(&m, output, &name, file, triple).map_err(Failure::User)?;
             if r.dynamic {
                 eprintln!(
                     "edgec: wrote crate `{name}` to {} (symbolic dims: memory planned when it runs, per input-shape signature; weights {} bytes)",
@@ -416,9 +474,16 @@ fn no_shapes_for_crate(shapes: &ShapeArgs, path: &std::path::Path) -> Result<(),
     Ok(())
 }
 
-fn run_model(model: &str, inputs: &[String], output: Option<PathBuf>, shapes: &ShapeArgs) -> Result<(), Failure> {
+fn run_model(
+    model: &str,
+    inputs: &[String],
+    output: Option<PathBuf>,
+    shapes: &ShapeArgs,
+    cross: &CrossArgs,
+) -> Result<(), Failure> {
     let path = std::path::Path::new(model);
     no_shapes_for_crate(shapes, path)?;
+    let target = cross.target(path)?;
     let crate_dir = compiler::compile::is_crate_dir(path);
     let m = if crate_dir {
         load_eir(&path.join("edgec").join("model.eir").display().to_string())?.module
@@ -428,8 +493,8 @@ fn run_model(model: &str, inputs: &[String], output: Option<PathBuf>, shapes: &S
     let bindings = parse_bindings(inputs)?;
     let tensors = bind_inputs(&m, &bindings)?;
     let outs = if crate_dir {
-        let exe = compiler::compile::build_crate(path)?;
-        compiler::compile::run_crate(path, &exe, &tensors).map_err(|e| Failure::User(anyhow::anyhow!(e)))?
+        let exe = compiler::compile::build_crate(path, &target)?;
+        compiler::compile::run_crate(path, &exe, &tensors, &target).map_err(|e| Failure::User(anyhow::anyhow!(e)))?
     } else {
         run_main(&m, tensors)?
     };
@@ -450,12 +515,19 @@ fn run_model(model: &str, inputs: &[String], output: Option<PathBuf>, shapes: &S
     Ok(())
 }
 
-fn verify_model(model: &str, data: &[PathBuf], tol: Tolerance, shapes: &ShapeArgs) -> Result<(), Failure> {
+fn verify_model(
+    model: &str,
+    data: &[PathBuf],
+    tol: Tolerance,
+    shapes: &ShapeArgs,
+    cross: &CrossArgs,
+) -> Result<(), Failure> {
     let path = std::path::Path::new(model);
     no_shapes_for_crate(shapes, path)?;
+    let target = cross.target(path)?;
     let (reports, names, reference) = if compiler::compile::is_crate_dir(path) {
         let meta = compiler::compile::read_meta(path)?;
-        let v = compiler::compile::verify_crate(path, data, tol)?;
+        let v = compiler::compile::verify_crate(path, data, tol, &target)?;
         (v.reports, meta.outputs, v.reference)
     } else {
         let m = load_model_with(model, &shapes.load_options()?)?;

@@ -126,3 +126,39 @@ fn compile_shows_the_backends_preparation_passes() {
     let bad = edgec(&["compile", s(&model), "-o", s(&krate), "--target", "rk3588-npu"]);
     assert!(text(&bad.stderr).contains("has no Rust backend"), "{}", text(&bad.stderr));
 }
+
+#[test]
+fn compile_for_aarch64_names_the_linker_and_records_the_triple() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testsuite/models/det_head/model.onnx");
+    let krate = dir.path().join("k");
+    let t = "aarch64-unknown-linux-gnu";
+    let out = edgec(&["compile", s(&model), "-o", s(&krate), "--triple", t]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let config = std::fs::read_to_string(krate.join(".cargo/config.toml")).expect("config");
+    assert!(config.contains(&format!("[target.{t}]\nlinker = \"aarch64-linux-gnu-gcc\"\n")), "{config}");
+    let meta = std::fs::read_to_string(krate.join("edgec/meta.json")).expect("meta");
+    assert!(meta.contains(&format!("\"triple\": \"{t}\"")), "{meta}");
+    // Compiling the same crate for the host removes the config edgec wrote.
+    let host = edgec(&["compile", s(&model), "-o", s(&krate)]);
+    assert_eq!(host.status.code(), Some(0), "{}", text(&host.stderr));
+    assert!(!krate.join(".cargo/config.toml").exists());
+    assert!(!std::fs::read_to_string(krate.join("edgec/meta.json")).expect("meta").contains("triple"));
+}
+
+#[test]
+fn cross_flags_are_checked() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testsuite/models/det_head/model.onnx");
+    let krate = dir.path().join("k");
+    let bad = edgec(&["compile", s(&model), "-o", s(&krate), "--triple", "riscv64gc-unknown-linux-gnu"]);
+    let err = text(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(1), "{err}");
+    assert!(err.contains("unknown triple `riscv64gc-unknown-linux-gnu`") && err.contains("aarch64"), "{err}");
+    let not_crate = edgec(&["verify", s(&model), "--triple", "aarch64-unknown-linux-gnu"]);
+    assert!(text(&not_crate.stderr).contains("apply to a generated crate directory"), "{}", text(&not_crate.stderr));
+    let ok = edgec(&["compile", s(&model), "-o", s(&krate)]);
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stderr));
+    let runner = edgec(&["run", s(&krate), "--triple", "aarch64-unknown-linux-gnu", "--runner", "no-such-emulator"]);
+    assert!(text(&runner.stderr).contains("the runner no-such-emulator is not on PATH"), "{}", text(&runner.stderr));
+}

@@ -52,7 +52,7 @@ fn compile(model: &Path, name: &str, bucket: &[&str]) -> Result<(PathBuf, codege
     };
     let out = compiler::pipeline::run(&req, passes::PassOptions::default()).map_err(|e| format!("{e:?}"))?;
     let dir = crates_dir().join(name);
-    let report = compiler::compile::write_crate(&out.module, &dir, name, &req.file).map_err(|e| e.to_string())?;
+    let report = compiler::compile::write_crate(&out.module, &dir, name, &req.file, None).map_err(|e| e.to_string())?;
     Ok((dir, report))
 }
 
@@ -91,7 +91,7 @@ fn real_and_bundled_models_compile_build_and_verify() {
         if report.plan_ratio() > 1.25 {
             failures.push(format!("{name}: arena {:.3}x the lower bound", report.plan_ratio()));
         }
-        match compiler::compile::verify_crate(&crate_dir, &[], Tolerance::default()) {
+        match compiler::compile::verify_crate(&crate_dir, &[], Tolerance::default(), &compiler::cross::BuildTarget::host()) {
             Err(e) => failures.push(format!("{name}: {e}")),
             Ok(v) => {
                 for r in v.reports.iter().filter(|r| !r.passed()) {
@@ -125,8 +125,8 @@ fn light_models_compile_build_and_match_the_reference() {
             let eir = dir.join("edgec").join("model.eir");
             let m = compiler::driver::load_eir(&eir.display().to_string()).map_err(|e| e.to_string())?.module;
             let inputs = testsuite::conformance::light_inputs(m.func("main").ok_or("no main")?);
-            let exe = compiler::compile::build_crate(&dir).map_err(|e| e.to_string())?;
-            let got = compiler::compile::run_crate(&dir, &exe, &inputs)?;
+            let exe = compiler::compile::build_crate(&dir, &compiler::cross::BuildTarget::host()).map_err(|e| e.to_string())?;
+            let got = compiler::compile::run_crate(&dir, &exe, &inputs, &compiler::cross::BuildTarget::host())?;
             let want = compiler::check::read_tensor_pb(&model.with_file_name(format!("{name}_output_0.pb")))?;
             match compare(0, &got[0], &want, Tolerance { rtol: 1e-3, atol: 1e-4 }).failure {
                 Some(f) => Err(f),

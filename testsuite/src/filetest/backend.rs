@@ -51,9 +51,9 @@ pub fn run(m: &Module, name: &str, arg: &str) -> Result<String, String> {
     // One crate directory for every run filetest: the kernel runtime is
     // compiled once and each test rebuilds only its model.
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/filetest-crate");
-    compiler::compile::write_crate(m, &dir, "filetest", name).map_err(|e| e.to_string())?;
-    let exe = compiler::compile::build_crate(&dir).map_err(|e| e.to_string())?;
-    let got = compiler::compile::run_crate(&dir, &exe, &inputs)?;
+    compiler::compile::write_crate(m, &dir, "filetest", name, None).map_err(|e| e.to_string())?;
+    let exe = compiler::compile::build_crate(&dir, &compiler::cross::BuildTarget::host()).map_err(|e| e.to_string())?;
+    let got = compiler::compile::run_crate(&dir, &exe, &inputs, &compiler::cross::BuildTarget::host())?;
     let mut out = String::new();
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
         let c = compare(i, g, w, Tolerance::CRATE_VS_INTERPRETER);

@@ -90,7 +90,9 @@ fn scalar_tile<const R: usize>(t: Tile, a: &[f32], b: &[f32], c: &mut [f32]) {
     store_tile(t, &acc, c);
 }
 
-/// Copy the `rows × cols` tile of C into the front of a register-sized buffer.
+/// Copy the `rows × cols` tile of C into the front of a register-sized buffer
+/// (the x86-64 kernels' partial tiles; NEON accumulates through [`store_tile`]).
+#[cfg(target_arch = "x86_64")]
 pub(crate) fn load_tile<const R: usize, const N: usize>(t: Tile, c: &[f32], buf: &mut [[f32; N]; R]) {
     for (r, row) in buf.iter_mut().enumerate().take(t.rows) {
         row[..t.cols].copy_from_slice(&c[r * t.ldc..r * t.ldc + t.cols]);

@@ -95,6 +95,7 @@ pub(crate) fn run_isa<A: ASource, B: BSource>(
     ep: &Epilogue<'_>,
     scratch: &mut [f32],
 ) {
+    #[cfg(target_arch = "x86_64")]
     const GONE: &str = "operand packed for a CPU feature this CPU lacks";
     match isa {
         #[cfg(target_arch = "x86_64")]
