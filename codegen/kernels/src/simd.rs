@@ -18,13 +18,17 @@ mod x86 {
     pub fn level() -> u8 {
         match LEVEL.load(Ordering::Relaxed) {
             0 => {
-                let l = if std::is_x86_feature_detected!("avx512f") {
+                let detected = if std::is_x86_feature_detected!("avx512f") {
                     3
                 } else if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
                     2
                 } else {
                     1
                 };
+                // `EDGEC_SIMD_LEVEL=1|2` caps the level (tests run every path
+                // this way; it can never raise the level above the CPU's).
+                let cap = std::env::var("EDGEC_SIMD_LEVEL").ok().and_then(|v| v.parse::<u8>().ok());
+                let l = cap.map_or(detected, |c| c.clamp(1, detected));
                 LEVEL.store(l, Ordering::Relaxed);
                 l
             }
@@ -50,7 +54,9 @@ mod x86 {
 }
 
 /// The instruction-set level this CPU supports (x86_64: 1 baseline, 2
-/// AVX2+FMA, 3 AVX-512F; other architectures: 1).
+/// AVX2+FMA, 3 AVX-512F, capped by the environment variable
+/// `EDGEC_SIMD_LEVEL`; other architectures: 1, their baseline: on aarch64
+/// NEON is part of the baseline, so plain loops are already NEON code).
 #[inline]
 pub fn level() -> u8 {
     #[cfg(target_arch = "x86_64")]
@@ -115,4 +121,29 @@ pub fn vectorized<R>(f: impl FnOnce() -> R) -> R {
         }
     }
     f()
+}
+
+#[cfg(test)]
+mod tests {
+    /// With `EDGEC_SIMD_LEVEL` set (as `.ci/run` does, to reach every
+    /// version of the multiversioned loops), the level is that cap, never
+    /// above what the CPU has; without it, a level of this architecture.
+    #[test]
+    fn level_follows_the_cap() {
+        let level = super::level();
+        #[cfg(target_arch = "x86_64")]
+        {
+            let detected = if std::is_x86_feature_detected!("avx512f") {
+                3
+            } else if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+                2
+            } else {
+                1
+            };
+            let cap = std::env::var("EDGEC_SIMD_LEVEL").ok().and_then(|v| v.parse::<u8>().ok());
+            assert_eq!(level, cap.map_or(detected, |c| c.clamp(1, detected)));
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        assert_eq!(level, 1);
+    }
 }
