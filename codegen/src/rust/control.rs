@@ -101,14 +101,7 @@ fn loop_<'a>(e: &mut Emitter<'a>, cx: &FuncCx<'a>, id: OpId, subs: &'a [crate::p
         let init = op.operand(2 + j).ok_or("Loop without an initial value")?;
         s += &copy(e, cx, init, result_region(cx, op.results[j])?)?;
     }
-    let trips = match op.operand(0) {
-        Some(m) => format!("({})[0]", value_expr(e, cx, m, None)?),
-        None => "i64::MAX".into(),
-    };
-    let cond = match op.operand(1) {
-        Some(c) => format!("({})[0]", value_expr(e, cx, c, None)?),
-        None => "true".into(),
-    };
+    let (trips, cond) = loop_bounds(e, cx, op)?;
     s += &format!(
         "        let (trips, mut cond, mut iter) = ({trips}, {cond}, 0i64);\n        while iter < trips && cond {{\n"
     );
@@ -200,4 +193,18 @@ fn scan<'a>(e: &mut Emitter<'a>, cx: &FuncCx<'a>, id: OpId, subs: &'a [crate::pl
     }
     s += "        }\n";
     Ok(format!("        {{\n{s}        }}\n"))
+}
+
+/// A Loop's trip count and initial condition as expressions (`i64::MAX` and
+/// `true` where the operand is omitted).
+pub fn loop_bounds(e: &mut Emitter<'_>, cx: &FuncCx<'_>, op: &ir::OpData) -> Result<(String, String), String> {
+    let trips = match op.operand(0) {
+        Some(m) => format!("({})[0]", value_expr(e, cx, m, None)?),
+        None => "i64::MAX".into(),
+    };
+    let cond = match op.operand(1) {
+        Some(c) => format!("({})[0]", value_expr(e, cx, c, None)?),
+        None => "true".into(),
+    };
+    Ok((trips, cond))
 }

@@ -290,14 +290,7 @@ fn loop_<'a>(e: &mut Emitter<'a>, cx: &FuncCx<'a>, id: OpId, plan: &'a Plan) -> 
         );
     }
     let iters = if op.opcode == Opcode::Loop {
-        let trips = match op.operand(0) {
-            Some(m) => format!("({})[0]", value_expr(e, cx, m, None)?),
-            None => "i64::MAX".into(),
-        };
-        let cond = match op.operand(1) {
-            Some(c) => format!("({})[0]", value_expr(e, cx, c, None)?),
-            None => "true".into(),
-        };
+        let (trips, cond) = crate::rust::control::loop_bounds(e, cx, op)?;
         s += &format!("        let (trips, mut cond, mut iter) = ({trips}, {cond}, 0i64);\n        while iter < trips && cond {{\n");
         s += &format!("        k::rt::fit(&mut self.{}, 1)[0] = iter;\n", own_of(&sub, body.params[0])?);
         s += &format!("        k::rt::fit(&mut self.{}, 1)[0] = cond;\n", own_of(&sub, body.params[1])?);
