@@ -36,17 +36,7 @@ pub static BACKENDS: &[Backend] = &[Backend {
 }];
 
 fn rust_ops() -> Vec<(Opcode, Option<CostModel>)> {
-    crate::rust::ops::TABLE
-        .iter()
-        .map(|r| {
-            let cost = r.cost.map(|c| CostModel {
-                ns_per_mac: c.ns_per_mac,
-                ns_per_elem: c.ns_per_elem,
-                ns_fixed: c.ns_fixed,
-            });
-            (r.opcode, cost)
-        })
-        .collect()
+    crate::rust::ops::TABLE.iter().map(|r| (r.opcode, r.cost)).collect()
 }
 
 /// The backend named `name`.

@@ -65,16 +65,8 @@ pub enum Mem {
     InPlace,
 }
 
-/// The `cpu` target's cost of an op: `ns_fixed + ns_per_mac·MACs + ns_per_elem·elements`.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub struct Cost {
-    /// Nanoseconds per multiply-accumulate.
-    pub ns_per_mac: f64,
-    /// Nanoseconds per element.
-    pub ns_per_elem: f64,
-    /// Fixed nanoseconds per op.
-    pub ns_fixed: f64,
-}
+/// The `cpu` target's cost of an op (the target layer's linear model).
+pub use passes::target::CostModel as Cost;
 
 /// One row of the backend's op table (see [`TABLE`]).
 #[derive(Copy, Clone)]
