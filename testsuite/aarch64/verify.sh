@@ -7,7 +7,8 @@
 # if any model fails.
 #
 #   verify.sh --ci      the fixed CI set (bundled models + wild CI models)
-#   verify.sh --wild    every wild-corpus model (testsuite/wild/fetch.sh first)
+#   verify.sh --wild [ID ...]   every wild-corpus model, or the named ones
+#                               (testsuite/wild/fetch.sh first)
 #
 # EDGEC=path/to/edgec picks the compiler (default: build target/debug/edgec).
 # Generated crates build with warnings denied.
@@ -44,13 +45,28 @@ case "$mode" in
     --ci) set_=("${CI_SET[@]}") ;;
     --wild)
         set_=()
-        for d in "$WILD"/*/; do
-            id=$(basename "$d")
-            set_+=("$d/model.onnx|wild: $id")
+        ids=("${@:2}")
+        if ((${#ids[@]} == 0)); then
+            for d in "$WILD"/*/; do ids+=("$(basename "$d")"); done
+        fi
+        for id in "${ids[@]}"; do
+            set_+=("$WILD/$id/model.onnx|wild: $id")
         done
         ;;
     *) echo "usage: $0 [--ci|--wild]" >&2; exit 2 ;;
 esac
+
+# Per-model tolerances of the wild corpus (`tolerance.rust`, else
+# `tolerance.all`, in testsuite/wild/models.toml), as "id rtol atol" lines.
+TOLS=$(python3 - <<'PY'
+import tomllib
+for m in tomllib.load(open("testsuite/wild/models.toml", "rb"))["model"]:
+    t = m.get("tolerance", {})
+    t = t.get("rust", t.get("all"))
+    if t:
+        print(m["id"], t[0], t[1])
+PY
+)
 
 failed=()
 rows=()
@@ -64,11 +80,14 @@ for entry in "${set_[@]}"; do
         continue
     fi
     dir=$OUT/crates/$id
+    tol=()
+    read -r _ rtol atol <<<"$(grep "^$id " <<<"$TOLS" || true)"
+    [ -n "${rtol:-}" ] && tol=(--rtol "$rtol" --atol "$atol")
     t0=$SECONDS
     log=$OUT/$id.log
     if "$EDGEC" compile "$model" -o "$dir" --name "m_$(echo "$id" | tr -c 'a-z0-9_\n' '_')" \
         --triple aarch64-unknown-linux-gnu >"$log" 2>&1 &&
-        "$EDGEC" verify "$dir" >>"$log" 2>&1; then
+        "$EDGEC" verify "$dir" "${tol[@]}" >>"$log" 2>&1; then
         status=PASS
     else
         status=FAIL
@@ -84,7 +103,7 @@ done
     echo "| model | what it is | max abs error | result | seconds (compile + cross-build + run under qemu) |"
     echo "|---|---|---|---|---|"
     printf '%s\n' "${rows[@]}"
-} | tee "$OUT/results-${mode#--}.md"
+} | tee "$OUT/results-${mode#--}${2:+-subset}.md"
 if ((${#failed[@]})); then
     echo "aarch64 verify: FAILED: ${failed[*]}" >&2
     exit 1

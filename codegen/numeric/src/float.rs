@@ -26,6 +26,14 @@ pub trait Float:
     fn ln_1p(self) -> Self;
     /// `tanh(self)`, the standard library's.
     fn tanh(self) -> Self;
+    /// `|self|`, the standard library's.
+    fn abs(self) -> Self;
+    /// The standard library's `max` (the other operand if one is NaN).
+    fn max(self, other: Self) -> Self;
+    /// The standard library's `clamp` (NaN stays NaN).
+    fn clamp(self, lo: Self, hi: Self) -> Self;
+    /// `x` rounded to this precision (parameter defaults are written in f64).
+    fn from_f64(x: f64) -> Self;
 }
 
 impl Float for f32 {
@@ -43,6 +51,18 @@ impl Float for f32 {
     fn tanh(self) -> Self {
         f32::tanh(self)
     }
+    fn abs(self) -> Self {
+        f32::abs(self)
+    }
+    fn max(self, other: Self) -> Self {
+        f32::max(self, other)
+    }
+    fn clamp(self, lo: Self, hi: Self) -> Self {
+        f32::clamp(self, lo, hi)
+    }
+    fn from_f64(x: f64) -> Self {
+        x as f32
+    }
 }
 
 impl Float for f64 {
@@ -59,5 +79,17 @@ impl Float for f64 {
     }
     fn tanh(self) -> Self {
         f64::tanh(self)
+    }
+    fn abs(self) -> Self {
+        f64::abs(self)
+    }
+    fn max(self, other: Self) -> Self {
+        f64::max(self, other)
+    }
+    fn clamp(self, lo: Self, hi: Self) -> Self {
+        f64::clamp(self, lo, hi)
+    }
+    fn from_f64(x: f64) -> Self {
+        x as f64
     }
 }

@@ -22,6 +22,7 @@ pub mod hash;
 pub mod lowp;
 pub mod reduce;
 pub mod resize;
+pub mod rnn;
 pub mod sample;
 pub mod signal;
 pub mod slice;

@@ -182,7 +182,7 @@ fn lists<const N: usize>(acts: &[[Activation; N]; 2]) -> String {
 
 /// An activation as a Rust expression.
 fn activation(a: Activation) -> String {
-    use Activation::*;
+    use edgec_numeric::rnn::Activation::*;
     let p = "k::rnn::Activation::";
     match a {
         Relu => format!("{p}Relu"),

@@ -5,94 +5,23 @@
 use super::num::{float_kernel, reals, to_tensor, Real};
 use crate::interp::{EvalCtx, Tensor};
 
-/// An RNN activation function.
-#[derive(Copy, Clone, Debug)]
-enum Act {
-    Relu,
-    Tanh,
-    Sigmoid,
-    Affine(f64, f64),
-    LeakyRelu(f64),
-    ThresholdedRelu(f64),
-    ScaledTanh(f64, f64),
-    HardSigmoid(f64, f64),
-    Elu(f64),
-    Softsign,
-    Softplus,
-}
+/// An RNN activation function, computed in f64 (the numeric core's).
+type Act = edgec_numeric::rnn::Activation<f64>;
 
-impl Act {
-    fn apply<T: Real>(self, x: T) -> T {
-        let v = x.to_f64();
-        T::from_f64(match self {
-            Act::Relu => v.max(0.0),
-            Act::Tanh => v.tanh(),
-            Act::Sigmoid => 1.0 / (1.0 + (-v).exp()),
-            Act::Affine(a, b) => a * v + b,
-            Act::LeakyRelu(a) => {
-                if v < 0.0 {
-                    a * v
-                } else {
-                    v
-                }
-            }
-            Act::ThresholdedRelu(a) => {
-                if v > a {
-                    v
-                } else {
-                    0.0
-                }
-            }
-            Act::ScaledTanh(a, b) => a * (b * v).tanh(),
-            Act::HardSigmoid(a, b) => (a * v + b).clamp(0.0, 1.0),
-            Act::Elu(a) => {
-                if v < 0.0 {
-                    a * (v.exp() - 1.0)
-                } else {
-                    v
-                }
-            }
-            Act::Softsign => v / (1.0 + v.abs()),
-            Act::Softplus => (1.0 + v.exp()).ln(),
-        })
-    }
+/// `act` applied to `x` in f64, rounded back to `T`.
+fn apply<T: Real>(act: Act, x: T) -> T {
+    T::from_f64(act.apply(x.to_f64()))
 }
 
 /// Parse the `activations` list (`n` per direction, defaults `defaults`), consuming
 /// `activation_alpha`/`activation_beta` in order by the functions that take them.
-fn activations(ctx: &EvalCtx<'_>, defaults: &[&str], dirs: usize) -> Result<Vec<Act>, String> {
-    let n = defaults.len();
-    let names: Vec<String> = match ctx.attrs.get("activations") {
-        Some(crate::Attr::Strs(v)) if v.len() == n * dirs => v.clone(),
-        Some(crate::Attr::Strs(v)) if v.len() == n => v.iter().cycle().take(n * dirs).cloned().collect(),
-        Some(crate::Attr::Strs(v)) => {
-            return Err(format!("`activations` has {} entries, expected {}", v.len(), n * dirs))
-        }
-        _ => defaults.iter().cycle().take(n * dirs).map(|s| s.to_string()).collect(),
+fn activations(ctx: &EvalCtx<'_>, defaults: &[Act], dirs: usize) -> Result<Vec<Act>, String> {
+    let names = match ctx.attrs.get("activations") {
+        Some(crate::Attr::Strs(v)) => Some(&v[..]),
+        _ => None,
     };
-    let mut alphas = ctx.attrs.floats("activation_alpha").unwrap_or(&[]).iter();
-    let mut betas = ctx.attrs.floats("activation_beta").unwrap_or(&[]).iter();
-    let mut a = |d: f64| alphas.next().map_or(d, |&x| x as f64);
-    let mut b = |d: f64| betas.next().map_or(d, |&x| x as f64);
-    names
-        .iter()
-        .map(|name| {
-            Ok(match name.to_ascii_lowercase().as_str() {
-                "relu" => Act::Relu,
-                "tanh" => Act::Tanh,
-                "sigmoid" => Act::Sigmoid,
-                "affine" => Act::Affine(a(1.0), b(0.0)),
-                "leakyrelu" => Act::LeakyRelu(a(0.01)),
-                "thresholdedrelu" => Act::ThresholdedRelu(a(1.0)),
-                "scaledtanh" => Act::ScaledTanh(a(1.0), b(1.0)),
-                "hardsigmoid" => Act::HardSigmoid(a(0.2), b(0.5)),
-                "elu" => Act::Elu(a(1.0)),
-                "softsign" => Act::Softsign,
-                "softplus" => Act::Softplus,
-                other => return Err(format!("unknown activation function {other:?}")),
-            })
-        })
-        .collect()
+    let f64s = |name| ctx.attrs.floats(name).unwrap_or(&[]).iter().map(|&x| x as f64).collect::<Vec<f64>>();
+    edgec_numeric::rnn::resolve_activations(names, &f64s("activation_alpha"), &f64s("activation_beta"), defaults, dirs)
 }
 
 /// Which recurrent cell.
@@ -168,10 +97,10 @@ fn setup(ctx: &EvalCtx<'_>, cell: Cell) -> Result<Setup, String> {
     if let Some(c) = clip.filter(|c| c.is_nan() || *c < 0.0) {
         return Err(format!("attribute `clip` = {c} must be a non-negative threshold"));
     }
-    let defaults: &[&str] = match cell {
-        Cell::Rnn => &["Tanh"],
-        Cell::Gru => &["Sigmoid", "Tanh"],
-        Cell::Lstm => &["Sigmoid", "Tanh", "Tanh"],
+    let defaults: &[Act] = match cell {
+        Cell::Rnn => &[Act::Tanh],
+        Cell::Gru => &[Act::Sigmoid, Act::Tanh],
+        Cell::Lstm => &[Act::Sigmoid, Act::Tanh, Act::Tanh],
     };
     let acts = activations(ctx, defaults, dirs)?;
     Ok(Setup { seq, batch, input, hidden, dirs, layout1, clip, lens, acts })
@@ -243,29 +172,29 @@ fn step<T: Real>(
     let gh = matvec(&wt.r, 0, cell.gates() * hs, h);
     let pre = |g: usize, j: usize| gx[g * hs + j] + gh[g * hs + j] + wt.wb[g * hs + j] + wt.rb[g * hs + j];
     match cell {
-        Cell::Rnn => *h = (0..hs).map(|j| acts[0].apply(clip(pre(0, j)))).collect(),
+        Cell::Rnn => *h = (0..hs).map(|j| apply(acts[0], clip(pre(0, j)))).collect(),
         Cell::Gru => {
-            let z: Vec<T> = (0..hs).map(|j| acts[0].apply(clip(pre(0, j)))).collect();
-            let r: Vec<T> = (0..hs).map(|j| acts[0].apply(clip(pre(1, j)))).collect();
+            let z: Vec<T> = (0..hs).map(|j| apply(acts[0], clip(pre(0, j)))).collect();
+            let r: Vec<T> = (0..hs).map(|j| apply(acts[0], clip(pre(1, j)))).collect();
             let rh: Vec<T> = (0..hs).map(|j| r[j] * h[j]).collect();
             let hr = matvec(&wt.r, 2 * hs, hs, if lbr { h } else { &rh });
             let hh: Vec<T> = (0..hs)
                 .map(|j| {
                     let xw = gx[2 * hs + j] + wt.wb[2 * hs + j];
                     let v = if lbr { xw + r[j] * (hr[j] + wt.rb[2 * hs + j]) } else { xw + hr[j] + wt.rb[2 * hs + j] };
-                    acts[1].apply(clip(v))
+                    apply(acts[1], clip(v))
                 })
                 .collect();
             *h = (0..hs).map(|j| (T::ONE - z[j]) * hh[j] + z[j] * h[j]).collect();
         }
         Cell::Lstm => {
             for j in 0..hs {
-                let i = acts[0].apply(clip(pre(0, j) + wt.p[j] * c[j]));
-                let f = if couple { T::ONE - i } else { acts[0].apply(clip(pre(2, j) + wt.p[2 * hs + j] * c[j])) };
-                let ct = acts[1].apply(clip(pre(3, j)));
+                let i = apply(acts[0], clip(pre(0, j) + wt.p[j] * c[j]));
+                let f = if couple { T::ONE - i } else { apply(acts[0], clip(pre(2, j) + wt.p[2 * hs + j] * c[j])) };
+                let ct = apply(acts[1], clip(pre(3, j)));
                 c[j] = f * c[j] + i * ct;
-                let o = acts[0].apply(clip(pre(1, j) + wt.p[hs + j] * c[j]));
-                h[j] = o * acts[2].apply(c[j]);
+                let o = apply(acts[0], clip(pre(1, j) + wt.p[hs + j] * c[j]));
+                h[j] = o * apply(acts[2], c[j]);
             }
         }
     }
