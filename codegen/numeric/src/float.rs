@@ -90,6 +90,6 @@ impl Float for f64 {
         f64::clamp(self, lo, hi)
     }
     fn from_f64(x: f64) -> Self {
-        x as f64
+        x
     }
 }
