@@ -91,7 +91,12 @@ fn real_and_bundled_models_compile_build_and_verify() {
         if report.plan_ratio() > 1.25 {
             failures.push(format!("{name}: arena {:.3}x the lower bound", report.plan_ratio()));
         }
-        match compiler::compile::verify_crate(&crate_dir, &[], Tolerance::default(), &compiler::cross::BuildTarget::host()) {
+        match compiler::compile::verify_crate(
+            &crate_dir,
+            &[],
+            Tolerance::default(),
+            &compiler::cross::BuildTarget::host(),
+        ) {
             Err(e) => failures.push(format!("{name}: {e}")),
             Ok(v) => {
                 for r in v.reports.iter().filter(|r| !r.passed()) {
@@ -125,7 +130,8 @@ fn light_models_compile_build_and_match_the_reference() {
             let eir = dir.join("edgec").join("model.eir");
             let m = compiler::driver::load_eir(&eir.display().to_string()).map_err(|e| e.to_string())?.module;
             let inputs = testsuite::conformance::light_inputs(m.func("main").ok_or("no main")?);
-            let exe = compiler::compile::build_crate(&dir, &compiler::cross::BuildTarget::host()).map_err(|e| e.to_string())?;
+            let exe = compiler::compile::build_crate(&dir, &compiler::cross::BuildTarget::host())
+                .map_err(|e| e.to_string())?;
             let got = compiler::compile::run_crate(&dir, &exe, &inputs, &compiler::cross::BuildTarget::host())?;
             let want = compiler::check::read_tensor_pb(&model.with_file_name(format!("{name}_output_0.pb")))?;
             match compare(0, &got[0], &want, Tolerance { rtol: 1e-3, atol: 1e-4 }).failure {
@@ -142,4 +148,33 @@ fn light_models_compile_build_and_match_the_reference() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The generated command line ends quietly (exit 0, no panic) when its
+/// stdout is closed early, as by `| head -1` or `grep -m1`.
+#[test]
+fn generated_cli_survives_a_closed_stdout() {
+    set_target_dir();
+    let model = models_root().join("det_head").join("model.onnx");
+    let (dir, _) = compile(&model, "det_head_pipe", &[]).expect("compile");
+    let exe = compiler::compile::build_crate(&dir, &compiler::cross::BuildTarget::host()).expect("build");
+    let m = compiler::driver::load_eir(&dir.join("edgec/model.eir").display().to_string()).expect("eir").module;
+    let inputs = testsuite::conformance::light_inputs(m.func("main").expect("main"));
+    let input = dir.join("x.npy");
+    std::fs::write(&input, compiler::npy::write_npy(&inputs[0])).expect("write input");
+    for args in [vec!["--bench", "50"], vec![]] {
+        let mut child = std::process::Command::new(&exe)
+            .arg("--input")
+            .arg(format!("x={}", input.display()))
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        drop(child.stdout.take()); // closed before the first line is written
+        let out = child.wait_with_output().expect("wait");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
 }
