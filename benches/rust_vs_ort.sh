@@ -50,7 +50,8 @@ kind() { # cnn or transformer, for the geometric means
 }
 
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-field() { grep -m1 "^$1=" | cut -d= -f2; }
+# Reads all of its input (an early close would break the writer's pipe).
+field() { awk -F= -v k="$1" '$1 == k && !found { print $2; found = 1 }'; }
 
 export CARGO_TARGET_DIR="$OUT/target"
 printf '| model | kind | edgec (ms) | onnxruntime (ms) | edgec / ort |\n|---|---|---:|---:|---:|\n' > "$OUT/table.md"

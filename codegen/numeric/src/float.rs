@@ -39,27 +39,35 @@ pub trait Float:
 impl Float for f32 {
     const ZERO: Self = 0.0;
     const ONE: Self = 1.0;
+    #[inline]
     fn exp(self) -> Self {
         f32::exp(self)
     }
+    #[inline]
     fn exp_m1(self) -> Self {
         f32::exp_m1(self)
     }
+    #[inline]
     fn ln_1p(self) -> Self {
         f32::ln_1p(self)
     }
+    #[inline]
     fn tanh(self) -> Self {
         f32::tanh(self)
     }
+    #[inline]
     fn abs(self) -> Self {
         f32::abs(self)
     }
+    #[inline]
     fn max(self, other: Self) -> Self {
         f32::max(self, other)
     }
+    #[inline]
     fn clamp(self, lo: Self, hi: Self) -> Self {
         f32::clamp(self, lo, hi)
     }
+    #[inline]
     fn from_f64(x: f64) -> Self {
         x as f32
     }
@@ -68,27 +76,35 @@ impl Float for f32 {
 impl Float for f64 {
     const ZERO: Self = 0.0;
     const ONE: Self = 1.0;
+    #[inline]
     fn exp(self) -> Self {
         f64::exp(self)
     }
+    #[inline]
     fn exp_m1(self) -> Self {
         f64::exp_m1(self)
     }
+    #[inline]
     fn ln_1p(self) -> Self {
         f64::ln_1p(self)
     }
+    #[inline]
     fn tanh(self) -> Self {
         f64::tanh(self)
     }
+    #[inline]
     fn abs(self) -> Self {
         f64::abs(self)
     }
+    #[inline]
     fn max(self, other: Self) -> Self {
         f64::max(self, other)
     }
+    #[inline]
     fn clamp(self, lo: Self, hi: Self) -> Self {
         f64::clamp(self, lo, hi)
     }
+    #[inline]
     fn from_f64(x: f64) -> Self {
         x
     }

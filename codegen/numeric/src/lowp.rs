@@ -39,10 +39,12 @@ pub struct Spec {
 }
 
 impl Spec {
+    #[inline]
     const fn sign(self) -> u8 {
         1 << (self.width - 1)
     }
     /// The NaN this format encodes NaN inputs as.
+    #[inline]
     const fn nan(self) -> u8 {
         match self.specials {
             Specials::Ieee => ieee_nan(self),
@@ -52,6 +54,7 @@ impl Spec {
     }
 
     /// The exact value of bit pattern `bits` (extra high bits ignored).
+    #[inline]
     pub fn decode(self, bits: u8) -> f64 {
         let bits = (bits as u32 & ((1 << self.width) - 1)) as u8;
         let neg = bits & self.sign() != 0;
@@ -87,6 +90,7 @@ impl Spec {
     }
 
     /// `x` rounded to nearest-even, with ONNX `saturate` semantics.
+    #[inline]
     pub fn encode(self, x: f64, saturate: bool) -> u8 {
         if x.is_nan() {
             return self.nan();
@@ -112,6 +116,7 @@ impl Spec {
 
     /// Magnitude code of finite `a >= 0`, rounded to nearest-even; above
     /// `max` on overflow.
+    #[inline]
     fn magnitude(self, a: f64) -> u32 {
         let emin = 1 - self.bias;
         // The f64 exponent of `a` (f64 subnormals are far below emin).
@@ -164,6 +169,7 @@ impl RoundMode {
 /// `x` as float8 E8M0 bits: `x` is rounded to `f32` first, its sign is
 /// ignored, NaN and ±inf give `0xFF`; rounding up past the largest exponent
 /// gives `0xFF` unless `saturate`.
+#[inline]
 pub fn encode_e8m0(x: f64, saturate: bool, mode: RoundMode) -> u8 {
     let b = (x as f32).to_bits();
     let exp = (b >> 23) & 0xff;
@@ -182,6 +188,7 @@ pub fn encode_e8m0(x: f64, saturate: bool, mode: RoundMode) -> u8 {
 }
 
 /// The value of float8 E8M0 bits.
+#[inline]
 pub fn decode_e8m0(bits: u8) -> f64 {
     if bits == 0xff {
         f64::NAN

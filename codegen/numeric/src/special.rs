@@ -31,6 +31,7 @@ pub fn erf(x: f64) -> f64 {
     r.copysign(x)
 }
 
+#[inline]
 fn erf_series(x: f64) -> f64 {
     let x2 = x * x;
     let (mut term, mut sum) = (x, x);
@@ -45,6 +46,7 @@ fn erf_series(x: f64) -> f64 {
 }
 
 /// `erfc(x) = exp(-x^2)/sqrt(pi) / (x + (1/2)/(x + 1/(x + (3/2)/(x + ...))))`, for `x >= 2.5`.
+#[inline]
 fn erfc_continued_fraction(x: f64) -> f64 {
     let mut f = x;
     for k in (1..=80).rev() {
@@ -120,6 +122,7 @@ pub fn erf_cody(x: f64) -> f64 {
 }
 
 /// `Σ c[i] z^i` (coefficients in increasing degree).
+#[inline]
 fn poly(c: &[f64], z: f64) -> f64 {
     c.iter().rev().fold(0.0, |acc, &k| acc * z + k)
 }
