@@ -11,6 +11,15 @@ pub fn normalize_axis(axis: i64, rank: usize) -> Option<usize> {
     Some((if axis < 0 { axis + r } else { axis }) as usize)
 }
 
+/// Row-major strides of `shape` (the last axis has stride 1).
+pub fn strides(shape: &[usize]) -> Vec<usize> {
+    let mut s = vec![1; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * shape[i + 1];
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::normalize_axis;

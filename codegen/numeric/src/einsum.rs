@@ -3,16 +3,8 @@
 //! interpreter and the generated code both run; shape inference reads the
 //! output dims from here too.
 
+use crate::axis::strides;
 use std::collections::BTreeMap;
-
-/// Row-major strides of `shape`.
-fn strides(shape: &[usize]) -> Vec<usize> {
-    let mut st = vec![1; shape.len()];
-    for i in (0..shape.len().saturating_sub(1)).rev() {
-        st[i] = st[i + 1] * shape[i + 1];
-    }
-    st
-}
 
 /// A dimension label: a letter, or the i-th (right-aligned) ellipsis dim.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]

@@ -36,76 +36,49 @@ pub trait Float:
     fn from_f64(x: f64) -> Self;
 }
 
-impl Float for f32 {
-    const ZERO: Self = 0.0;
-    const ONE: Self = 1.0;
-    #[inline]
-    fn exp(self) -> Self {
-        f32::exp(self)
-    }
-    #[inline]
-    fn exp_m1(self) -> Self {
-        f32::exp_m1(self)
-    }
-    #[inline]
-    fn ln_1p(self) -> Self {
-        f32::ln_1p(self)
-    }
-    #[inline]
-    fn tanh(self) -> Self {
-        f32::tanh(self)
-    }
-    #[inline]
-    fn abs(self) -> Self {
-        f32::abs(self)
-    }
-    #[inline]
-    fn max(self, other: Self) -> Self {
-        f32::max(self, other)
-    }
-    #[inline]
-    fn clamp(self, lo: Self, hi: Self) -> Self {
-        f32::clamp(self, lo, hi)
-    }
-    #[inline]
-    fn from_f64(x: f64) -> Self {
-        x as f32
-    }
+/// [`Float`] for a primitive float type: every method is the standard
+/// library's, `#[inline]` (see the crate's invariants).
+macro_rules! std_float {
+    ($t:ident) => {
+        impl Float for $t {
+            const ZERO: Self = 0.0;
+            const ONE: Self = 1.0;
+            #[inline]
+            fn exp(self) -> Self {
+                $t::exp(self)
+            }
+            #[inline]
+            fn exp_m1(self) -> Self {
+                $t::exp_m1(self)
+            }
+            #[inline]
+            fn ln_1p(self) -> Self {
+                $t::ln_1p(self)
+            }
+            #[inline]
+            fn tanh(self) -> Self {
+                $t::tanh(self)
+            }
+            #[inline]
+            fn abs(self) -> Self {
+                $t::abs(self)
+            }
+            #[inline]
+            fn max(self, other: Self) -> Self {
+                $t::max(self, other)
+            }
+            #[inline]
+            fn clamp(self, lo: Self, hi: Self) -> Self {
+                $t::clamp(self, lo, hi)
+            }
+            #[inline]
+            #[allow(clippy::unnecessary_cast)] // f64 as f64
+            fn from_f64(x: f64) -> Self {
+                x as $t
+            }
+        }
+    };
 }
 
-impl Float for f64 {
-    const ZERO: Self = 0.0;
-    const ONE: Self = 1.0;
-    #[inline]
-    fn exp(self) -> Self {
-        f64::exp(self)
-    }
-    #[inline]
-    fn exp_m1(self) -> Self {
-        f64::exp_m1(self)
-    }
-    #[inline]
-    fn ln_1p(self) -> Self {
-        f64::ln_1p(self)
-    }
-    #[inline]
-    fn tanh(self) -> Self {
-        f64::tanh(self)
-    }
-    #[inline]
-    fn abs(self) -> Self {
-        f64::abs(self)
-    }
-    #[inline]
-    fn max(self, other: Self) -> Self {
-        f64::max(self, other)
-    }
-    #[inline]
-    fn clamp(self, lo: Self, hi: Self) -> Self {
-        f64::clamp(self, lo, hi)
-    }
-    #[inline]
-    fn from_f64(x: f64) -> Self {
-        x
-    }
-}
+std_float!(f32);
+std_float!(f64);

@@ -360,13 +360,7 @@ impl Tensor {
 }
 
 /// Row-major strides of `shape`.
-pub fn strides(shape: &[usize]) -> Vec<usize> {
-    let mut s = vec![1; shape.len()];
-    for i in (0..shape.len().saturating_sub(1)).rev() {
-        s[i] = s[i + 1] * shape[i + 1];
-    }
-    s
-}
+pub use edgec_numeric::axis::strides;
 
 /// Decode little-endian packed elements of `dt`.
 pub fn from_le_bytes(dt: DType, b: &[u8]) -> Result<Data, String> {
