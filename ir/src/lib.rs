@@ -25,5 +25,5 @@ pub mod weights;
 
 pub use attr::{Attr, AttrKind, Attrs};
 pub use module::{ConstData, ConstId, Constant, Function, Loc, Module, OpData, OpId, Phase, Region, Value, ValueDef};
-pub use ops::{OpDef, Opcode};
+pub use ops::{Family, OpDef, Opcode};
 pub use types::{DType, Dim, Shape, Symbol, TensorType};

@@ -43,6 +43,101 @@ use crate::attr::{AttrKind, Attrs};
 use crate::constant::Constant;
 use crate::types::{DType, TensorType};
 
+/// An op family. Each family's code has one home per tree, named after
+/// [`Family::name`]: shape inference in `ir/src/ops/<name>`, the reference
+/// kernel in `ir/src/interp/<name>`, the Rust lowering in
+/// `codegen/src/rust/ops/<name>` and the run-time kernels in
+/// `codegen/kernels/src/<name>` (a file, or a directory for a large family).
+/// The repository test `families` holds every tree to it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Family {
+    /// Ops with regions and the bucket dispatch: If, Loop, Scan.
+    Control,
+    /// One output element from the same-index elements of broadcast inputs:
+    /// arithmetic, comparison, logic, bitwise, casts, activations.
+    Elementwise,
+    /// Integer (quantized) arithmetic and the (de)quantizers.
+    Quant,
+    /// Matrix products and their kin: MatMul, Gemm, Einsum, Det.
+    Linalg,
+    /// Convolutions (plain, transposed, deformable) and Col2Im.
+    Conv,
+    /// Pooling and unpooling.
+    Pool,
+    /// Normalizations and the softmaxes.
+    Norm,
+    /// Attention, rotary embeddings, linear attention, windowed attention.
+    Attention,
+    /// Recurrent layers: RNN, GRU, LSTM.
+    Rnn,
+    /// Sampling at computed coordinates: Resize, GridSample, RoiAlign, AffineGrid.
+    Resample,
+    /// Data movement without arithmetic, and shape queries.
+    Layout,
+    /// Gather and scatter by index tensors, OneHot.
+    Index,
+    /// Ops whose result depends on comparing the data: TopK, NonZero,
+    /// Compress, Unique, NonMaxSuppression.
+    Select,
+    /// Reductions over axes, arg-reductions and cumulative sums/products.
+    Reduce,
+    /// Tensors made from attributes and scalars: constants, Range, EyeLike, Trilu.
+    Generate,
+    /// Signal processing: DFT, STFT, windows, mel filter banks.
+    Signal,
+    /// Training losses.
+    Loss,
+    /// String ops.
+    Strings,
+}
+
+impl Family {
+    /// Every family, in declaration order.
+    pub const ALL: &'static [Family] = &[
+        Family::Control,
+        Family::Elementwise,
+        Family::Quant,
+        Family::Linalg,
+        Family::Conv,
+        Family::Pool,
+        Family::Norm,
+        Family::Attention,
+        Family::Rnn,
+        Family::Resample,
+        Family::Layout,
+        Family::Index,
+        Family::Select,
+        Family::Reduce,
+        Family::Generate,
+        Family::Signal,
+        Family::Loss,
+        Family::Strings,
+    ];
+    /// The module name of the family in every tree.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Control => "control",
+            Family::Elementwise => "elementwise",
+            Family::Quant => "quant",
+            Family::Linalg => "linalg",
+            Family::Conv => "conv",
+            Family::Pool => "pool",
+            Family::Norm => "norm",
+            Family::Attention => "attention",
+            Family::Rnn => "rnn",
+            Family::Resample => "resample",
+            Family::Layout => "layout",
+            Family::Index => "index",
+            Family::Select => "select",
+            Family::Reduce => "reduce",
+            Family::Generate => "generate",
+            Family::Signal => "signal",
+            Family::Loss => "loss",
+            Family::Strings => "strings",
+        }
+    }
+}
+
 /// How many values an operand (or result) slot takes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Slot {
@@ -177,6 +272,8 @@ pub struct OpDef {
     pub infer: InferFn,
     /// Inference for ops with regions: sees the regions' parameter and yield types.
     pub infer_regions: Option<RegionInferFn>,
+    /// The family the op belongs to: where its code lives in every tree.
+    pub family: Family,
 }
 
 /// Parameter and yielded types of one region of an op.
@@ -252,6 +349,10 @@ impl Opcode {
     /// The op's full name.
     pub fn name(self) -> &'static str {
         self.def().name
+    }
+    /// The op's family.
+    pub fn family(self) -> Family {
+        self.def().family
     }
     /// Look an op up by full name.
     pub fn from_name(name: &str) -> Option<Opcode> {
