@@ -209,7 +209,7 @@ pub fn describe_run(m: &Module, inputs: &[Tensor]) -> Vec<String> {
         }
         let Ok(d) = ir::ops::dispatch::Dispatch::from_attrs(&op.attrs) else { continue };
         let refs: Vec<&Tensor> = inputs.iter().collect();
-        let Ok(sizes) = ir::interp::dispatch::actual_sizes(&d, &refs) else { continue };
+        let Ok(sizes) = ir::interp::control::dispatch::actual_sizes(&d, &refs) else { continue };
         match d.select(&sizes) {
             Ok((i, chosen)) => {
                 let dims: Vec<String> =

@@ -1,4 +1,10 @@
-//! Reference kernels for control flow: `If`, `Loop`, `Scan`.
+//! Reference kernels: control family (`If`, `Loop`, `Scan` here, which run
+//! the op's regions, and `core.bucket_dispatch` in [`dispatch`], which runs a
+//! module function).
+
+pub mod dispatch;
+
+pub use dispatch::bucket_dispatch;
 
 use super::broadcast::norm_axis;
 use super::{Data, EvalCtx, Tensor};

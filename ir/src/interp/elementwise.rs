@@ -1,28 +1,30 @@
 //! Reference kernels: elementwise family (arithmetic, math and activation
-//! functions, comparisons and logic, bitwise ops, casts, quantization).
+//! functions, comparisons and logic, bitwise ops, casts, `core.silu`).
 //!
 //! Floats of every width are computed in `f64` and rounded to the element type
 //! once per ONNX primitive (a basic `f16` or `f32` operation therefore equals
 //! the correctly rounded IEEE result, and composite functions such as Gelu are
 //! rounded once at the end); integers are computed in `i128` and wrap to the
-//! element type like numpy's fixed-width arithmetic. Each submodule holds one
+//! element type like numpy's fixed-width arithmetic (Swish, in
+//! [`activation`], computes in the `Real` domain of the float kernels, f32
+//! for f32/f16/bf16). Each submodule holds one
 //! group of ops; the kernels are re-exported here so the op table can name
 //! them `ik::elementwise::<kernel>`.
 
+pub mod activation;
 pub mod arith;
 pub mod cast;
 pub mod logic;
 pub(crate) mod num;
-pub mod quant;
 pub mod unary;
 
+pub use activation::{apply_activation, silu, swish};
 pub use arith::{add, clip, div, max, mean, min, mod_, mul, pow, prelu, sub, sum};
 pub use cast::{cast, cast_like};
 pub use logic::{
     and, bit_shift, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, equal, greater, greater_or_equal, less,
     less_or_equal, not, or, where_, xor,
 };
-pub use quant::{dequantize_linear, dynamic_quantize_linear, quantize_linear};
 pub use unary::{
     abs, acos, acosh, asin, asinh, atan, atanh, ceil, celu, cos, cosh, dropout, elu, erf, exp, floor, gelu,
     hard_sigmoid, hard_swish, identity, is_inf, is_nan, leaky_relu, log, mish, neg, reciprocal, relu, round,

@@ -1,36 +1,53 @@
 //! The reference interpreter: the oracle every pass and backend is checked
-//! against. Kernels are naive and readable, one per op, next to the op's
-//! family (`interp/<family>.rs`), and follow ONNX semantics exactly.
+//! against. Kernels are naive and readable, one per op, and follow ONNX
+//! semantics exactly.
+//!
+//! Layout: one module per op family, named by [`crate::Family::name`]
+//! (`interp/<family>.rs`, with sub-files in `interp/<family>/` when large),
+//! holding the kernels of exactly that family's ops; the op table
+//! (`table.rs`) names every kernel by its family's module. Besides the
+//! families there are only infrastructure modules shared by all of them:
+//! `tensor` (runtime tensors and the numeric views of their data that kernels
+//! of many families compute in), `broadcast` (numpy broadcasting and axis
+//! normalization), `lowp` (data of the low-precision element types) and
+//! `table`. This file holds the interpreter proper and the helpers kernels
+//! use to call other kernels ([`sub_kernel`], [`call`], [`call_canonical`]).
 //!
 //! Invariants checked while running: every op's outputs match its declared
 //! result types (element type, rank, static dims), and each symbolic dim is
 //! bound to one size for the whole run (first binding wins, any later
 //! disagreement is an error naming the op).
 
-pub mod attention_blocked;
+pub mod attention;
 pub mod broadcast;
-pub mod canonical;
 pub mod control;
-pub mod dispatch;
+pub mod conv;
 pub mod elementwise;
-pub mod fused;
+pub mod generate;
+pub mod index;
+pub mod layout;
+pub mod linalg;
 pub mod loss;
 pub mod lowp;
-pub mod nn;
-pub mod qlinear;
+pub mod norm;
+pub mod pool;
+pub mod quant;
 pub mod reduce;
-pub mod shape;
+pub mod resample;
+pub mod rnn;
+pub mod select;
 pub mod signal;
+pub mod strings;
 mod table;
-mod tensor;
-pub mod window;
+pub mod tensor;
 
 pub use table::kernel;
 pub use tensor::{from_le_bytes, strides, Data, Tensor};
 
 use crate::attr::Attrs;
 use crate::module::{Function, Loc, Module, OpId, Region, Value};
-use crate::types::{Dim, Symbol, TensorType};
+use crate::types::{DType, Dim, Symbol, TensorType};
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 /// A kernel: computes an op's results from its operands and attributes.
@@ -81,6 +98,67 @@ impl<'a> EvalCtx<'a> {
     pub fn str(&self, name: &str, default: &'a str) -> &'a str {
         self.attrs.str(name).unwrap_or(default)
     }
+}
+
+/// Region runner for kernels called by other kernels (none of them has
+/// regions); it names the caller in its internal error.
+struct NoRegions(&'static str);
+
+impl RegionRunner for NoRegions {
+    fn run_region(&mut self, index: usize, _params: Vec<Tensor>) -> Result<Vec<Tensor>, String> {
+        Err(format!("internal: {} asked for region #{index}", self.0))
+    }
+}
+
+/// Run `kernel` on `inputs` with `attrs` (in `ctx`'s module), as the
+/// interpreter would run the op, its result typed like the first present
+/// input; `who` names the caller should the kernel ask for a region.
+pub(crate) fn sub_kernel(
+    ctx: &EvalCtx<'_>,
+    kernel: EvalFn,
+    inputs: &[Option<&Tensor>],
+    attrs: &Attrs,
+    who: &'static str,
+) -> Result<Vec<Tensor>, String> {
+    let dt = inputs.iter().flatten().next().map_or(DType::F32, |t| t.dtype());
+    let result_types = [TensorType::unranked(dt)];
+    let mut none = NoRegions(who);
+    let sub =
+        EvalCtx { inputs, attrs, module: ctx.module, result_types: &result_types, regions: RefCell::new(&mut none) };
+    kernel(&sub)
+}
+
+/// The first result of a kernel.
+pub(crate) fn first(out: Vec<Tensor>) -> Result<Tensor, String> {
+    out.into_iter().next().ok_or_else(|| "internal: a sub-kernel produced no result".into())
+}
+
+/// Run `kernel` on `inputs` with `attrs` (in `ctx`'s module) and return its
+/// first result, as the interpreter would for a one-result op. The fused
+/// `core.*` kernels are composed of such calls, so they round exactly like
+/// the chains they replace.
+pub(crate) fn call(
+    ctx: &EvalCtx<'_>,
+    kernel: EvalFn,
+    inputs: &[Option<&Tensor>],
+    attrs: &Attrs,
+) -> Result<Tensor, String> {
+    first(sub_kernel(ctx, kernel, inputs, attrs, "a fused op's sub-kernel")?)
+}
+
+/// Run `kernel` on `ctx`'s data operand followed by the 1-D i64 operands
+/// `lists`, with `attrs`, as the interpreter would run the onnx op: how the
+/// canonical `core.*` kernels (layout, reduce) call their onnx counterparts.
+pub(crate) fn call_canonical(
+    ctx: &EvalCtx<'_>,
+    kernel: EvalFn,
+    lists: &[&[i64]],
+    attrs: &Attrs,
+) -> Result<Vec<Tensor>, String> {
+    let x = ctx.input(0)?;
+    let extra: Vec<Tensor> = lists.iter().map(|v| Tensor::from_i64s(v.to_vec())).collect();
+    let inputs: Vec<Option<&Tensor>> = std::iter::once(Some(x)).chain(extra.iter().map(Some)).collect();
+    sub_kernel(ctx, kernel, &inputs, attrs, "a canonical op's onnx kernel")
 }
 
 /// An interpreter failure, naming the op and its provenance.
@@ -162,7 +240,7 @@ impl<'m, 'o> State<'m, 'o> {
                 attrs: &op.attrs,
                 module: self.m,
                 result_types: &result_types,
-                regions: std::cell::RefCell::new(&mut runner),
+                regions: RefCell::new(&mut runner),
             };
             kernel(&ctx).map_err(err)?
         };

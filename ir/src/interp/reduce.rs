@@ -1,22 +1,23 @@
-//! Reference kernels: reductions (`Reduce*`), ArgMax/ArgMin, CumSum and Det.
+//! Reference kernels: reduce family. Reductions (`Reduce*`) here; ArgMax,
+//! ArgMin, CumSum and CumProd in [`scan`]; the canonical `core.reduce` in
+//! [`canonical`].
 //!
-//! Arithmetic runs in the wide domain of [`super::shape::common::Wide`]: floats
+//! Arithmetic runs in the wide domain of [`super::tensor::wide::Wide`]: floats
 //! (f16/bf16/f32/f64) are accumulated in f64 and rounded once to the element
 //! type; integers wrap like numpy's fixed-width arithmetic. Reductions over an
 //! empty set give ONNX's identities: sum 0, product 1, max `-inf` (the type's
 //! minimum for integers), min `+inf` (maximum), log-sum(-exp) `-inf`, mean NaN.
 
-use super::shape::common::{from_wide, int_operand, norm_axes, numel, ravel, to_wide, unravel, Wide};
+use super::tensor::wide::{from_wide, int_operand, norm_axes, numel, ravel, to_wide, unravel, Wide};
 use super::{strides, EvalCtx, Tensor};
 use crate::types::DType;
 // Which `Reduce*` op: the numeric core's reduction kinds.
 use edgec_numeric::reduce::Reduce as Kind;
 
-pub mod det;
+pub mod canonical;
 pub mod scan;
 
-pub use det::det;
-pub use scan::{arg_max, arg_min, cum_sum};
+pub use scan::{arg_max, arg_min, cum_prod, cum_sum};
 
 type Out = Result<Vec<Tensor>, String>;
 

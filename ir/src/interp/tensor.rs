@@ -1,5 +1,16 @@
 //! Runtime tensors of the reference interpreter: a static shape plus a typed,
 //! row-major element buffer.
+//!
+//! Infrastructure shared by every kernel family: besides [`Tensor`] and
+//! [`Data`], the sub-modules hold the numeric views of tensor data that
+//! kernels of many families compute in: [`real`] (the f32/f64 `Real` domain of
+//! the float kernels: conv, pool, norm, attention, rnn, signal, ...) and
+//! [`wide`] (the wide domain for arithmetic on any element type, typed data
+//! access, multi-index arithmetic and integer-operand readers used by the
+//! layout, index, select, generate and reduce kernels and others).
+
+pub mod real;
+pub mod wide;
 
 use crate::interp::lowp;
 use crate::module::{ConstData, Constant};

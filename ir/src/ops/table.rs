@@ -1,7 +1,7 @@
 //! THE op table. One entry per op; everything else derives from it.
 
-use super::{a, a_req, control, elementwise as ew, flags::*, nn, opt, reduce, req, shape, var, OpDef};
 use super::Family::*;
+use super::{a, a_req, control, elementwise as ew, flags::*, nn, opt, reduce, req, shape, var, OpDef};
 use crate::attr::AttrKind::{self, *};
 
 macro_rules! define_ops {
@@ -219,12 +219,12 @@ define_ops! {
     /// Max over all spatial axes, keeping them as size 1.
     GlobalMaxPool = "onnx.GlobalMaxPool" { family: Pool, operands: X, infer: nn::global_pool }
     /// Inference-mode batch normalization over axis 1.
-    BatchNormalization = "onnx.BatchNormalization" {family: Norm, 
+    BatchNormalization = "onnx.BatchNormalization" {family: Norm,
         operands: &[req("X"), req("scale"), req("B"), req("input_mean"), req("input_var")],
         results: &[req("Y"), opt("running_mean"), opt("running_var")],
         attrs: &[a("epsilon", Float), a("momentum", Float), a("training_mode", Int)], infer: nn::batch_norm }
     /// Normalization over axes `[axis, rank)` then scale and optional bias.
-    LayerNormalization = "onnx.LayerNormalization" {family: Norm, 
+    LayerNormalization = "onnx.LayerNormalization" {family: Norm,
         operands: &[req("X"), req("Scale"), opt("B")], results: &[req("Y"), opt("Mean"), opt("InvStdDev")],
         attrs: &[a("axis", Int), a("epsilon", Float), a("stash_type", Int)], infer: nn::layer_norm }
     /// Softmax along `axis` (default -1).
@@ -391,18 +391,18 @@ define_ops! {
     /// Sum column blocks `[N, C*prod(block), L]` back into images `[N, C, image_shape...]`.
     Col2Im = "onnx.Col2Im" { family: Conv, operands: &[req("input"), req("image_shape"), req("block_shape")], results: &[req("output")], attrs: &[a("dilations", Ints), a("pads", Ints), a("strides", Ints)], infer: nn::spatial::col2im }
     /// Elman recurrent network over a sequence (forward, reverse or bidirectional).
-    RNN = "onnx.RNN" {family: Rnn, 
+    RNN = "onnx.RNN" {family: Rnn,
         operands: &[req("X"), req("W"), req("R"), opt("B"), opt("sequence_lens"), opt("initial_h")],
         results: &[opt("Y"), opt("Y_h")], attrs: nn::seq::RNN_ATTRS, infer: nn::seq::rnn }
     /// Gated recurrent unit over a sequence (gates z, r, h; `linear_before_reset`).
-    GRU = "onnx.GRU" {family: Rnn, 
+    GRU = "onnx.GRU" {family: Rnn,
         operands: &[req("X"), req("W"), req("R"), opt("B"), opt("sequence_lens"), opt("initial_h")],
         results: &[opt("Y"), opt("Y_h")], attrs: &[
         a("activation_alpha", Floats), a("activation_beta", Floats), a("activations", Strs), a("clip", Float),
         a("direction", nn::seq::RNN_DIRECTION), a("hidden_size", Int), a("layout", Int), a("linear_before_reset", Int),
     ], infer: nn::seq::gru }
     /// Long short-term memory over a sequence (gates i, o, f, c; peepholes; `input_forget`).
-    LSTM = "onnx.LSTM" {family: Rnn, 
+    LSTM = "onnx.LSTM" {family: Rnn,
         operands: &[req("X"), req("W"), req("R"), opt("B"), opt("sequence_lens"), opt("initial_h"), opt("initial_c"), opt("P")],
         results: &[opt("Y"), opt("Y_h"), opt("Y_c")], attrs: &[
         a("activation_alpha", Floats), a("activation_beta", Floats), a("activations", Strs), a("clip", Float),
@@ -411,7 +411,7 @@ define_ops! {
     /// `X / sqrt(mean(X²) over [axis, rank) + epsilon) * scale` (opset 23); Y has scale's type.
     RMSNormalization = "onnx.RMSNormalization" { family: Norm, operands: &[req("X"), req("scale")], attrs: &[a("axis", Int), a("epsilon", Float), a("stash_type", Int)], infer: nn::norm::rms_norm }
     /// Scaled dot-product attention (opset 24 signature) with KV cache, masks, causal, GQA and softcap.
-    Attention = "onnx.Attention" {family: Attention, 
+    Attention = "onnx.Attention" {family: Attention,
         operands: &[req("Q"), req("K"), req("V"), opt("attn_mask"), opt("past_key"), opt("past_value"), opt("nonpad_kv_seqlen")],
         results: &[req("Y"), opt("present_key"), opt("present_value"), opt("qk_matmul_output")], attrs: &[
         a("is_causal", Int), a("kv_num_heads", Int), a("q_num_heads", Int), a("qk_matmul_output_mode", Int),

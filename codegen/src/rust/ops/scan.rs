@@ -191,8 +191,7 @@ fn max_unpool(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         );
         return Ok(());
     };
-    let inferred =
-        ir::interp::nn::pool::unpool_dims(&xs, &ks, &strides, &pads).map_err(|e| format!("MaxUnpool: {e}"))?;
+    let inferred = ir::interp::pool::unpool_dims(&xs, &ks, &strides, &pads).map_err(|e| format!("MaxUnpool: {e}"))?;
     let out = cx.begin(0);
     let (x, i) = (cx.input(0)?, cx.input(1)?);
     cx.line(format!("k::misc::unpool::max_unpool(&{inferred:?}, &{ys:?}, {x}, {i}, {out});"));

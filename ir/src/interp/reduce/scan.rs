@@ -1,7 +1,7 @@
-//! Kernels that scan one axis: ArgMax, ArgMin and CumSum.
+//! Kernels that scan one axis: ArgMax, ArgMin, CumSum and CumProd.
 
 use crate::interp::broadcast::norm_axis;
-use crate::interp::shape::common::{from_wide, numel, scalar_int, to_wide, Wide};
+use crate::interp::tensor::wide::{from_wide, numel, scalar_int, to_wide, Wide};
 use crate::interp::{Data, EvalCtx, Tensor};
 use std::cmp::Ordering;
 
@@ -81,6 +81,40 @@ pub fn cum_sum(ctx: &EvalCtx<'_>) -> Out {
                     acc = acc + vals[f];
                 } else {
                     acc = acc + vals[f];
+                    out[f] = acc;
+                }
+            }
+        }
+    }
+    Ok(vec![Tensor::new(x.shape.clone(), from_wide(dt, &out))])
+}
+
+/// `onnx.CumProd`: running products along the `axis` operand; `exclusive` leaves
+/// out the current element (the first output is 1), `reverse` multiplies from the
+/// end. Floats accumulate in f64 and each output is rounded once; integers wrap.
+pub fn cum_prod(ctx: &EvalCtx<'_>) -> Out {
+    let x = ctx.input(0)?;
+    let dt = x.dtype();
+    if !dt.is_numeric() {
+        return Err(format!("element type {dt} is not supported by CumProd (expected a numeric type)"));
+    }
+    let vals = to_wide(&x.data).map_err(|e| format!("cannot multiply {dt} data: {e}"))?;
+    let ax = norm_axis(scalar_int(ctx.input(1)?, "axis")?, x.rank())?;
+    let (exclusive, reverse) = (ctx.int("exclusive", 0) != 0, ctx.int("reverse", 0) != 0);
+    let n = x.shape[ax];
+    let (outer, inner) = (numel(&x.shape[..ax]), numel(&x.shape[ax + 1..]));
+    let mut out = vec![Wide::one(dt); vals.len()];
+    for o in 0..outer {
+        for i in 0..inner {
+            let mut acc = Wide::one(dt);
+            for step in 0..n {
+                let j = if reverse { n - 1 - step } else { step };
+                let f = (o * n + j) * inner + i;
+                if exclusive {
+                    out[f] = acc;
+                    acc = acc * vals[f];
+                } else {
+                    acc = acc * vals[f];
                     out[f] = acc;
                 }
             }

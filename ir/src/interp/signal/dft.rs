@@ -1,7 +1,7 @@
 //! DFT (forward, inverse, one-sided RFFT and IRFFT) and STFT.
 
 use super::{check_size, scalar_int};
-use crate::interp::nn::num::to_tensor;
+use crate::interp::tensor::real::to_tensor;
 use crate::interp::{EvalCtx, Tensor};
 use crate::ops::signal::{dft_axis, dft_check_last, dft_length, dft_out_len, flag, stft_frame_length, stft_frames};
 use crate::types::DType;

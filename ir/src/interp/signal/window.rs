@@ -5,7 +5,7 @@
 //! numpy's `astype` does).
 
 use super::{check_size, scalar_float, scalar_int};
-use crate::interp::nn::num::{attr_ctx, to_tensor_any, IntCast};
+use crate::interp::tensor::real::{attr_ctx, to_tensor_any, IntCast};
 use crate::interp::{EvalCtx, Tensor};
 use crate::ops::signal::{flag, mel_shape, output_datatype};
 use crate::types::DType;

@@ -27,7 +27,7 @@ use crate::rules::args::ArgVal;
 use crate::rules::conds::CondDef;
 use crate::rules::env::ApplyEnv;
 use egg::Id;
-use ir::interp::nn::resize::output_sizes;
+use ir::interp::resample::resize::output_sizes;
 use ir::{Attr, Attrs, ConstData, Constant, DType, Opcode, TensorType};
 use kernel::{Ctm, Inexact, Interp, Kernel1d, Mode};
 

@@ -1,0 +1,144 @@
+//! ConvInteger and QLinearConv: an N-D grouped convolution on i32 values.
+
+use super::{per_channel, q8_values, saturate, scale_values};
+use crate::interp::conv::window::{self, Geom};
+use crate::interp::tensor::real::{next_index, numel};
+use crate::interp::{Data, EvalCtx, Tensor};
+
+/// Check ranks and channel counts; returns `group`.
+fn check(ctx: &EvalCtx<'_>, x: &Tensor, w: &Tensor) -> Result<usize, String> {
+    let group = match ctx.int("group", 1) {
+        g if g >= 1 => g as usize,
+        g => return Err(format!("attribute `group` = {g} must be ≥ 1")),
+    };
+    if x.rank() < 3 || w.rank() != x.rank() {
+        return Err(format!("x {:?} and w {:?} must have the same rank ≥ 3", x.shape, w.shape));
+    }
+    if w.shape[1].checked_mul(group) != Some(x.shape[1]) || !w.shape[0].is_multiple_of(group) {
+        return Err(format!("x {:?} and w {:?} do not agree for group {group}", x.shape, w.shape));
+    }
+    Ok(group)
+}
+
+/// For each (output position, kernel tap), the input offset within one channel
+/// plane, or `None` where the tap falls in the padding.
+fn taps(g: &Geom, os: usize, ks: usize) -> Vec<Option<usize>> {
+    let mut taps = Vec::with_capacity(os * ks);
+    let mut o = vec![0; g.output.len()];
+    for _ in 0..os {
+        let mut k = vec![0; g.kernel.len()];
+        for _ in 0..ks {
+            let mut flat = Some(0usize);
+            for i in 0..k.len() {
+                let p = (o[i] * g.strides[i] + k[i] * g.dilations[i]) as i64 - g.begin[i];
+                let inside = p >= 0 && (p as usize) < g.input[i];
+                flat = flat.filter(|_| inside).map(|f| f * g.input[i] + p as usize);
+            }
+            taps.push(flat);
+            next_index(&mut k, &g.kernel);
+        }
+        next_index(&mut o, &g.output);
+    }
+    taps
+}
+
+/// Grouped convolution of centered i32 values (`x [N, C, D...]`, `w [M, C/group, k...]`),
+/// accumulating with wrap-around; returns the `[N, M, out...]` values.
+fn conv_i32(x: &[i32], xs: &[usize], w: &[i32], ws: &[usize], group: usize, g: &Geom) -> Result<Vec<i32>, String> {
+    let (n, c, m, cg) = (xs[0], xs[1], ws[0], ws[1]);
+    let mg = m / group;
+    let (is, os, ks) = (numel(&g.input)?, numel(&g.output)?, numel(&g.kernel)?);
+    let taps = taps(g, os, ks);
+    let mut out = Vec::with_capacity(n * m * os);
+    for bi in 0..n {
+        for mi in 0..m {
+            let c0 = (mi / mg) * cg;
+            for o in 0..os {
+                let mut acc = 0i32;
+                for ci in 0..cg {
+                    let (xb, wb) = ((bi * c + c0 + ci) * is, (mi * cg + ci) * ks);
+                    for (kf, tap) in taps[o * ks..(o + 1) * ks].iter().enumerate() {
+                        if let Some(off) = tap {
+                            acc = acc.wrapping_add(x[xb + off].wrapping_mul(w[wb + kf]));
+                        }
+                    }
+                }
+                out.push(acc);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `x - x_zero_point` (a single value) and `w - w_zero_point` (per tensor or per output channel).
+fn centered(
+    x: &Tensor,
+    xzp: Option<&Tensor>,
+    w: &Tensor,
+    wzp: Option<&Tensor>,
+) -> Result<(Vec<i32>, Vec<i32>), String> {
+    let (mut xv, mut wv) = (q8_values(x, "x")?, q8_values(w, "w")?);
+    for (zp, of, what) in [(xzp, x, "x_zero_point"), (wzp, w, "w_zero_point")] {
+        if zp.is_some_and(|z| z.dtype() != of.dtype()) {
+            return Err(format!("{what} must have element type {}", of.dtype()));
+        }
+    }
+    if let Some(z) = xzp {
+        let z = per_channel(&q8_values(z, "x_zero_point")?, &z.shape, 1, "x_zero_point")?[0];
+        xv.iter_mut().for_each(|v| *v -= z);
+    }
+    if let Some(z) = wzp {
+        let m = w.shape[0];
+        let z = per_channel(&q8_values(z, "w_zero_point")?, &z.shape, m, "w_zero_point")?;
+        let per = w.len() / m.max(1);
+        wv.iter_mut().enumerate().for_each(|(i, v)| *v -= z[i / per]);
+    }
+    Ok((xv, wv))
+}
+
+fn out_shape(x: &Tensor, w: &Tensor, g: &Geom) -> Vec<usize> {
+    let mut shape = vec![x.shape[0], w.shape[0]];
+    shape.extend(&g.output);
+    shape
+}
+
+/// `onnx.ConvInteger`: `conv(x - x_zero_point, w - w_zero_point)` in i32 with the
+/// Conv window attributes; `w_zero_point` is per tensor or per output channel.
+pub fn conv_integer(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
+    let (x, w) = (ctx.input(0)?, ctx.input(1)?);
+    let group = check(ctx, x, w)?;
+    let (xv, wv) = centered(x, ctx.opt(2), w, ctx.opt(3))?;
+    let g = window::forward(ctx, &x.shape[2..], Some(&w.shape[2..]))?;
+    let y = conv_i32(&xv, &x.shape, &wv, &w.shape, group, &g)?;
+    Ok(vec![Tensor::new(out_shape(x, w, &g), Data::I32(y))])
+}
+
+/// `onnx.QLinearConv`: the integer convolution of the centered operands plus the i32
+/// bias `B`, requantized per output channel with `x_scale * w_scale[m] / y_scale`
+/// (in f32) and `y_zero_point`, rounded half to even and saturated.
+pub fn qlinear_conv(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
+    let (x, w, yzp) = (ctx.input(0)?, ctx.input(3)?, ctx.input(7)?);
+    let group = check(ctx, x, w)?;
+    let (xv, wv) = centered(x, Some(ctx.input(2)?), w, Some(ctx.input(5)?))?;
+    let g = window::forward(ctx, &x.shape[2..], Some(&w.shape[2..]))?;
+    let mut acc = conv_i32(&xv, &x.shape, &wv, &w.shape, group, &g)?;
+    let m = w.shape[0];
+    let os = numel(&g.output)?;
+    if let Some(b) = ctx.opt(8) {
+        let Data::I32(bv) = &b.data else { return Err(format!("B has element type {}, expected i32", b.dtype())) };
+        if b.shape != [m] {
+            return Err(format!("B {:?} must have shape [{m}]", b.shape));
+        }
+        acc.iter_mut().enumerate().for_each(|(i, a)| *a = a.wrapping_add(bv[(i / os) % m]));
+    }
+    let scale = |i: usize, what: &str| -> Result<Vec<f32>, String> {
+        let t = ctx.input(i)?;
+        let want = if what == "w_scale" { m } else { 1 };
+        per_channel(&scale_values(t, what)?.0, &t.shape, want, what)
+    };
+    let (xs, ws, ys) = (scale(1, "x_scale")?[0], scale(4, "w_scale")?, scale(6, "y_scale")?[0]);
+    let zp = per_channel(&q8_values(yzp, "y_zero_point")?, &yzp.shape, 1, "y_zero_point")?[0] as f64;
+    let mult: Vec<f64> = ws.iter().map(|&s| ((xs * s) / ys) as f64).collect();
+    let out: Vec<f64> = acc.iter().enumerate().map(|(i, &a)| a as f64 * mult[(i / os) % m] + zp).collect();
+    Ok(vec![saturate(yzp.dtype(), out_shape(x, w, &g), &out)?])
+}
