@@ -1,6 +1,7 @@
-//! Reference kernels: rnn family. Recurrent ops: RNN, GRU and LSTM, per the ONNX operator spec (all directions,
-//! activation lists with alpha/beta, clip, sequence_lens, initial states, layout,
-//! GRU `linear_before_reset`, LSTM peepholes and `input_forget`).
+//! Reference kernels: rnn family. Recurrent ops: RNN, GRU and LSTM, per the
+//! ONNX operator spec (all directions, activation lists with alpha/beta, clip,
+//! sequence_lens, initial states, layout, GRU `linear_before_reset`, LSTM
+//! peepholes and `input_forget`).
 
 use crate::interp::tensor::real::{float_kernel, reals, to_tensor, Real};
 use crate::interp::{EvalCtx, Tensor};

@@ -1,7 +1,8 @@
 //! Reference kernels: select family, the ops whose result size depends on
 //! the data: NonZero and Compress here, TopK and Unique in [`sort`],
-//! NonMaxSuppression in [`nms`]. Like the layout kernels they only move
-//! elements (by index maps), so every element type is supported.
+//! NonMaxSuppression in [`nms`]. NonZero, Compress, TopK and Unique move
+//! elements by index maps like the layout kernels, so every element type is
+//! supported.
 
 use crate::interp::broadcast::norm_axis;
 use crate::interp::tensor::wide::{is_nonzero, numel, unravel};

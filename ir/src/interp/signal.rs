@@ -1,4 +1,5 @@
-//! Reference kernels: signal ops.
+//! Reference kernels: signal family (DFT, STFT, the window generators and
+//! MelWeightMatrix).
 //!
 //! Transforms are naive O(n²) sums computed in f64 (twiddle factors from a table
 //! indexed by `k * t mod n`, so large indices lose no accuracy) and rounded once

@@ -1,5 +1,7 @@
-//! Sliding-window geometry (conv, pooling), derived from the same attribute
-//! parsing as shape inference so kernel and inferred output sizes always agree.
+//! Sliding-window geometry (Conv, ConvTranspose, DeformConv, and the pool
+//! and quant families' pooling and integer convolutions), derived from the
+//! same attribute parsing as shape inference so kernel and inferred output
+//! sizes always agree.
 
 use crate::interp::tensor::real::attr_ctx;
 use crate::interp::EvalCtx;

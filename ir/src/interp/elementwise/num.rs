@@ -1,4 +1,6 @@
-//! Numeric views of tensor data shared by the elementwise kernels.
+//! Numeric views of tensor data shared by the elementwise kernels (also used
+//! by the quant family's (de)quantization and the attention family's `core.*`
+//! kernels, which round like the elementwise ops).
 //!
 //! Floats of every width are widened exactly to `f64` and integers to `i128`;
 //! kernels compute in the wide type and narrow once per element. Narrowing a
