@@ -1,4 +1,6 @@
-//! Numpy broadcasting and axis helpers shared by the kernels.
+//! Numpy broadcasting and axis helpers shared by the kernels. Infrastructure:
+//! kernels of many families (elementwise, quant, linalg, norm, layout, index,
+//! strings, ...) broadcast operands or normalize `axis` attributes alike.
 
 /// The numpy broadcast of several shapes, or an error naming them.
 pub fn broadcast_shapes(shapes: &[&[usize]]) -> Result<Vec<usize>, String> {

@@ -1,5 +1,7 @@
 //! Interpreter data of ONNX's low-precision element types (one byte per
-//! element); the element codec is [`crate::lowp`].
+//! element); the element codec is [`crate::lowp`]. Infrastructure: the
+//! tensor code and the kernels of several families (elementwise casts, quant,
+//! the numeric views in `tensor`) read and write such data through it.
 
 use crate::interp::Data;
 pub use crate::lowp::*;
