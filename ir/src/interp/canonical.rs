@@ -1,5 +1,5 @@
 //! Reference kernels: canonical `core.*` shape and reduction ops (see
-//! [`crate::ops::canonical`]).
+//! [`crate::ops::layout::canonical`], [`crate::ops::reduce`]).
 //!
 //! Each kernel checks its attributes with the op family's validators, builds
 //! the onnx op's constant operands from them and calls the onnx kernel on the
@@ -8,7 +8,7 @@
 
 use super::{reduce as rk, shape as sk, EvalCtx, EvalFn, RegionRunner, Tensor};
 use crate::attr::{Attr, Attrs};
-use crate::ops::canonical as c;
+use crate::ops::layout::canonical as c;
 use crate::types::TensorType;
 use std::cell::RefCell;
 
@@ -77,7 +77,7 @@ fn reduce_kernel(kind: &str) -> Result<EvalFn, String> {
 
 /// `core.reduce`: `onnx.Reduce<kind>(X, axes) {keepdims}` (axes are never empty).
 pub fn reduce(ctx: &EvalCtx<'_>) -> KResult {
-    let (kind, axes, keepdims) = c::reduce_params(ctx.attrs)?;
+    let (kind, axes, keepdims) = crate::ops::reduce::reduce_params(ctx.attrs)?;
     call(ctx, reduce_kernel(kind)?, &[axes], &Attrs::new().with("keepdims", Attr::Int(keepdims)))
 }
 
@@ -95,7 +95,7 @@ pub fn expand(ctx: &EvalCtx<'_>) -> KResult {
 #[cfg(test)]
 mod tests {
     use super::reduce_kernel;
-    use crate::ops::canonical::REDUCE_KINDS;
+    use crate::ops::reduce::REDUCE_KINDS;
 
     #[test]
     fn every_reduce_kind_has_a_kernel() {

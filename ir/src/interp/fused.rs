@@ -1,4 +1,5 @@
-//! Reference kernels: fused `core.*` ops (see [`crate::ops::fused`]).
+//! Reference kernels: fused `core.*` ops (see [`crate::ops::conv`], [`crate::ops::linalg`]
+//! and [`crate::ops::attention`]).
 //!
 //! Every kernel is composed from the existing `onnx.*` kernels, called on the
 //! same tensors the unfused chain would see, so a fused op gives bit for bit the
@@ -8,7 +9,7 @@
 use super::elementwise::num::{float_data, floats, round_to};
 use super::{elementwise as ew, nn, shape, EvalCtx, EvalFn, RegionRunner, Tensor};
 use crate::attr::{Attr, Attrs};
-use crate::ops::fused::Activation;
+use crate::ops::elementwise::Activation;
 use crate::types::{DType, TensorType};
 use std::cell::RefCell;
 

@@ -1,4 +1,4 @@
-//! Reference kernels of the window ops (see [`crate::ops::window`] for the
+//! Reference kernels of the window ops (see [`crate::ops::attention::window`] for the
 //! layout and the attribute invariants).
 //!
 //! `core.window_partition` and `core.window_merge` move elements only: each
@@ -13,7 +13,7 @@
 use super::fused::{call, scalar, transpose_last_two};
 use super::{elementwise as ew, nn, EvalCtx, Tensor};
 use crate::attr::{Attr, Attrs};
-use crate::ops::window::{merge_size, num_windows, windows, Windows};
+use crate::ops::attention::window::{merge_size, num_windows, windows, Windows};
 
 /// What every kernel returns.
 type KResult = Result<Vec<Tensor>, String>;

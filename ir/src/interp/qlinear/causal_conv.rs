@@ -3,7 +3,7 @@
 use super::round_to;
 use crate::interp::nn::num::{reals, to_tensor};
 use crate::interp::{EvalCtx, Tensor};
-use crate::ops::qlinear::attention::silu_activation;
+use crate::ops::attention::linear::silu_activation;
 
 /// Check the operand shapes; returns `(batch, channels, length, kernel size)`.
 fn dims(x: &Tensor, w: &Tensor, bias: Option<&Tensor>, past: Option<&Tensor>) -> Result<[usize; 4], String> {
