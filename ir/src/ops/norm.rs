@@ -2,8 +2,9 @@
 //! Group, RMS, MeanVariance, LRN, Lp) and the softmaxes (Softmax, LogSoftmax,
 //! Hardmax).
 //!
-//! All of them keep the input's shape; the checks are on element types, the
-//! per-channel operands and the axis attributes.
+//! Each main result has the input's shape (the optional statistics results of
+//! BatchNormalization and LayerNormalization have their own); the checks are
+//! on element types, the per-channel operands and the axis attributes.
 
 use super::{broadcast_to, check_axis, expect_dtype, expect_same, normalize_axis, same_type, InferCtx, InferResult};
 use crate::types::{DType, Dim, Shape, TensorType};
