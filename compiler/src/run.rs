@@ -207,7 +207,7 @@ pub fn describe_run(m: &Module, inputs: &[Tensor]) -> Vec<String> {
         if op.opcode != ir::Opcode::CoreBucketDispatch {
             continue;
         }
-        let Ok(d) = ir::ops::dispatch::Dispatch::from_attrs(&op.attrs) else { continue };
+        let Ok(d) = ir::ops::control::dispatch::Dispatch::from_attrs(&op.attrs) else { continue };
         let refs: Vec<&Tensor> = inputs.iter().collect();
         let Ok(sizes) = ir::interp::control::dispatch::actual_sizes(&d, &refs) else { continue };
         match d.select(&sizes) {

@@ -1,4 +1,4 @@
-//! Shape/type inference of the NN ops (`ir::ops::nn`, `ir::ops::conv`), called
+//! Shape/type inference of the NN ops (`ir::ops::{linalg, conv, pool, norm, resample}`), called
 //! through the op table so the table wiring is tested too.
 
 use ir::ops::InferCtx;

@@ -152,7 +152,7 @@ proptest! {
     fn reduce_matches_onnx(s in shape(4), k in 0usize..10, pick in flags(), neg in flags(), rot in 0usize..5, keep in 0i64..2, all in any::<bool>(), int in prop::bool::weighted(0.2), pool in pool()) {
         let ops = [Opcode::ReduceMean, Opcode::ReduceSum, Opcode::ReduceMax, Opcode::ReduceMin, Opcode::ReduceProd,
             Opcode::ReduceL1, Opcode::ReduceL2, Opcode::ReduceSumSquare, Opcode::ReduceLogSum, Opcode::ReduceLogSumExp];
-        let kind = ir::ops::canonical::REDUCE_KINDS[k];
+        let kind = ir::ops::reduce::REDUCE_KINDS[k];
         let mut x = fill(&s, &pool);
         if int {
             let v = x.to_f64s().iter().map(|&f| if f.is_finite() { f.clamp(-50.0, 50.0) as i32 } else { 3 }).collect();

@@ -7,7 +7,7 @@ mod props;
 
 use half::f16;
 use ir::interp::{eval_op, Data, Tensor};
-use ir::ops::fused::Activation;
+use ir::ops::elementwise::Activation;
 use ir::{Attr, Attrs, DType, Opcode};
 
 /// Every activation, with non-default parameters where it takes some.

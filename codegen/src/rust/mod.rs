@@ -60,7 +60,7 @@ pub struct EmitErrors(pub Vec<String>);
 /// The functions to emit: `@main`, or its bucket callees if it dispatches.
 pub struct Entry<'a> {
     /// The `core.bucket_dispatch` of `@main`, if bucketed.
-    pub dispatch: Option<(&'a ir::OpData, ir::ops::dispatch::Dispatch)>,
+    pub dispatch: Option<(&'a ir::OpData, ir::ops::control::dispatch::Dispatch)>,
     /// Functions to emit as methods, with their plans.
     pub funcs: Vec<(&'a ir::Function, Plan)>,
     /// Per function, its shapes if they are computed when the model runs.
@@ -122,7 +122,7 @@ fn entry(m: &Module) -> Result<Entry<'_>, Vec<String>> {
         main.live_ops().into_iter().map(|id| &main.ops[id]).find(|op| op.opcode == Opcode::CoreBucketDispatch);
     let (names, params_in_arena, dispatch) = match dispatch {
         Some(op) => {
-            let d = ir::ops::dispatch::Dispatch::from_attrs(&op.attrs).map_err(|e| vec![e])?;
+            let d = ir::ops::control::dispatch::Dispatch::from_attrs(&op.attrs).map_err(|e| vec![e])?;
             (d.callees.clone(), true, Some((op, d)))
         }
         None => (vec!["main".to_string()], false, None),

@@ -4,7 +4,7 @@
 use super::emit::{region, Emitter};
 use super::{EmitOptions, Entry};
 use crate::plan::{Class, Plan, Storage};
-use ir::ops::dispatch::Dispatch;
+use ir::ops::control::dispatch::Dispatch;
 use ir::{Function, Module};
 use std::collections::BTreeMap;
 

@@ -1,9 +1,9 @@
 //! Inference of `core.bucket_dispatch` (semantics and invariants:
-//! [`crate::ops::dispatch`]), the one op whose result types come from other
+//! [`crate::ops::control::dispatch`]), the one op whose result types come from other
 //! functions of the module.
 
 use crate::module::{Function, Module};
-use crate::ops::dispatch::Dispatch;
+use crate::ops::control::dispatch::Dispatch;
 use crate::ops::{InferCtx, InferResult, Opcode};
 use crate::types::{Dim, Shape, Symbol, TensorType};
 

@@ -5,7 +5,7 @@
 use crate::attr::Attr;
 use crate::interp::tensor::wide::{check_size, from_wide, int_operand, numel, pick, scalar_int, unravel, Wide};
 use crate::interp::{Data, EvalCtx, Tensor};
-use crate::ops::shape::generate::{range_len_float, range_len_int};
+use crate::ops::generate::{range_len_float, range_len_int};
 use crate::types::DType;
 
 type Out = Result<Vec<Tensor>, String>;

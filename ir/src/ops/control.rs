@@ -1,8 +1,13 @@
 //! Control flow: `If`, `Loop`, `Scan`. Their result types come from their
 //! regions' parameter and yield types.
+//!
+//! `core.bucket_dispatch` (run one static specialization of a function per
+//! size bucket) is in [`dispatch`].
 
 use super::{InferCtx, InferResult, RegionTypes};
 use crate::types::{DType, Dim, Shape, TensorType};
+
+pub mod dispatch;
 
 /// Placeholder for ops whose inference needs their regions (`infer_regions`).
 pub fn needs_regions(_ctx: &InferCtx<'_>) -> InferResult {

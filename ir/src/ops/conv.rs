@@ -1,12 +1,16 @@
-//! Sliding-window ops: convolution, transposed convolution and (global) pooling.
+//! Convolutions: Conv, ConvTranspose, their fused `core.*` forms (with an
+//! activation epilogue), DeformConv and Col2Im; and the sliding-window
+//! attributes they share with pooling ([`super::pool`]) and the quantized
+//! convolutions ([`super::quant`]).
 //!
-//! All of them share the NCHW... layout (`[N, C, D1..Dn]`) and the window
+//! The sliding-window ops share the NCHW... layout (`[N, C, D1..Dn]`) and the window
 //! attributes `kernel_shape`, `strides`, `dilations`, `pads` and `auto_pad`,
 //! parsed once into a [`Window`]. Output sizes follow the ONNX formulas; a
 //! symbolic or unknown input size yields [`Dim::Unknown`] unless the formula is
 //! the identity on that axis, in which case the input dim (and its symbol) is kept.
 
-use super::{expect_dtype, InferCtx, InferResult};
+use super::elementwise::Activation;
+use super::{dim_div, dims_or_unknown, expect_dtype, expect_same, merge_dims, same_type, InferCtx, InferResult};
 use crate::types::{DType, Dim, Shape, TensorType};
 
 /// The `auto_pad` attribute.
@@ -165,11 +169,6 @@ fn overflow(i: usize) -> String {
     format!("spatial axis {i}: output size overflows 64 bits")
 }
 
-/// The dims of `t`, or `rank` unknown dims if `t` is unranked.
-pub(super) fn dims_or_unknown(t: &TensorType, rank: usize) -> Vec<Dim> {
-    t.dims().map(<[Dim]>::to_vec).unwrap_or_else(|| vec![Dim::Unknown; rank])
-}
-
 /// The number of spatial axes of X and W (both `[_, _, spatial...]`), or `None` if unknown.
 fn spatial_rank(ctx: &InferCtx<'_>, x: &TensorType, w: &TensorType) -> Result<Option<usize>, String> {
     for (t, name) in [(x, "X"), (w, "W")] {
@@ -286,47 +285,137 @@ pub fn conv_transpose(ctx: &InferCtx<'_>) -> InferResult {
     Ok(vec![TensorType::new(x.dtype, Shape::from_dims(out))])
 }
 
-/// MaxPool / AveragePool: `X [N, C, D...]` → `Y [N, C, out...]`; a second result
-/// (MaxPool's `Indices`) is i64 with Y's shape. Accepts float, i8 and u8 (MaxPool's set).
-pub fn pool(ctx: &InferCtx<'_>) -> InferResult {
-    let ok = |d: DType| d.is_float() || matches!(d, DType::I8 | DType::U8);
-    pool_with(ctx, ok, "a float, i8 or u8 type")
+/// `core.conv`: `onnx.Conv`'s inference after checking the activation attributes.
+pub fn core_conv(ctx: &InferCtx<'_>) -> InferResult {
+    Activation::from_attrs(ctx.attrs)?;
+    conv(ctx)
 }
 
-/// AveragePool: like [`pool`] but float inputs only, and no `Indices` result.
-pub fn avg_pool(ctx: &InferCtx<'_>) -> InferResult {
-    pool_with(ctx, DType::is_float, "a float type")
+/// `core.conv_transpose`: `onnx.ConvTranspose`'s inference after checking the activation attributes.
+pub fn core_conv_transpose(ctx: &InferCtx<'_>) -> InferResult {
+    Activation::from_attrs(ctx.attrs)?;
+    conv_transpose(ctx)
 }
 
-fn pool_with(ctx: &InferCtx<'_>, ok: impl Fn(DType) -> bool, allowed: &str) -> InferResult {
-    let x = ctx.input(0)?;
-    expect_dtype(x, "X", ok, allowed)?;
-    let n = ctx.attrs.ints("kernel_shape").ok_or("missing required attribute `kernel_shape`")?.len();
-    if x.rank().is_some_and(|r| r != n + 2) || n == 0 {
-        return Err(format!("X {x} must have rank {} (N, C and one axis per `kernel_shape` entry)", n + 2));
+/// An integer attribute that must be ≥ 1 (default 1).
+fn positive(ctx: &InferCtx<'_>, name: &str) -> Result<u64, String> {
+    match ctx.int(name, 1) {
+        v if v >= 1 => Ok(v as u64),
+        v => Err(format!("attribute `{name}` = {v} must be ≥ 1")),
     }
-    let xd = dims_or_unknown(x, n + 2);
-    let win = Window::parse(ctx, n, None)?;
-    let mut out = vec![xd[0], xd[1]];
-    for i in 0..n {
-        out.push(win.out_dim(i, xd[i + 2])?);
-    }
-    let y = TensorType::new(x.dtype, Shape::from_dims(out));
-    let mut res = vec![y.clone()];
-    if ctx.num_results > 1 {
-        res.push(TensorType::new(DType::I64, y.shape));
-    }
-    Ok(res)
 }
 
-/// GlobalAveragePool / GlobalMaxPool: `X [N, C, D...]` → `[N, C, 1...]`.
-pub fn global_pool(ctx: &InferCtx<'_>) -> InferResult {
+/// The DeformConv operands as `(name, type)`, present ones only.
+fn deform_operands<'a>(ctx: &InferCtx<'a>) -> Vec<(&'static str, &'a TensorType)> {
+    let names = ["X", "W", "offset", "B", "mask"];
+    names.iter().enumerate().filter_map(|(i, &n)| ctx.opt_input(i).map(|t| (n, t))).collect()
+}
+
+/// Number of spatial axes of DeformConv, from the ranks of X, W, offset, mask or `kernel_shape`.
+fn deform_spatial_rank(ctx: &InferCtx<'_>) -> Result<Option<usize>, String> {
     let x = ctx.input(0)?;
     expect_dtype(x, "X", DType::is_float, "a float type")?;
-    let shape = match x.dims() {
-        None => Shape::Unranked,
-        Some(d) if d.len() < 2 => return Err(format!("X {x} must have rank ≥ 2 (N, C, spatial...)")),
-        Some(d) => Shape::from_dims(d.iter().enumerate().map(|(i, &d)| if i < 2 { d } else { Dim::Static(1) })),
+    let mut rank = None;
+    for (name, t) in deform_operands(ctx) {
+        expect_same(t, name, x.dtype, "X")?;
+        let Some(r) = t.rank().filter(|_| name != "B") else { continue };
+        if r < 3 {
+            return Err(format!("{name} {} must have rank ≥ 3 (N, C and at least one spatial axis)", t.shape));
+        }
+        if rank.is_some_and(|q| q != r) {
+            return Err(format!("{name} {} must have the same rank as X, W and offset", t.shape));
+        }
+        rank = Some(r);
+    }
+    Ok(rank.map(|r| r - 2).or_else(|| ctx.attrs.ints("kernel_shape").map(<[i64]>::len)))
+}
+
+/// Error if the static dims `a` and `b` differ.
+fn check_eq(a: Dim, b: Dim, msg: impl FnOnce() -> String) -> Result<(), String> {
+    match (a, b) {
+        (Dim::Static(p), Dim::Static(q)) if p != q => Err(msg()),
+        _ => Ok(()),
+    }
+}
+
+/// DeformConv: `X [N, C, D...]`, `W [oC, C/group, k...]`, `offset [N, og·∏k·n, o...]`,
+/// optional `B [oC]` and `mask [N, og·∏k, o...]` → `[N, oC, o...]` (output sizes as Conv).
+pub fn deform_conv(ctx: &InferCtx<'_>) -> InferResult {
+    let x = ctx.input(0)?;
+    let Some(n) = deform_spatial_rank(ctx)? else { return Ok(vec![TensorType::unranked(x.dtype)]) };
+    let (group, og) = (positive(ctx, "group")?, positive(ctx, "offset_group")?);
+    let (w, off) = (ctx.input(1)?, ctx.input(2)?);
+    let (xd, wd, od) = (dims_or_unknown(x, n + 2), dims_or_unknown(w, n + 2), dims_or_unknown(off, n + 2));
+    let per_group = wd[1].as_static().and_then(|c| c.checked_mul(group));
+    check_eq(xd[1], per_group.map_or(Dim::Unknown, Dim::Static), || {
+        format!("X {} has {} channels but W {} expects {} per group × group {group}", x.shape, xd[1], w.shape, wd[1])
+    })?;
+    if wd[0].as_static().is_some_and(|m| m % group != 0) {
+        return Err(format!("W {}: output channels {} are not divisible by group {group}", w.shape, wd[0]));
+    }
+    if xd[1].as_static().is_some_and(|c| c % og != 0) {
+        return Err(format!("X {}: channels {} are not divisible by offset_group {og}", x.shape, xd[1]));
+    }
+    if let Some(b) = ctx.opt_input(3) {
+        if b.dims().is_some_and(|d| d.len() != 1 || !d[0].compatible(wd[0])) {
+            return Err(format!("B {} must have shape [{}] (one value per output channel)", b.shape, wd[0]));
+        }
+    }
+    let win = Window::parse(ctx, n, Some(&wd[2..]))?;
+    let taps: Option<u64> = win.kernel.iter().try_fold(og, |acc, k| k.and_then(|k| acc.checked_mul(k)));
+    let batch = merge_dims(xd[0], od[0], || format!("X {} and offset {} disagree on N", x.shape, off.shape))?;
+    let mut out = vec![batch, wd[0]];
+    for i in 0..n {
+        let o = win.out_dim(i, xd[i + 2])?;
+        out.push(merge_dims(o, od[i + 2], || {
+            format!("offset {} does not match the output size {o} on axis {i}", off.shape)
+        })?);
+    }
+    let want = taps.and_then(|t| t.checked_mul(n as u64)).map_or(Dim::Unknown, Dim::Static);
+    check_eq(od[1], want, || {
+        format!("offset {} must have {want} channels (offset_group × kernel taps × {n})", off.shape)
+    })?;
+    if let Some(m) = ctx.opt_input(4) {
+        let md = dims_or_unknown(m, n + 2);
+        let want = taps.map_or(Dim::Unknown, Dim::Static);
+        let bad = || format!("mask {} must have shape [N, {want}, output spatial dims...]", m.shape);
+        check_eq(md[1], want, bad)?;
+        for (i, &d) in md.iter().enumerate().filter(|&(i, _)| i != 1) {
+            out[i] = merge_dims(out[i], d, bad)?;
+        }
+    }
+    Ok(vec![TensorType::new(x.dtype, Shape::from_dims(out))])
+}
+
+/// Col2Im: input `[N, C*prod(block_shape), L]`, i64 `image_shape`, `block_shape` →
+/// `[N, C, image_shape...]` (dims from constant operands, else unknown).
+pub fn col2im(ctx: &InferCtx<'_>) -> InferResult {
+    let x = ctx.input(0)?;
+    for (i, name) in [(1, "image_shape"), (2, "block_shape")] {
+        same_type(ctx.input(i)?, name, DType::I64)?;
+    }
+    if x.rank().is_some_and(|r| r != 3) {
+        return Err(format!("input {x} must be 3-D [N, C*prod(block_shape), L]"));
+    }
+    let xd = x.dims().map_or_else(|| vec![Dim::Unknown; 3], <[Dim]>::to_vec);
+    let image = ctx.const_ints(1);
+    let n = match (&image, ctx.input(1)?.dims()) {
+        (Some(v), _) => v.len(),
+        (None, Some([Dim::Static(k)])) => *k as usize,
+        _ => return Ok(vec![TensorType::unranked(x.dtype)]),
     };
-    Ok(vec![TensorType::new(x.dtype, shape)])
+    let c = match ctx.const_ints(2) {
+        Some(b) if b.len() != n || b.iter().any(|&k| k < 1) => {
+            return Err(format!("`block_shape` = {b:?} must hold {n} positive sizes"))
+        }
+        Some(b) => dim_div(xd[1], b.iter().product::<i64>() as u64, "channel dim")?,
+        None => Dim::Unknown,
+    };
+    let mut out = vec![xd[0], c];
+    match image {
+        Some(v) if v.iter().any(|&d| d < 1) => return Err(format!("`image_shape` = {v:?} must be positive")),
+        Some(v) => out.extend(v.iter().map(|&d| Dim::Static(d as u64))),
+        None => out.extend(vec![Dim::Unknown; n]),
+    }
+    Ok(vec![TensorType::new(x.dtype, Shape::from_dims(out))])
 }

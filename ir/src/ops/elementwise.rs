@@ -1,11 +1,20 @@
-//! Elementwise ops: numpy broadcasting and dtype rules.
+//! Elementwise ops: numpy broadcasting and dtype rules, and the activation
+//! epilogue of the fused `core.*` ops.
+//!
+//! The fused ops of other families (`core.conv`, `core.conv_transpose`,
+//! `core.linear`) end in an elementwise [`Activation`] stored as the `act`,
+//! `act_alpha` and `act_beta` attributes; its schema kind and the reading and
+//! writing of those attributes live here with the elementwise ops they apply.
+//!
+//! BitCast (reinterpreting bits) is in [`bitcast`].
 
 use super::{expect_dtype, InferCtx, InferResult};
+use crate::attr::{Attr, AttrKind, Attrs};
 use crate::types::{DType, Dim, Shape, TensorType};
+pub use edgec_numeric::act::{ActAttrs, Activation, ACT_NAMES};
 use smallvec::SmallVec;
 
 pub mod bitcast;
-pub mod quant;
 
 /// Broadcast two dims under numpy rules. `Err` on a static contradiction.
 pub fn broadcast_dim(a: Dim, b: Dim) -> Result<Dim, String> {
@@ -225,4 +234,35 @@ pub fn bit_shift(ctx: &InferCtx<'_>) -> InferResult {
 /// CastLike: the shape of `input` with the element type of `target_type`.
 pub fn cast_like(ctx: &InferCtx<'_>) -> InferResult {
     Ok(vec![TensorType::new(ctx.input(1)?.dtype, ctx.input(0)?.shape.clone())])
+}
+
+/// Schema kind of the `act` attribute of the fused ops.
+pub const ACT_KIND: AttrKind = AttrKind::Enum(ACT_NAMES);
+
+/// The IR's attribute map holds an [`Activation`] as `act`, `act_alpha`
+/// and `act_beta`.
+impl ActAttrs for Attrs {
+    fn get_str(&self, name: &str) -> Result<Option<&str>, String> {
+        match self.get(name) {
+            None => Ok(None),
+            Some(Attr::Str(s)) => Ok(Some(s.as_str())),
+            Some(other) => Err(format!("attribute `{name}` must be a string, found {other:?}")),
+        }
+    }
+    fn get_float(&self, name: &str) -> Result<Option<f32>, String> {
+        match self.get(name) {
+            None => Ok(None),
+            Some(Attr::Float(x)) => Ok(Some(*x)),
+            Some(other) => Err(format!("attribute `{name}` must be a float, found {other:?}")),
+        }
+    }
+    fn remove(&mut self, name: &str) {
+        Attrs::remove(self, name);
+    }
+    fn set_str(&mut self, name: &str, value: &str) {
+        self.set(name, Attr::Str(value.into()));
+    }
+    fn set_float(&mut self, name: &str, value: f32) {
+        self.set(name, Attr::Float(value));
+    }
 }

@@ -1,32 +1,12 @@
-//! Shape inference: loss ops (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss)
-//! and the other ops of the same family file: AffineGrid, DeformConv and
-//! TensorScatter. (CumProd reuses CumSum's inference, Swish the unary float one.)
+//! Shape inference of the training losses: NegativeLogLikelihoodLoss and
+//! SoftmaxCrossEntropyLoss.
 //!
 //! As everywhere in inference, a dim that cannot be determined is
 //! [`Dim::Unknown`]; a symbolic dim is only propagated where the output dim
 //! equals that input dim.
 
-mod extra;
-
-pub use extra::{deform_conv, tensor_scatter};
-
-use super::shape::{int_list, merge_equal_dims, I32_I64, I64_ONLY};
-use super::{expect_dtype, InferCtx, InferResult};
+use super::{expect_dtype, expect_same, merge_dims, InferCtx, InferResult, I32_I64};
 use crate::types::{DType, Dim, Shape, TensorType};
-
-/// Error unless `t` has element type `dt` (the type of operand `of`).
-fn expect_same(t: &TensorType, what: &str, dt: DType, of: &str) -> Result<(), String> {
-    if t.dtype == dt {
-        Ok(())
-    } else {
-        Err(format!("{what} has element type {}, expected {dt} (the type of {of})", t.dtype))
-    }
-}
-
-/// Merge two dims that must agree, naming both operands on a contradiction.
-fn merge(a: Dim, b: Dim, what: impl FnOnce() -> String) -> Result<Dim, String> {
-    merge_equal_dims(a, b).map_err(|e| format!("{}: {e}", what()))
-}
 
 /// The `reduction` attribute: true for `none`, false for `sum`/`mean` (default `mean`).
 fn unreduced(ctx: &InferCtx<'_>) -> Result<bool, String> {
@@ -71,7 +51,7 @@ fn loss_type(ctx: &InferCtx<'_>, names: [&str; 3]) -> Result<TensorType, String>
         (Some(d), Some(t)) => {
             let xd = d.iter().enumerate().filter(|&(i, _)| i != 1).map(|(_, &v)| v);
             let what = || format!("{xn} {} and {tn} {} disagree", x.shape, target.shape);
-            Shape::from_dims(xd.zip(t).map(|(a, &b)| merge(a, b, what)).collect::<Result<Vec<_>, _>>()?)
+            Shape::from_dims(xd.zip(t).map(|(a, &b)| merge_dims(a, b, what)).collect::<Result<Vec<_>, _>>()?)
         }
     };
     Ok(TensorType::new(x.dtype, shape))
@@ -89,48 +69,4 @@ pub fn softmax_cross_entropy_loss(ctx: &InferCtx<'_>) -> InferResult {
         out.push(ctx.input(0)?.clone());
     }
     Ok(out)
-}
-
-/// AffineGrid: float `theta [N, 2, 3]` (2-D) or `[N, 3, 4]` (3-D) and i64 `size`
-/// `[N, C, H, W]` or `[N, C, D, H, W]` → `[N, H, W, 2]` or `[N, D, H, W, 3]`.
-pub fn affine_grid(ctx: &InferCtx<'_>) -> InferResult {
-    let theta = ctx.input(0)?;
-    expect_dtype(theta, "`theta`", DType::is_float, "a float type")?;
-    let size = int_list(ctx, 1, "size", I64_ONLY)?.ok_or("missing operand `size`")?;
-    let td = theta.dims();
-    if td.is_some_and(|d| d.len() != 3) {
-        return Err(format!("`theta` {} must have rank 3 ([N, 2, 3] or [N, 3, 4])", theta.shape));
-    }
-    // Spatial rank from `size` (4 or 5 entries) or from theta's static dims.
-    let from_theta = match td.map(|d| (d[1], d[2])) {
-        Some((Dim::Static(2), _)) | Some((_, Dim::Static(3))) => Some(2),
-        Some((Dim::Static(3), _)) | Some((_, Dim::Static(4))) => Some(3),
-        _ => None,
-    };
-    let nsp = match size.known_len() {
-        Some(4) => 2,
-        Some(5) => 3,
-        Some(l) => return Err(format!("`size` has {l} entries, expected 4 ([N, C, H, W]) or 5 ([N, C, D, H, W])")),
-        None => match from_theta {
-            Some(n) => n,
-            None => return Ok(vec![TensorType::unranked(theta.dtype)]),
-        },
-    };
-    if let Some(d) = td {
-        let want = [Dim::Static(nsp as u64), Dim::Static(nsp as u64 + 1)];
-        if !d[1].compatible(want[0]) || !d[2].compatible(want[1]) {
-            return Err(format!("`theta` {} must be [N, {}, {}] for a {nsp}-D grid", theta.shape, nsp, nsp + 1));
-        }
-    }
-    let mut n = td.map_or(Dim::Unknown, |d| d[0]);
-    let mut spatial = vec![Dim::Unknown; nsp];
-    if let Some(v) = size.known() {
-        if let Some(bad) = v.iter().find(|&&s| s < 0) {
-            return Err(format!("`size` {v:?} contains the negative size {bad}"));
-        }
-        n = merge(n, Dim::Static(v[0] as u64), || format!("`theta` {} and `size` {v:?} disagree on N", theta.shape))?;
-        spatial = v[2..].iter().map(|&s| Dim::Static(s as u64)).collect();
-    }
-    let dims = std::iter::once(n).chain(spatial).chain([Dim::Static(nsp as u64)]);
-    Ok(vec![TensorType::new(theta.dtype, Shape::from_dims(dims))])
 }

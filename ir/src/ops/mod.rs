@@ -1,29 +1,50 @@
 //! The op table and the per-family semantics it points to.
 //!
 //! Every op is declared exactly once in [`table`]: its name, operand and result
-//! schema, attribute schema, flags, region count, doc line and shape-inference
-//! function. Name lookup, printing, parsing, verification and (later) the e-graph
-//! language are all driven by that one table, so they cannot drift apart.
+//! schema, attribute schema, flags, region count, doc line, family and
+//! shape-inference function. Name lookup, printing, parsing, verification and
+//! (later) the e-graph language are all driven by that one table, so they
+//! cannot drift apart.
+//!
+//! Each op's inference lives in the module of its [`Family`], named
+//! [`Family::name`] (`control`, `elementwise`, `quant`, ..., `strings`); the
+//! table's `infer:` entries name that module. Besides the family modules there
+//! are only `table` (the table itself), `tests` (table-wide tests) and this
+//! module, which holds the schema types, [`InferCtx`], and the inference
+//! helpers shared by several families: axis normalization, reading shape-like
+//! operands ([`int_list`]), dim arithmetic and element-type checks.
+//!
+//! The fused and canonical `core.*` ops that the e-graph rules produce live
+//! in their families' modules too (`core.conv` in `conv`, `core.linear` in
+//! `linalg`, `core.attention` in `attention`, `core.reshape` in `layout`, ...).
+//! Each is defined as the composition of the `onnx.*` ops it replaces,
+//! evaluated exactly as the reference interpreter evaluates that chain, so a
+//! rewrite never changes interpreter results.
 //!
 //! `onnx.*` ops follow the newest opset's signature (e.g. `axes` as an operand
 //! for `Squeeze`/`Reduce*`); importers upgrade older opsets to that form.
 
-pub mod canonical;
+pub mod attention;
 pub mod control;
 pub mod conv;
-pub mod dispatch;
 pub mod elementwise;
-pub mod fused;
+pub mod generate;
+pub mod index;
+pub mod layout;
+pub mod linalg;
 pub mod loss;
-pub mod nn;
-pub mod qlinear;
+pub mod norm;
+pub mod pool;
+pub mod quant;
 pub mod reduce;
-pub mod shape;
+pub mod resample;
+pub mod rnn;
+pub mod select;
 pub mod signal;
+pub mod strings;
 mod table;
 #[cfg(test)]
 mod tests;
-pub mod window;
 
 pub use table::{Opcode, OP_TABLE};
 
@@ -41,7 +62,7 @@ pub fn core_form(op: Opcode) -> Option<Opcode> {
 
 use crate::attr::{AttrKind, Attrs};
 use crate::constant::Constant;
-use crate::types::{DType, TensorType};
+use crate::types::{DType, Dim, Shape, TensorType};
 
 /// An op family. Each family's code has one home per tree, named after
 /// [`Family::name`]: shape inference in `ir/src/ops/<name>`, the reference
@@ -370,4 +391,199 @@ pub fn expect_dtype(t: &TensorType, what: &str, ok: impl Fn(DType) -> bool, allo
     } else {
         Err(format!("{what} has element type {}, expected {allowed}", t.dtype))
     }
+}
+
+// ---------------------------------------------------------------------------
+// Inference helpers shared by several families.
+
+/// Normalize a possibly negative `axis` against `rank`: valid values are `[-rank, rank)`.
+pub fn norm_axis(axis: i64, rank: usize) -> Result<usize, String> {
+    let r = rank as i64;
+    edgec_numeric::axis::normalize_axis(axis, rank)
+        .ok_or_else(|| format!("axis {axis} is out of range for rank {rank} (expected [{}, {}])", -r, r - 1))
+}
+
+/// Normalize a list of axes against `rank` (see [`norm_axis`]), rejecting duplicates.
+/// The order of `axes` is kept.
+pub fn norm_axes(axes: &[i64], rank: usize) -> Result<Vec<usize>, String> {
+    let mut out = Vec::with_capacity(axes.len());
+    for &a in axes {
+        let n = norm_axis(a, rank)?;
+        if out.contains(&n) {
+            return Err(format!("axis {a} is repeated in {axes:?} (rank {rank})"));
+        }
+        out.push(n);
+    }
+    Ok(out)
+}
+
+/// Normalize `axis` into `[0, rank)`; `what` names the attribute in the error.
+pub(crate) fn normalize_axis(axis: i64, rank: usize, what: &str) -> Result<usize, String> {
+    let r = rank as i64;
+    edgec_numeric::axis::normalize_axis(axis, rank)
+        .ok_or_else(|| format!("{what} = {axis} is out of range [{}, {}] for rank {rank}", -r, r - 1))
+}
+
+/// Error unless `axis` lies in `[-r, r)`.
+pub(crate) fn check_axis(axis: i64, rank: usize, what: &str) -> Result<usize, String> {
+    let r = rank as i64;
+    if axis < -r || axis >= r {
+        return Err(format!("{what} = {axis} is out of range for rank {rank}"));
+    }
+    Ok((if axis < 0 { axis + r } else { axis }) as usize)
+}
+
+/// What is known about a 1-D integer operand such as `shape`, `axes` or `pads`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IntList {
+    /// The operand is a constant with these contents.
+    Known(Vec<i64>),
+    /// Not constant, but its length is static.
+    Len(usize),
+    /// Neither contents nor length are known.
+    Unknown,
+}
+
+impl IntList {
+    /// The list length, if known.
+    pub fn known_len(&self) -> Option<usize> {
+        match self {
+            IntList::Known(v) => Some(v.len()),
+            IntList::Len(n) => Some(*n),
+            IntList::Unknown => None,
+        }
+    }
+    /// The contents, if constant.
+    pub fn known(&self) -> Option<&[i64]> {
+        match self {
+            IntList::Known(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// Read operand `i` (called `name` in diagnostics) as a 1-D integer list.
+/// `None` if the operand is omitted. Its element type must be in `allowed`
+/// and its rank at most 1 (a scalar counts as a one-element list).
+pub fn int_list(ctx: &InferCtx<'_>, i: usize, name: &str, allowed: &[DType]) -> Result<Option<IntList>, String> {
+    let Some(t) = ctx.opt_input(i) else { return Ok(None) };
+    let names: Vec<&str> = allowed.iter().map(|d| d.name()).collect();
+    expect_dtype(t, &format!("`{name}`"), |d| allowed.contains(&d), &names.join(" or "))?;
+    if let Some(r) = t.rank().filter(|&r| r > 1) {
+        return Err(format!("`{name}` must be 1-D, found rank {r} ({})", t.shape));
+    }
+    if let Some(v) = ctx.const_ints(i) {
+        return Ok(Some(IntList::Known(v)));
+    }
+    Ok(Some(match t.dims() {
+        Some([]) => IntList::Len(1),
+        Some([Dim::Static(n)]) if *n > MAX_RANK as u64 => {
+            return Err(format!("`{name}` has {n} entries; tensors of rank above {MAX_RANK} are not supported"))
+        }
+        Some([Dim::Static(n)]) => IntList::Len(*n as usize),
+        _ => IntList::Unknown,
+    }))
+}
+
+/// Largest tensor rank shape inference accepts from a shape-like operand.
+pub const MAX_RANK: usize = 64;
+
+/// Integer element types accepted for i64-only shape operands.
+pub const I64_ONLY: &[DType] = &[DType::I64];
+
+/// Integer element types accepted for index-like operands (`Tind`).
+pub const I32_I64: &[DType] = &[DType::I32, DType::I64];
+
+/// Check that an index operand has one of the allowed integer types.
+pub(crate) fn index_dtype(t: &TensorType, name: &str, allowed: &[DType]) -> Result<(), String> {
+    let names: Vec<&str> = allowed.iter().map(|d| d.name()).collect();
+    expect_dtype(t, &format!("`{name}`"), |d| allowed.contains(&d), &names.join(" or "))
+}
+
+/// A ranked shape of `rank` unknown dims.
+pub fn unknown_dims(rank: usize) -> Shape {
+    Shape::from_dims(std::iter::repeat_n(Dim::Unknown, rank))
+}
+
+/// The dims of `t`, or `rank` unknown dims if `t` is unranked.
+pub(crate) fn dims_or_unknown(t: &TensorType, rank: usize) -> Vec<Dim> {
+    t.dims().map(<[Dim]>::to_vec).unwrap_or_else(|| vec![Dim::Unknown; rank])
+}
+
+/// Merge two dims that must be equal at runtime: keep the more precise one.
+pub fn merge_equal_dims(a: Dim, b: Dim) -> Result<Dim, String> {
+    Ok(match (a, b) {
+        (Dim::Static(x), Dim::Static(y)) if x != y => return Err(format!("dims {x} and {y} differ")),
+        (Dim::Static(x), _) | (_, Dim::Static(x)) => Dim::Static(x),
+        (Dim::Unknown, y) => y,
+        (x, Dim::Unknown) => x,
+        // Two different symbols must be equal at run time, but neither name is
+        // more right than the other: keep the dim unknown rather than pick one.
+        (x, y) if x == y => x,
+        _ => Dim::Unknown,
+    })
+}
+
+/// Merge two dims that must agree, naming both operands on a contradiction.
+pub(crate) fn merge_dims(a: Dim, b: Dim, what: impl FnOnce() -> String) -> Result<Dim, String> {
+    merge_equal_dims(a, b).map_err(|e| format!("{}: {e}", what()))
+}
+
+/// A dim times a constant (symbols survive multiplication by 1 only).
+pub(crate) fn dim_mul(d: Dim, k: u64) -> Dim {
+    match d {
+        _ if k == 1 => d,
+        Dim::Static(x) => x.checked_mul(k).map_or(Dim::Unknown, Dim::Static),
+        _ => Dim::Unknown,
+    }
+}
+
+/// A dim divided by a constant that must divide a static dim exactly.
+pub(crate) fn dim_div(d: Dim, k: u64, what: &str) -> Result<Dim, String> {
+    Ok(match d {
+        _ if k == 1 => d,
+        Dim::Static(x) if x % k == 0 => Dim::Static(x / k),
+        Dim::Static(x) => return Err(format!("{what} {x} is not divisible by {k}")),
+        _ => Dim::Unknown,
+    })
+}
+
+/// Shape from dims.
+pub(crate) fn shape(d: impl IntoIterator<Item = Dim>) -> Shape {
+    Shape::from_dims(d)
+}
+
+/// Error unless `what` (type `t`) has element type `dt` (that of `of`).
+pub(crate) fn expect_same(t: &TensorType, what: &str, dt: DType, of: &str) -> Result<(), String> {
+    if t.dtype == dt {
+        Ok(())
+    } else {
+        Err(format!("{what} has element type {}, expected {dt} (the type of {of})", t.dtype))
+    }
+}
+
+/// Error unless `t` has element type `dt`.
+pub(crate) fn same_type(t: &TensorType, what: &str, dt: DType) -> Result<(), String> {
+    if t.dtype == dt {
+        Ok(())
+    } else {
+        Err(format!("{what} has element type {}, expected {dt}", t.dtype))
+    }
+}
+
+/// Check that `src` broadcasts unidirectionally to `target` (numpy rules, only `src`
+/// may stretch). Returns `target` with unknown dims refined from static non-1 dims of `src`.
+pub(crate) fn broadcast_to(src: &TensorType, what: &str, target: &[Dim]) -> Result<Vec<Dim>, String> {
+    let mut out = target.to_vec();
+    let Some(sd) = src.dims() else { return Ok(out) };
+    let bad = || format!("{what} {src} does not broadcast to {}", Shape::from_dims(target.iter().copied()));
+    let off = target.len().checked_sub(sd.len()).ok_or_else(bad)?;
+    for (j, &d) in sd.iter().enumerate() {
+        match (d, out[off + j]) {
+            (Dim::Static(a), Dim::Static(b)) if a != 1 && a != b => return Err(bad()),
+            (Dim::Static(a), Dim::Unknown) if a != 1 => out[off + j] = Dim::Static(a),
+            _ => {}
+        }
+    }
+    Ok(out)
 }

@@ -1,8 +1,37 @@
-//! Reductions.
+//! Reductions: `Reduce*` over axes, `core.reduce` (their canonical form with
+//! static attributes), ArgMax/ArgMin and the cumulative CumSum/CumProd.
+//!
+//! `core.reduce` is `onnx.Reduce<kind>(X, axes) {keepdims}` with the axes as a
+//! static attribute; like the other canonical forms (see
+//! [`super::layout::canonical`]), its inference runs the onnx inference on
+//! constant operands built from the attributes.
 
-use super::shape::{int_list, norm_axes, norm_axis, IntList, I64_ONLY};
-use super::{InferCtx, InferResult};
+use super::layout::canonical::{i64_const, infer_via, sorted_axes};
+use super::{int_list, norm_axes, norm_axis, unknown_dims, InferCtx, InferResult, IntList, I32_I64, I64_ONLY};
+use crate::attr::{Attr, AttrKind, Attrs};
 use crate::types::{DType, Dim, Shape, TensorType};
+
+/// The values of `core.reduce`'s `kind` attribute: one per `onnx.Reduce*` op
+/// (`mean` is `onnx.ReduceMean`, `sum_square` is `onnx.ReduceSumSquare`, ...).
+pub const REDUCE_KINDS: &[&str] =
+    &["mean", "sum", "max", "min", "prod", "l1", "l2", "sum_square", "log_sum", "log_sum_exp"];
+
+/// Schema kind of `core.reduce`'s `kind` attribute.
+pub const REDUCE_KIND: AttrKind = AttrKind::Enum(REDUCE_KINDS);
+
+/// `core.reduce`'s parameters: the onnx op's kernel-family name, the axes
+/// (see [`sorted_axes`]) and `keepdims` (0 or 1).
+pub fn reduce_params(attrs: &Attrs) -> Result<(&str, &[i64], i64), String> {
+    let kind = attrs.str("kind").ok_or("missing attribute `kind`")?;
+    if !REDUCE_KINDS.contains(&kind) {
+        return Err(format!("attribute `kind`: value {kind:?} is not one of {}", REDUCE_KINDS.join("|")));
+    }
+    let keepdims = attrs.int("keepdims").ok_or("missing attribute `keepdims`")?;
+    if keepdims != 0 && keepdims != 1 {
+        return Err(format!("attribute `keepdims` = {keepdims} must be 0 or 1"));
+    }
+    Ok((kind, sorted_axes(attrs, "axes")?, keepdims))
+}
 
 /// Dims after reducing `axes` of `dims`: kept as 1 with `keepdims`, removed otherwise.
 fn reduced_dims(dims: &[Dim], axes: &[usize], keepdims: bool) -> Shape {
@@ -37,7 +66,7 @@ pub fn reduce(ctx: &InferCtx<'_>) -> InferResult {
         IntList::Len(n) if n > d.len() => {
             return Err(format!("`axes` has {n} entries but the data {} has rank {}", data.shape, d.len()))
         }
-        IntList::Len(n) if n > 0 => return out(super::shape::unknown_dims(d.len() - n)),
+        IntList::Len(n) if n > 0 => return out(unknown_dims(d.len() - n)),
         _ => return out(Shape::Unranked),
     };
     out(reduced_dims(d, &axes, keepdims))
@@ -55,7 +84,7 @@ pub fn arg_reduce(ctx: &InferCtx<'_>) -> InferResult {
 pub fn cum_sum(ctx: &InferCtx<'_>) -> InferResult {
     let x = ctx.input(0)?;
     super::expect_dtype(x, "`x`", DType::is_numeric, "a numeric type")?;
-    let axis = super::shape::int_list(ctx, 1, "axis", super::shape::I32_I64)?.ok_or("missing operand `axis`")?;
+    let axis = int_list(ctx, 1, "axis", I32_I64)?.ok_or("missing operand `axis`")?;
     match (axis.known(), x.rank()) {
         (Some(&[a]), Some(r)) => drop(norm_axis(a, r).map_err(|e| format!("`axis`: {e}"))?),
         (Some(v), _) if v.len() != 1 => return Err(format!("`axis` must hold one value, found {v:?}")),
@@ -64,14 +93,9 @@ pub fn cum_sum(ctx: &InferCtx<'_>) -> InferResult {
     Ok(vec![x.clone()])
 }
 
-/// Det: `[*, M, M]` floats to `[*]`.
-pub fn det(ctx: &InferCtx<'_>) -> InferResult {
-    let x = ctx.input(0)?;
-    super::expect_dtype(x, "`X`", DType::is_float, "a float type")?;
-    let Some(d) = x.dims() else { return Ok(vec![TensorType::unranked(x.dtype)]) };
-    let r = d.len();
-    if r < 2 || !d[r - 1].compatible(d[r - 2]) {
-        return Err(format!("Det needs square matrices [*, M, M], found {}", x.shape));
-    }
-    Ok(vec![TensorType::new(x.dtype, Shape::from_dims(d[..r - 2].iter().copied()))])
+/// `core.reduce`: `onnx.Reduce<kind>(X, axes) {keepdims}`.
+pub fn core_reduce(ctx: &InferCtx<'_>) -> InferResult {
+    let (_, axes, keepdims) = reduce_params(ctx.attrs)?;
+    let attrs = Attrs::new().with("keepdims", Attr::Int(keepdims));
+    infer_via(ctx, reduce, &[Some(i64_const(axes))], &attrs)
 }

@@ -16,7 +16,7 @@
 pub mod auto;
 
 use ir::infer::refine_function;
-use ir::ops::dispatch::{AxisRef, Dispatch};
+use ir::ops::control::dispatch::{AxisRef, Dispatch};
 use ir::{Dim, Function, Loc, Module, Opcode, Symbol, TensorType};
 use std::collections::BTreeMap;
 

@@ -5,7 +5,7 @@
 
 use super::{dims, f32_lit, Sz};
 use crate::rust::emit::OpCx;
-use ir::ops::fused::Activation;
+use ir::ops::elementwise::Activation;
 use ir::{OpData, Opcode};
 
 /// The kernel `Act` for an op's `act`/`act_alpha`/`act_beta` attributes.

@@ -2,7 +2,7 @@
 
 use crate::interp::tensor::real::{reals, round_to, to_tensor};
 use crate::interp::{EvalCtx, Tensor};
-use crate::ops::qlinear::attention::silu_activation;
+use crate::ops::attention::linear::silu_activation;
 
 /// Check the operand shapes; returns `(batch, channels, length, kernel size)`.
 fn dims(x: &Tensor, w: &Tensor, bias: Option<&Tensor>, past: Option<&Tensor>) -> Result<[usize; 4], String> {

@@ -1,4 +1,4 @@
-//! Reference kernel of the fused `core.attention` (see [`crate::ops::fused`]).
+//! Reference kernel of the fused `core.attention` (see [`crate::ops::attention`]).
 //!
 //! It is composed from the existing `onnx.*` kernels (through
 //! [`crate::interp::call`]), called on the same tensors the unfused chain would

@@ -3,7 +3,7 @@
 
 use crate::interp::tensor::real::{attr_ctx, reals, to_tensor};
 use crate::interp::{EvalCtx, Tensor};
-use crate::ops::qlinear::attention::{heads, softmax_dtype, update_rule};
+use crate::ops::attention::linear::{heads, softmax_dtype, update_rule};
 use crate::types::DType;
 use edgec_numeric::attention::linear_update;
 use half::{bf16, f16};

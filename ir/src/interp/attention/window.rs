@@ -1,4 +1,4 @@
-//! Reference kernels of the window ops (see [`crate::ops::window`] for the
+//! Reference kernels of the window ops (see [`crate::ops::attention::window`] for the
 //! layout and the attribute invariants).
 //!
 //! `core.window_partition` and `core.window_merge` move elements only: each
@@ -14,7 +14,7 @@ use super::scalar;
 use crate::attr::{Attr, Attrs};
 use crate::interp::layout::transpose_last_two;
 use crate::interp::{call, elementwise as ew, linalg, norm, EvalCtx, Tensor};
-use crate::ops::window::{merge_size, num_windows, windows, Windows};
+use crate::ops::attention::window::{merge_size, num_windows, windows, Windows};
 
 /// What every kernel returns.
 type KResult = Result<Vec<Tensor>, String>;

@@ -1,10 +1,10 @@
 //! Reference kernel of `core.bucket_dispatch` (semantics in
-//! [`crate::ops::dispatch`]): read the actual sizes, pick the buckets, pad,
+//! [`crate::ops::control::dispatch`]): read the actual sizes, pick the buckets, pad,
 //! run the static callee, slice the results back.
 
 use crate::interp::tensor::wide::{from_wide, pick, Wide};
 use crate::interp::{EvalCtx, Tensor};
-use crate::ops::dispatch::{AxisRef, Dispatch};
+use crate::ops::control::dispatch::{AxisRef, Dispatch};
 use crate::types::DType;
 
 /// `core.bucket_dispatch`.

@@ -1,11 +1,11 @@
 //! Reference kernels of the fused `core.conv` and `core.conv_transpose` (see
-//! [`crate::ops::fused`]): the onnx kernel followed by the activation epilogue
+//! [`crate::ops::conv`]): the onnx kernel followed by the activation epilogue
 //! of the elementwise family ([`apply_activation`]), so a fused op gives bit
 //! for bit the result of the chain it replaces.
 
 use crate::interp::elementwise::apply_activation;
 use crate::interp::{first, EvalCtx, Tensor};
-use crate::ops::fused::Activation;
+use crate::ops::elementwise::Activation;
 
 /// What every kernel returns.
 type KResult = Result<Vec<Tensor>, String>;

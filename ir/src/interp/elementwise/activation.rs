@@ -6,7 +6,7 @@
 use super::num::{float_data, floats, round_to};
 use crate::interp::tensor::real::{float_kernel, reals, to_tensor, Real};
 use crate::interp::{EvalCtx, Tensor};
-use crate::ops::fused::Activation;
+use crate::ops::elementwise::Activation;
 
 type Out = Result<Vec<Tensor>, String>;
 

@@ -1,5 +1,5 @@
 //! Reference kernels: the canonical `core.*` layout ops (see
-//! [`crate::ops::canonical`]): `core.reshape`, `core.squeeze`,
+//! [`crate::ops::layout::canonical`]): `core.reshape`, `core.squeeze`,
 //! `core.unsqueeze`, `core.slice` and `core.expand`.
 //!
 //! Each kernel checks its attributes with the op family's validators, builds
@@ -9,7 +9,7 @@
 
 use crate::attr::{Attr, Attrs};
 use crate::interp::{call_canonical as call, layout as sk, EvalCtx, Tensor};
-use crate::ops::canonical as c;
+use crate::ops::layout::canonical as c;
 
 /// What every kernel returns.
 type KResult = Result<Vec<Tensor>, String>;

@@ -1,4 +1,4 @@
-//! Reference kernel of the fused `core.linear` (see [`crate::ops::fused`]):
+//! Reference kernel of the fused `core.linear` (see [`crate::ops::linalg`]):
 //! composed from the `onnx.*` kernels (through [`crate::interp::call`]) and
 //! the elementwise family's activation epilogue, called on the same tensors
 //! the unfused chain would see, so it gives bit for bit the chain's result.
@@ -7,7 +7,7 @@ use crate::attr::Attrs;
 use crate::interp::elementwise::{self as ew, apply_activation};
 use crate::interp::layout::transpose_last_two;
 use crate::interp::{call, EvalCtx, Tensor};
-use crate::ops::fused::Activation;
+use crate::ops::elementwise::Activation;
 
 /// What every kernel returns.
 type KResult = Result<Vec<Tensor>, String>;

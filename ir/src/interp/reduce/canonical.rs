@@ -1,12 +1,12 @@
 //! Reference kernel of the canonical `core.reduce` (see
-//! [`crate::ops::canonical`]): it checks its attributes with the op family's
+//! [`crate::ops::reduce`]): it checks its attributes with the op family's
 //! validators and calls the onnx `Reduce*` kernel of its kind on the same data
 //! tensor with the axes as a constant operand (through [`crate::interp::call_canonical`]), so
 //! it gives bit for bit the result of its `onnx.*` counterpart.
 
 use crate::attr::{Attr, Attrs};
 use crate::interp::{call_canonical as call, reduce as rk, EvalCtx, EvalFn, Tensor};
-use crate::ops::canonical as c;
+use crate::ops::reduce as c;
 
 /// What every kernel returns.
 type KResult = Result<Vec<Tensor>, String>;
@@ -37,7 +37,7 @@ pub fn reduce(ctx: &EvalCtx<'_>) -> KResult {
 #[cfg(test)]
 mod tests {
     use super::reduce_kernel;
-    use crate::ops::canonical::REDUCE_KINDS;
+    use crate::ops::reduce::REDUCE_KINDS;
 
     #[test]
     fn every_reduce_kind_has_a_kernel() {

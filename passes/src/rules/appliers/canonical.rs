@@ -2,7 +2,7 @@
 //! (`passes/rules/canonical.rules`): ONNX shape and reduction ops whose shape
 //! or axes parameters are constant operands become the canonical `core.*` ops
 //! with those parameters as static, normalized attributes
-//! (see `ir::ops::canonical`).
+//! (see `ir::ops::layout::canonical` and `ir::ops::reduce`).
 //!
 //! Invariant of every applier: the node it adds computes bit for bit the value
 //! of the matched onnx op, because the core op is defined as that onnx op

@@ -19,7 +19,7 @@ use crate::rules::args::ArgVal;
 use crate::rules::conds::{CondDef, FUSABLE};
 use crate::rules::env::{num, text, ApplyEnv, Env};
 use egg::Id;
-use ir::ops::fused::Activation;
+use ir::ops::elementwise::Activation;
 use ir::{Attr, Attrs, Opcode};
 
 /// The appliers of this family.

@@ -1,7 +1,7 @@
 //! Appliers of the `window` rule family (`passes/rules/window.rules`): Swin
 //! window partition/merge chains, the cyclic shifts around them and window
 //! attention recognized as `core.window_partition`, `core.window_merge` and
-//! `core.window_attention` (see `ir::ops::window` for their semantics).
+//! `core.window_attention` (see `ir::ops::attention::window` for their semantics).
 //!
 //! Invariant of every applier: it returns a node that computes exactly what
 //! the matched chain computes, and only after checking every static shape the
@@ -18,7 +18,7 @@ use crate::rules::args::ArgVal;
 use crate::rules::conds::CondDef;
 use crate::rules::env::ApplyEnv;
 use egg::Id;
-use ir::ops::window::{windows, Windows};
+use ir::ops::attention::window::{windows, Windows};
 use ir::{Attr, Attrs, Opcode};
 
 /// The appliers of this family.
@@ -211,7 +211,7 @@ fn partition_roll(env: &mut ApplyEnv<'_>, a: &[ArgVal]) -> Result<Id, String> {
 fn merge_roll(env: &mut ApplyEnv<'_>, a: &[ArgVal]) -> Result<Id, String> {
     let x = env.class(&a[0])?;
     let mattrs = attrs_of(env, &a[1], "window_merge")?;
-    let size = ir::ops::window::merge_size(&mattrs)?;
+    let size = ir::ops::attention::window::merge_size(&mattrs)?;
     let mut g = windows(&mattrs, size)?;
     let root = static_dims(env, env.root, "the roll")?;
     let (axis, k, n) = roll(env, &root, &a[2], &a[3], &a[4])?;

@@ -1,5 +1,5 @@
 //! Appliers of the `window-lower` rule family (`passes/rules/window-lower.rules`):
-//! the window ops (`ir::ops::window`) as static ops of rank ≤ 4 for targets
+//! the window ops (`ir::ops::attention::window`) as static ops of rank ≤ 4 for targets
 //! without them, and the explicit `window-lower` pass's target view.
 //!
 //! Invariants: the layout lowerings (partition, merge, the cyclic shift as
@@ -21,7 +21,7 @@ use crate::rules::conds::CondDef;
 use crate::rules::env::ApplyEnv;
 use egg::Id;
 use ir::interp::Tensor;
-use ir::ops::window::{merge_size, num_windows, windows, Windows};
+use ir::ops::attention::window::{merge_size, num_windows, windows, Windows};
 use ir::{Attr, Attrs, Opcode};
 use std::sync::Arc;
 

@@ -1,10 +1,39 @@
-//! Inference of generator and string ops: Range, EyeLike, Trilu,
-//! StringConcat, StringSplit and StringNormalizer.
+//! Shape/type inference of tensors made from attributes and scalars:
+//! `core.const`, ConstantOfShape, Range, EyeLike and Trilu.
+//!
+//! The Range length rules are shared with the reference kernel.
 
-use super::{int_list, I64_ONLY};
-use crate::ops::elementwise::broadcast_shapes;
-use crate::ops::{expect_dtype, InferCtx, InferResult};
+use super::{int_list, unknown_dims, InferCtx, InferResult, IntList, I64_ONLY};
 use crate::types::{DType, Dim, Shape, TensorType};
+
+/// `core.const`: the type of the referenced constant.
+pub fn core_const(ctx: &InferCtx<'_>) -> InferResult {
+    let c = ctx.attr_const.ok_or("`value` does not name a constant in the module")?;
+    Ok(vec![c.ty.clone()])
+}
+
+/// ConstantOfShape: shape from the 1-D i64 input, dtype from the `value` constant (default f32).
+pub fn constant_of_shape(ctx: &InferCtx<'_>) -> InferResult {
+    let dtype = match (ctx.attr_const, ctx.attrs.get("value")) {
+        (Some(c), _) if c.num_elements() != 1 => {
+            return Err(format!("`value` must have exactly one element, found {}", c.ty))
+        }
+        (Some(c), _) => c.ty.dtype,
+        (None, Some(_)) => return Err("`value` does not name a constant in the module".into()),
+        (None, None) => DType::F32,
+    };
+    let shape = match int_list(ctx, 0, "input", I64_ONLY)?.ok_or("missing operand `input`")? {
+        IntList::Known(v) => {
+            if let Some(x) = v.iter().find(|&&x| x < 0) {
+                return Err(format!("`input` {v:?} has negative dim {x}"));
+            }
+            Shape::from_dims(v.iter().map(|&x| Dim::Static(x as u64)))
+        }
+        IntList::Len(n) => unknown_dims(n),
+        IntList::Unknown => Shape::Unranked,
+    };
+    Ok(vec![TensorType::new(dtype, shape)])
+}
 
 /// Element types Range accepts.
 pub const RANGE_TYPES: &[DType] =
@@ -83,39 +112,4 @@ pub fn trilu(ctx: &InferCtx<'_>) -> InferResult {
         }
     }
     Ok(vec![x.clone()])
-}
-
-/// Require a string operand.
-fn string_input<'a>(ctx: &InferCtx<'a>, i: usize, name: &str) -> Result<&'a TensorType, String> {
-    let t = ctx.input(i)?;
-    expect_dtype(t, name, |d| d == DType::String, "string")?;
-    Ok(t)
-}
-
-/// StringConcat: broadcast of two string operands.
-pub fn string_concat(ctx: &InferCtx<'_>) -> InferResult {
-    let (x, y) = (string_input(ctx, 0, "`X`")?, string_input(ctx, 1, "`Y`")?);
-    Ok(vec![TensorType::new(DType::String, broadcast_shapes(&x.shape, &y.shape)?)])
-}
-
-/// StringSplit: `Y` adds an unknown trailing dim of parts, `Z` (i64 counts) keeps the shape.
-pub fn string_split(ctx: &InferCtx<'_>) -> InferResult {
-    let x = string_input(ctx, 0, "`X`")?;
-    let y = match x.dims() {
-        Some(d) => Shape::from_dims(d.iter().copied().chain([Dim::Unknown])),
-        None => Shape::Unranked,
-    };
-    Ok(vec![TensorType::new(DType::String, y), TensorType::new(DType::I64, x.shape.clone())])
-}
-
-/// StringNormalizer: `[C]` to `[C']`, `[1, C]` to `[1, C']`.
-pub fn string_normalizer(ctx: &InferCtx<'_>) -> InferResult {
-    let x = string_input(ctx, 0, "`X`")?;
-    let shape = match x.dims() {
-        None => Shape::Unranked,
-        Some([_]) => Shape::from_dims([Dim::Unknown]),
-        Some([b, _]) if b.as_static().is_none_or(|n| n == 1) => Shape::from_dims([Dim::Static(1), Dim::Unknown]),
-        Some(_) => return Err(format!("input must be [C] or [1, C], found {}", x.shape)),
-    };
-    Ok(vec![TensorType::new(DType::String, shape)])
 }

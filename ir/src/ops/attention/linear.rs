@@ -1,8 +1,11 @@
 //! Inference of the sequence ops added in opsets 25–27: LinearAttention,
-//! CausalConvWithState and (from `ai.onnx.preview`) FlexAttention.
+//! CausalConvWithState (the causal depthwise convolution of linear-attention
+//! models) and (from `ai.onnx.preview`) FlexAttention.
+//!
+//! The attribute rules shared with the reference kernels (`update_rule`,
+//! head counts, `activation`, `softmax_precision`) are public here.
 
-use crate::ops::nn::norm::{dim_div, dim_mul};
-use crate::ops::{expect_dtype, InferCtx, InferResult};
+use crate::ops::{dim_div, dim_mul, expect_dtype, InferCtx, InferResult};
 use crate::types::{DType, Dim, Shape, TensorType};
 
 /// f32, f16 or bf16: the element types of LinearAttention and CausalConvWithState.

@@ -20,8 +20,8 @@
 //! - `pad_axes` / `slice_axes` are `(operand or result, axis, dim index)`
 //!   triples; every dim appears on at least one operand axis.
 
-use super::{InferCtx, InferResult};
 use crate::attr::{Attr, Attrs};
+use crate::ops::{InferCtx, InferResult};
 
 /// One `(tensor index, axis, dim index)` triple of `pad_axes` / `slice_axes`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

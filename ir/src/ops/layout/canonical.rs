@@ -1,28 +1,22 @@
-//! Canonical `core.*` forms of the ONNX shape and reduction ops whose shape
-//! or axes parameters are tensor operands (`Reshape`, `Squeeze`, `Unsqueeze`,
-//! `Reduce*`, `Slice`, `Expand`). In the canonical form those parameters are
-//! static attributes, normalized so that equal computations have equal
-//! attributes and later stages (kernels, NPU legality) see plain numbers.
+//! Canonical `core.*` forms of the ONNX layout ops whose shape or axes
+//! parameters are tensor operands (`Reshape`, `Squeeze`, `Unsqueeze`, `Slice`,
+//! `Expand`). In the canonical form those parameters are static attributes,
+//! normalized so that equal computations have equal attributes and later
+//! stages (kernels, NPU legality) see plain numbers. `core.reduce` (`Reduce*`)
+//! is in [`crate::ops::reduce`]; it uses the axes validator [`sorted_axes`] and
+//! [`infer_via`] from here.
 //!
 //! Each op is defined as its `onnx.*` counterpart applied to constant
 //! operands built from the attributes: inference and the reference kernels
-//! (`crate::interp::canonical`) call the onnx functions, so a canonical op
+//! (`crate::interp::layout::canonical`) call the onnx functions, so a canonical op
 //! computes bit for bit what the onnx op computes. The validators here state
 //! and check each op's attribute invariants; the verifier reports a violation
 //! as an inference error.
 
-use super::{reduce, shape, InferCtx, InferFn, InferResult};
-use crate::attr::{Attr, AttrKind, Attrs};
+use crate::attr::{Attr, Attrs};
 use crate::constant::Constant;
+use crate::ops::{InferCtx, InferFn, InferResult};
 use crate::types::TensorType;
-
-/// The values of `core.reduce`'s `kind` attribute: one per `onnx.Reduce*` op
-/// (`mean` is `onnx.ReduceMean`, `sum_square` is `onnx.ReduceSumSquare`, ...).
-pub const REDUCE_KINDS: &[&str] =
-    &["mean", "sum", "max", "min", "prod", "l1", "l2", "sum_square", "log_sum", "log_sum_exp"];
-
-/// Schema kind of `core.reduce`'s `kind` attribute.
-pub const REDUCE_KIND: AttrKind = AttrKind::Enum(REDUCE_KINDS);
 
 /// A required integer-list attribute.
 fn ints<'a>(attrs: &'a Attrs, name: &str) -> Result<&'a [i64], String> {
@@ -55,20 +49,6 @@ pub fn sorted_axes<'a>(attrs: &'a Attrs, name: &str) -> Result<&'a [i64], String
         return Err(format!("`{name}` {a:?} must be non-negative and strictly increasing"));
     }
     Ok(a)
-}
-
-/// `core.reduce`'s parameters: the onnx op's kernel-family name, the axes
-/// (see [`sorted_axes`]) and `keepdims` (0 or 1).
-pub fn reduce_params(attrs: &Attrs) -> Result<(&str, &[i64], i64), String> {
-    let kind = attrs.str("kind").ok_or("missing attribute `kind`")?;
-    if !REDUCE_KINDS.contains(&kind) {
-        return Err(format!("attribute `kind`: value {kind:?} is not one of {}", REDUCE_KINDS.join("|")));
-    }
-    let keepdims = attrs.int("keepdims").ok_or("missing attribute `keepdims`")?;
-    if keepdims != 0 && keepdims != 1 {
-        return Err(format!("attribute `keepdims` = {keepdims} must be 0 or 1"));
-    }
-    Ok((kind, sorted_axes(attrs, "axes")?, keepdims))
 }
 
 /// `core.slice`'s parameters, each one entry per sliced axis.
@@ -124,7 +104,7 @@ pub fn i64_const(v: &[i64]) -> Constant {
 
 /// Run the onnx inference `f` on `ctx`'s first operand followed by the
 /// constant operands `extra` (`None`: omitted), with attributes `attrs`.
-fn infer_via(ctx: &InferCtx<'_>, f: InferFn, extra: &[Option<Constant>], attrs: &Attrs) -> InferResult {
+pub(crate) fn infer_via(ctx: &InferCtx<'_>, f: InferFn, extra: &[Option<Constant>], attrs: &Attrs) -> InferResult {
     let x = ctx.input(0)?;
     if ctx.num_operands() != 1 {
         return Err(format!("expected 1 operand, found {}", ctx.num_operands()));
@@ -139,37 +119,30 @@ fn infer_via(ctx: &InferCtx<'_>, f: InferFn, extra: &[Option<Constant>], attrs: 
 /// `core.reshape`: `onnx.Reshape(X, shape)` with `allowzero = 1`.
 pub fn reshape(ctx: &InferCtx<'_>) -> InferResult {
     let s = reshape_shape(ctx.attrs)?;
-    infer_via(ctx, shape::reshape, &[Some(i64_const(s))], &Attrs::new().with("allowzero", Attr::Int(1)))
+    infer_via(ctx, super::reshape, &[Some(i64_const(s))], &Attrs::new().with("allowzero", Attr::Int(1)))
 }
 
 /// `core.squeeze`: `onnx.Squeeze(X, axes)`.
 pub fn squeeze(ctx: &InferCtx<'_>) -> InferResult {
     let axes = sorted_axes(ctx.attrs, "axes")?;
-    infer_via(ctx, shape::squeeze, &[Some(i64_const(axes))], &Attrs::new())
+    infer_via(ctx, super::squeeze, &[Some(i64_const(axes))], &Attrs::new())
 }
 
 /// `core.unsqueeze`: `onnx.Unsqueeze(X, axes)`; axes are output positions.
 pub fn unsqueeze(ctx: &InferCtx<'_>) -> InferResult {
     let axes = sorted_axes(ctx.attrs, "axes")?;
-    infer_via(ctx, shape::unsqueeze, &[Some(i64_const(axes))], &Attrs::new())
-}
-
-/// `core.reduce`: `onnx.Reduce<kind>(X, axes) {keepdims}`.
-pub fn reduce(ctx: &InferCtx<'_>) -> InferResult {
-    let (_, axes, keepdims) = reduce_params(ctx.attrs)?;
-    let attrs = Attrs::new().with("keepdims", Attr::Int(keepdims));
-    infer_via(ctx, reduce::reduce, &[Some(i64_const(axes))], &attrs)
+    infer_via(ctx, super::unsqueeze, &[Some(i64_const(axes))], &Attrs::new())
 }
 
 /// `core.slice`: `onnx.Slice(X, starts, ends, axes, steps)`.
 pub fn slice(ctx: &InferCtx<'_>) -> InferResult {
     let p = slice_params(ctx.attrs)?;
     let lists = [p.starts, p.ends, p.axes, p.steps].map(|v| Some(i64_const(v)));
-    infer_via(ctx, shape::slice, &lists, &Attrs::new())
+    infer_via(ctx, super::slice, &lists, &Attrs::new())
 }
 
 /// `core.expand`: `onnx.Expand(X, shape)`.
 pub fn expand(ctx: &InferCtx<'_>) -> InferResult {
     let s = expand_shape(ctx.attrs)?;
-    infer_via(ctx, shape::expand, &[Some(i64_const(s))], &Attrs::new())
+    infer_via(ctx, super::expand, &[Some(i64_const(s))], &Attrs::new())
 }

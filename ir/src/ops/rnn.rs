@@ -1,13 +1,13 @@
-//! Inference of the sequence ops: RNN, GRU, LSTM and Attention.
+//! Shape/type inference of the recurrent layers: RNN, GRU and LSTM, and
+//! their shared attribute schema.
 
-use super::super::{expect_dtype, InferCtx, InferResult};
-use super::norm::{dim_div, dim_mul, same_type, shape};
+use super::{a, dim_div, expect_dtype, same_type, shape, AttrSpec, InferCtx, InferResult};
 use crate::attr::AttrKind::{self, *};
-use crate::ops::{a, AttrSpec};
 use crate::types::{DType, Dim, TensorType};
 
 /// The `direction` attribute of the recurrent ops.
 pub const RNN_DIRECTION: AttrKind = Enum(&["forward", "reverse", "bidirectional"]);
+
 /// The attributes of RNN (GRU and LSTM add one each).
 pub const RNN_ATTRS: &[AttrSpec] = &[
     a("activation_alpha", Floats),
@@ -90,70 +90,13 @@ fn recurrent(ctx: &InferCtx<'_>, gates: u64) -> InferResult {
 pub fn rnn(ctx: &InferCtx<'_>) -> InferResult {
     recurrent(ctx, 1)
 }
+
 /// GRU: see [`recurrent`] (three gates).
 pub fn gru(ctx: &InferCtx<'_>) -> InferResult {
     recurrent(ctx, 3)
 }
+
 /// LSTM: see [`recurrent`] (four gates).
 pub fn lstm(ctx: &InferCtx<'_>) -> InferResult {
     recurrent(ctx, 4)
-}
-
-/// `[B, H, S, D]` of a 3-D (`[B, S, H*D]`, `heads` given) or 4-D attention operand.
-fn heads(t: &TensorType, heads: Option<u64>, what: &str) -> Result<[Dim; 4], String> {
-    match t.dims() {
-        Some(&[b, h, s, d]) => Ok([b, h, s, d]),
-        Some(&[b, s, hd]) => {
-            let h = heads.ok_or_else(|| format!("3-D {what} needs the num_heads attributes"))?;
-            Ok([b, Dim::Static(h), s, dim_div(hd, h, "hidden size")?])
-        }
-        Some(_) => Err(format!("{what} {t} must be 3-D or 4-D")),
-        None => Ok([Dim::Unknown; 4]),
-    }
-}
-
-/// Attention: Y `[B, Hq, Sq, Dv]` (4-D) or `[B, Sq, Hq*Dv]` (3-D); present_key/value
-/// `[B, Hkv, past + Skv, D/Dv]`; qk_matmul_output `[B, Hq, Sq, past + Skv]`.
-pub fn attention(ctx: &InferCtx<'_>) -> InferResult {
-    let (q, k, v) = (ctx.input(0)?, ctx.input(1)?, ctx.input(2)?);
-    expect_dtype(q, "Q", DType::is_float, "a float type")?;
-    same_type(k, "K", q.dtype)?;
-    expect_dtype(v, "V", DType::is_float, "a float type")?;
-    if let Some(t) = ctx.opt_input(6) {
-        same_type(t, "nonpad_kv_seqlen", DType::I64)?;
-    }
-    let num = |name: &str| ctx.attrs.int(name).and_then(|h| u64::try_from(h).ok()).filter(|&h| h > 0);
-    let (qh, kvh) = (num("q_num_heads"), num("kv_num_heads"));
-    let ([b, hq, sq, _], [_, hk, skv, dk], [_, _, _, dv]) =
-        (heads(q, qh, "Q")?, heads(k, kvh, "K")?, heads(v, kvh, "V")?);
-    let past = ctx.opt_input(4).map(|p| heads(p, None, "past_key")).transpose()?;
-    let total = match past.map(|p| p[2]) {
-        None => skv,
-        Some(Dim::Static(p)) => match skv {
-            Dim::Static(s) => Dim::Static(p + s),
-            _ if p == 0 => skv,
-            _ => Dim::Unknown,
-        },
-        Some(_) => Dim::Unknown,
-    };
-    let y = match q.rank() {
-        Some(3) => shape([
-            b,
-            sq,
-            match hq.as_static() {
-                Some(h) => dim_mul(dv, h),
-                None => Dim::Unknown,
-            },
-        ]),
-        Some(_) => shape([b, hq, sq, dv]),
-        None => crate::types::Shape::Unranked,
-    };
-    let mut out = vec![TensorType::new(q.dtype, y)];
-    let rest = [
-        TensorType::new(k.dtype, shape([b, hk, total, dk])),
-        TensorType::new(v.dtype, shape([b, hk, total, dv])),
-        TensorType::new(q.dtype, shape([b, hq, sq, total])),
-    ];
-    out.extend(rest.into_iter().take(ctx.num_results.saturating_sub(1)));
-    Ok(out)
 }

@@ -20,8 +20,9 @@
 //! * `num_windows` (`core.window_attention`): `nW >= 1`, dividing the batch of
 //!   windows; the mask, if given, is `[nW, N, N]`.
 
-use super::{expect_dtype, InferCtx, InferResult};
 use crate::attr::Attrs;
+use crate::ops::linalg::broadcast_into;
+use crate::ops::{expect_dtype, expect_same, InferCtx, InferResult};
 use crate::types::{DType, Dim, Shape, TensorType};
 
 /// The geometry of one windowing: image size, window size and cyclic shift.
@@ -187,11 +188,10 @@ pub fn attention(ctx: &InferCtx<'_>) -> InferResult {
     }
     let scores = TensorType::new(q.dtype, Shape::from_dims([Dim::Static(1), qd[1], Dim::Static(n), Dim::Static(n)]));
     if let Some(b) = ctx.opt_input(3) {
-        super::fused::broadcast_into(b, "bias", &scores)
-            .and_then(|_| super::fused::expect_same(b, "bias", q.dtype, "Q"))?;
+        broadcast_into(b, "bias", &scores).and_then(|_| expect_same(b, "bias", q.dtype, "Q"))?;
     }
     if let Some(m) = ctx.opt_input(4) {
-        super::fused::expect_same(m, "mask", q.dtype, "Q")?;
+        expect_same(m, "mask", q.dtype, "Q")?;
         let want = TensorType::fixed(q.dtype, &[nw, n, n]);
         if m.dims().is_some_and(|d| d.len() != 3) || !m.compatible(&want) {
             return Err(format!("mask {m} must be {want} ([num_windows, N, N])"));

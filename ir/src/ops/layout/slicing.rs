@@ -1,9 +1,8 @@
 //! Slice, Pad, Tile and Expand: ops whose output dims are input dims adjusted
 //! by constant per-axis amounts.
 
-use super::{int_list, norm_axes, unknown_dims, IntList, I32_I64, I64_ONLY};
 use crate::ops::elementwise::broadcast_shapes;
-use crate::ops::{InferCtx, InferResult};
+use crate::ops::{int_list, norm_axes, unknown_dims, InferCtx, InferResult, IntList, I32_I64, I64_ONLY};
 use crate::types::{Dim, Shape, TensorType};
 
 /// Slice `end` values at least this large mean "to the end" for a symbolic dim.

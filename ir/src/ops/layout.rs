@@ -1,105 +1,22 @@
-//! Shape-manipulation ops: reshape, transpose, concat, split, slice, gather, ...
+//! Data movement without arithmetic, and shape queries: Reshape, Transpose,
+//! Concat, Split, Squeeze, Unsqueeze, Flatten, DepthToSpace, SpaceToDepth,
+//! ReverseSequence, CenterCropPad, Shape and Size here; Slice, Pad, Tile and
+//! Expand in the `slicing` submodule (re-exported here); the canonical
+//! `core.*` forms with static attributes (`core.reshape`, `core.squeeze`,
+//! `core.unsqueeze`, `core.slice`, `core.expand`) in [`canonical`].
 //!
-//! The first part of this file holds helpers shared with other op families
-//! (axis normalization, reading shape-like operands, symbolic dim products).
-//! Slice, Pad, Tile and Expand live in the `slicing` submodule and are
-//! re-exported here; indexing ops (GatherND, Scatter*, TopK, Unique, ...) are in
-//! [`index`], generators and string ops (Range, EyeLike, Trilu, String*) in
-//! [`generate`].
+//! [`DimProduct`] (symbolic products of dims, for element counts) is also used
+//! by `Unique` ([`super::select`]).
 
-use super::{expect_dtype, InferCtx, InferResult};
+use super::{
+    dim_div, dim_mul, index_dtype, int_list, merge_equal_dims, norm_axes, norm_axis, shape, unknown_dims, InferCtx,
+    InferResult, IntList, I32_I64, I64_ONLY,
+};
 use crate::types::{DType, Dim, Shape, Symbol, TensorType};
 
-pub mod generate;
-pub mod index;
+pub mod canonical;
 mod slicing;
 pub use slicing::{expand, pad, slice, tile};
-
-/// Normalize a possibly negative `axis` against `rank`: valid values are `[-rank, rank)`.
-pub fn norm_axis(axis: i64, rank: usize) -> Result<usize, String> {
-    let r = rank as i64;
-    edgec_numeric::axis::normalize_axis(axis, rank)
-        .ok_or_else(|| format!("axis {axis} is out of range for rank {rank} (expected [{}, {}])", -r, r - 1))
-}
-
-/// Normalize a list of axes against `rank` (see [`norm_axis`]), rejecting duplicates.
-/// The order of `axes` is kept.
-pub fn norm_axes(axes: &[i64], rank: usize) -> Result<Vec<usize>, String> {
-    let mut out = Vec::with_capacity(axes.len());
-    for &a in axes {
-        let n = norm_axis(a, rank)?;
-        if out.contains(&n) {
-            return Err(format!("axis {a} is repeated in {axes:?} (rank {rank})"));
-        }
-        out.push(n);
-    }
-    Ok(out)
-}
-
-/// What is known about a 1-D integer operand such as `shape`, `axes` or `pads`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum IntList {
-    /// The operand is a constant with these contents.
-    Known(Vec<i64>),
-    /// Not constant, but its length is static.
-    Len(usize),
-    /// Neither contents nor length are known.
-    Unknown,
-}
-
-impl IntList {
-    /// The list length, if known.
-    pub fn known_len(&self) -> Option<usize> {
-        match self {
-            IntList::Known(v) => Some(v.len()),
-            IntList::Len(n) => Some(*n),
-            IntList::Unknown => None,
-        }
-    }
-    /// The contents, if constant.
-    pub fn known(&self) -> Option<&[i64]> {
-        match self {
-            IntList::Known(v) => Some(v),
-            _ => None,
-        }
-    }
-}
-
-/// Read operand `i` (called `name` in diagnostics) as a 1-D integer list.
-/// `None` if the operand is omitted. Its element type must be in `allowed`
-/// and its rank at most 1 (a scalar counts as a one-element list).
-pub fn int_list(ctx: &InferCtx<'_>, i: usize, name: &str, allowed: &[DType]) -> Result<Option<IntList>, String> {
-    let Some(t) = ctx.opt_input(i) else { return Ok(None) };
-    let names: Vec<&str> = allowed.iter().map(|d| d.name()).collect();
-    expect_dtype(t, &format!("`{name}`"), |d| allowed.contains(&d), &names.join(" or "))?;
-    if let Some(r) = t.rank().filter(|&r| r > 1) {
-        return Err(format!("`{name}` must be 1-D, found rank {r} ({})", t.shape));
-    }
-    if let Some(v) = ctx.const_ints(i) {
-        return Ok(Some(IntList::Known(v)));
-    }
-    Ok(Some(match t.dims() {
-        Some([]) => IntList::Len(1),
-        Some([Dim::Static(n)]) if *n > MAX_RANK as u64 => {
-            return Err(format!("`{name}` has {n} entries; tensors of rank above {MAX_RANK} are not supported"))
-        }
-        Some([Dim::Static(n)]) => IntList::Len(*n as usize),
-        _ => IntList::Unknown,
-    }))
-}
-
-/// Largest tensor rank shape inference accepts from a shape-like operand.
-pub const MAX_RANK: usize = 64;
-
-/// Integer element types accepted for i64-only shape operands.
-pub const I64_ONLY: &[DType] = &[DType::I64];
-/// Integer element types accepted for index-like operands (`Tind`).
-pub const I32_I64: &[DType] = &[DType::I32, DType::I64];
-
-/// A ranked shape of `rank` unknown dims.
-pub fn unknown_dims(rank: usize) -> Shape {
-    Shape::from_dims(std::iter::repeat_n(Dim::Unknown, rank))
-}
 
 /// A product of dims: a static coefficient times a multiset of symbols,
 /// possibly times something unknown. Used to reason about element counts.
@@ -164,12 +81,6 @@ impl DimProduct {
         }
         Ok(DimProduct { coef: Some(a / b), syms: rest, unknown: false }.to_dim())
     }
-}
-
-/// `core.const`: the type of the referenced constant.
-pub fn core_const(ctx: &InferCtx<'_>) -> InferResult {
-    let c = ctx.attr_const.ok_or("`value` does not name a constant in the module")?;
-    Ok(vec![c.ty.clone()])
 }
 
 /// Output dims of Reshape from the constant `shape` (the `-1` entry, if any, left `Unknown`),
@@ -250,20 +161,6 @@ pub fn transpose(ctx: &InferCtx<'_>) -> InferResult {
         Some(d) => Shape::from_dims(perm.iter().map(|&p| d[p as usize])),
     };
     Ok(vec![TensorType::new(data.dtype, shape)])
-}
-
-/// Merge two dims that must be equal at runtime: keep the more precise one.
-pub fn merge_equal_dims(a: Dim, b: Dim) -> Result<Dim, String> {
-    Ok(match (a, b) {
-        (Dim::Static(x), Dim::Static(y)) if x != y => return Err(format!("dims {x} and {y} differ")),
-        (Dim::Static(x), _) | (_, Dim::Static(x)) => Dim::Static(x),
-        (Dim::Unknown, y) => y,
-        (x, Dim::Unknown) => x,
-        // Two different symbols must be equal at run time, but neither name is
-        // more right than the other: keep the dim unknown rather than pick one.
-        (x, y) if x == y => x,
-        _ => Dim::Unknown,
-    })
 }
 
 /// Sum of dims along a concatenation axis.
@@ -367,16 +264,6 @@ pub fn split(ctx: &InferCtx<'_>) -> InferResult {
     Ok(sizes.into_iter().map(part).collect())
 }
 
-/// Gather: `data.shape[:axis] + indices.shape + data.shape[axis+1:]`.
-pub fn gather(ctx: &InferCtx<'_>) -> InferResult {
-    let (data, idx) = (ctx.input(0)?, ctx.input(1)?);
-    expect_dtype(idx, "`indices`", |d| I32_I64.contains(&d), "i32 or i64")?;
-    let (Some(d), Some(id)) = (data.dims(), idx.dims()) else { return Ok(vec![TensorType::unranked(data.dtype)]) };
-    let ax = norm_axis(ctx.int("axis", 0), d.len()).map_err(|e| format!("`axis`: {e} (data {})", data.shape))?;
-    let dims = d[..ax].iter().chain(id).chain(&d[ax + 1..]).copied();
-    Ok(vec![TensorType::new(data.dtype, Shape::from_dims(dims))])
-}
-
 /// Squeeze: remove the `axes` (which must be 1), or every static 1 if `axes` is omitted.
 pub fn squeeze(ctx: &InferCtx<'_>) -> InferResult {
     let data = ctx.input(0)?;
@@ -455,25 +342,79 @@ pub fn shape_of(ctx: &InferCtx<'_>) -> InferResult {
     Ok(vec![TensorType::new(DType::I64, Shape::from_dims([len]))])
 }
 
-/// ConstantOfShape: shape from the 1-D i64 input, dtype from the `value` constant (default f32).
-pub fn constant_of_shape(ctx: &InferCtx<'_>) -> InferResult {
-    let dtype = match (ctx.attr_const, ctx.attrs.get("value")) {
-        (Some(c), _) if c.num_elements() != 1 => {
-            return Err(format!("`value` must have exactly one element, found {}", c.ty))
+/// Size: a rank-0 i64.
+pub fn size(ctx: &InferCtx<'_>) -> InferResult {
+    ctx.input(0)?;
+    Ok(vec![TensorType::scalar(DType::I64)])
+}
+
+/// The `blocksize` attribute (≥ 1).
+fn blocksize(ctx: &InferCtx<'_>) -> Result<u64, String> {
+    match ctx.int("blocksize", 0) {
+        b if b >= 1 => Ok(b as u64),
+        b => Err(format!("attribute `blocksize` = {b} must be ≥ 1")),
+    }
+}
+
+/// X's dims if 4-D (`None` if unranked).
+fn dims4(x: &TensorType) -> Result<Option<&[Dim]>, String> {
+    match x.dims() {
+        Some(d) if d.len() != 4 => Err(format!("input {x} must be 4-D [N, C, H, W]")),
+        d => Ok(d),
+    }
+}
+
+/// DepthToSpace: `[N, C, H, W]` → `[N, C/b², H*b, W*b]`, any element type.
+pub fn depth_to_space(ctx: &InferCtx<'_>) -> InferResult {
+    let (x, b) = (ctx.input(0)?, blocksize(ctx)?);
+    let Some(d) = dims4(x)? else { return Ok(vec![x.clone()]) };
+    let bb = b.checked_mul(b).ok_or("attribute `blocksize` is too large")?;
+    let c = dim_div(d[1], bb, "channel count")?;
+    Ok(vec![TensorType::new(x.dtype, shape([d[0], c, dim_mul(d[2], b), dim_mul(d[3], b)]))])
+}
+
+/// SpaceToDepth: `[N, C, H, W]` → `[N, C*b², H/b, W/b]`, any element type.
+pub fn space_to_depth(ctx: &InferCtx<'_>) -> InferResult {
+    let (x, b) = (ctx.input(0)?, blocksize(ctx)?);
+    let Some(d) = dims4(x)? else { return Ok(vec![x.clone()]) };
+    let (h, w) = (dim_div(d[2], b, "height")?, dim_div(d[3], b, "width")?);
+    let bb = b.checked_mul(b).ok_or("attribute `blocksize` is too large")?;
+    Ok(vec![TensorType::new(x.dtype, shape([d[0], dim_mul(d[1], bb), h, w]))])
+}
+
+/// ReverseSequence: the input's type; rank >= 2 and distinct batch/time axes.
+pub fn reverse_sequence(ctx: &InferCtx<'_>) -> InferResult {
+    let data = ctx.input(0)?;
+    index_dtype(ctx.input(1)?, "sequence_lens", I64_ONLY)?;
+    if let Some(r) = data.rank() {
+        let b = norm_axis(ctx.int("batch_axis", 1), r).map_err(|e| format!("`batch_axis`: {e}"))?;
+        let t = norm_axis(ctx.int("time_axis", 0), r).map_err(|e| format!("`time_axis`: {e}"))?;
+        if b == t || r < 2 {
+            return Err(format!("input {} needs distinct batch and time axes", data.shape));
         }
-        (Some(c), _) => c.ty.dtype,
-        (None, Some(_)) => return Err("`value` does not name a constant in the module".into()),
-        (None, None) => DType::F32,
+    }
+    Ok(vec![data.clone()])
+}
+
+/// CenterCropPad: the `axes` (default all) take the sizes in `shape`.
+pub fn center_crop_pad(ctx: &InferCtx<'_>) -> InferResult {
+    let data = ctx.input(0)?;
+    let target = int_list(ctx, 1, "shape", I32_I64)?.ok_or("missing operand `shape`")?;
+    let Some(d) = data.dims() else { return Ok(vec![TensorType::unranked(data.dtype)]) };
+    let axes = match ctx.attrs.ints("axes") {
+        Some(a) => norm_axes(a, d.len()).map_err(|e| format!("`axes`: {e}"))?,
+        None => (0..d.len()).collect(),
     };
-    let shape = match int_list(ctx, 0, "input", I64_ONLY)?.ok_or("missing operand `input`")? {
-        IntList::Known(v) => {
-            if let Some(x) = v.iter().find(|&&x| x < 0) {
-                return Err(format!("`input` {v:?} has negative dim {x}"));
-            }
-            Shape::from_dims(v.iter().map(|&x| Dim::Static(x as u64)))
-        }
-        IntList::Len(n) => unknown_dims(n),
-        IntList::Unknown => Shape::Unranked,
-    };
-    Ok(vec![TensorType::new(dtype, shape)])
+    if let Some(n) = target.known_len().filter(|&n| n != axes.len()) {
+        return Err(format!("`shape` has {n} entries for {} axes", axes.len()));
+    }
+    let mut dims = d.to_vec();
+    for (k, &ax) in axes.iter().enumerate() {
+        dims[ax] = match target.known() {
+            Some(v) if v[k] < 0 => return Err(format!("`shape` {v:?} has a negative size")),
+            Some(v) => Dim::Static(v[k] as u64),
+            None => Dim::Unknown,
+        };
+    }
+    Ok(vec![TensorType::new(data.dtype, Shape::from_dims(dims))])
 }
