@@ -1,77 +1,35 @@
-//! Convolutions, pooling and attention. Padding (explicit or `auto_pad`)
-//! and output sizes are resolved here from the op's types: numbers for
-//! static dims, run-time expressions (`auto_pad` padding computed from the
-//! input size) for symbolic ones.
+//! Convolutions: `core.conv` and `core.conv_transpose` (what `onnx.Conv` and
+//! `onnx.ConvTranspose` become; constant weights packed once, at model
+//! construction, bias and activation in the epilogue), DeformConv
+//! (`k::conv::deform`) and Col2Im (`k::misc::seq`). Padding (explicit or
+//! `auto_pad`) and output sizes are resolved here from the op's types:
+//! numbers for static dims, run-time expressions (`auto_pad` padding
+//! computed from the input size) for symbolic ones. Col2Im's image and
+//! block shapes may be inputs, read and checked against the declared result
+//! when the model runs.
 
-use super::linalg::act;
-use super::{dims, Sz};
+use super::{act, const_ints, dims, f32_only, index_operand, ints, lits_or, pads, try_line, want_class, window, Sz};
+use crate::plan::Class;
 use crate::rust::emit::OpCx;
+use edgec_kernels::conv::window::MAX_RANK;
 use ir::{OpData, Opcode};
 
-/// Lower `core.conv` / `core.conv_transpose`; `Ok(false)` for other ops.
+/// Lower a convolution or Col2Im; `Ok(false)` for other ops.
 pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
     match cx.op.opcode {
         Opcode::CoreConv => {
-            super::f32_only(cx)?;
+            f32_only(cx)?;
             conv(cx)?
         }
         Opcode::CoreConvTranspose => {
-            super::f32_only(cx)?;
+            f32_only(cx)?;
             conv_transpose(cx)?
         }
+        Opcode::DeformConv => deform_conv(cx)?,
+        Opcode::Col2Im => col2im(cx)?,
         _ => return Ok(false),
     }
     Ok(true)
-}
-
-pub(super) fn ints(op: &OpData, k: &str, n: usize, d: usize) -> Vec<usize> {
-    op.attrs.ints(k).map_or(vec![d; n], |v| v.iter().map(|&x| x.max(0) as usize).collect())
-}
-
-/// Begin and end pads of a conv/pool over `spatial` with output `out`
-/// (SAME padding of a symbolic input size is computed when the model runs,
-/// by statements added to `cx`'s current block).
-pub(super) fn pads(
-    cx: &mut OpCx<'_, '_>,
-    spatial: &[Sz],
-    out: &[Sz],
-    kernel: &[usize],
-    stride: &[usize],
-    dil: &[usize],
-) -> Vec<Sz> {
-    let op = cx.op;
-    let r = spatial.len();
-    match op.attrs.str("auto_pad").unwrap_or("NOTSET") {
-        "SAME_UPPER" | "SAME_LOWER" => {
-            let lower = op.attrs.str("auto_pad") == Some("SAME_LOWER");
-            let mut p = vec![Sz::Lit(0); 2 * r];
-            for i in 0..r {
-                if let (Some(x), Some(o)) = (spatial[i].lit(), out[i].lit()) {
-                    let need = (o.saturating_sub(1)) * stride[i] + (kernel[i] - 1) * dil[i] + 1;
-                    let total = need.saturating_sub(x);
-                    let small = total / 2;
-                    let (b, e) = if lower { (total - small, small) } else { (small, total - small) };
-                    (p[i], p[i + r]) = (Sz::Lit(b), Sz::Lit(e));
-                    continue;
-                }
-                let name = format!("pad{i}");
-                cx.line(format!(
-                    "let {name} = k::shape::same_pads({}, {}, {}, {}, {lower});",
-                    spatial[i], kernel[i], stride[i], dil[i]
-                ));
-                (p[i], p[i + r]) = (Sz::expr(format!("{name}.0")), Sz::expr(format!("{name}.1")));
-            }
-            p
-        }
-        "VALID" => vec![Sz::Lit(0); 2 * r],
-        _ => ints(op, "pads", 2 * r, 0).into_iter().map(Sz::Lit).collect(),
-    }
-}
-
-/// `p` with symbolic entries replaced by `fill` (a construction-time copy
-/// of run-time geometry, for packing weights).
-fn lits_or(p: &[Sz], fill: usize) -> Vec<usize> {
-    p.iter().map(|x| x.lit().unwrap_or(fill)).collect()
 }
 
 /// `onnx.Conv` / `core.conv`.
@@ -218,158 +176,112 @@ pub fn conv_transpose(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     Ok(())
 }
 
-/// Max/average pooling (local and global).
-pub fn pool(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
-    let op = cx.op;
-    let (xs, ys) = (cx.in_dims(0), cx.out_dims(0));
-    if matches!(op.opcode, Opcode::GlobalAveragePool | Opcode::GlobalMaxPool | Opcode::MaxPool | Opcode::AveragePool) {
-        super::f32_only(cx)?;
-    }
-    match op.opcode {
-        Opcode::GlobalAveragePool | Opcode::GlobalMaxPool => {
-            let k = if op.opcode == Opcode::GlobalMaxPool { "global_max_pool" } else { "global_avg_pool" };
-            let out = cx.begin(0);
-            let x = cx.input(0)?;
-            cx.line(format!("k::pool::{k}({}, {x}, {out});", dims(&xs)));
-            return Ok(true);
+fn deform_conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    f32_only(cx)?;
+    for (i, w) in [(1, "W"), (2, "offset"), (3, "B"), (4, "mask")] {
+        if cx.op.operand(i).is_some() {
+            want_class(cx, i, &[Class::F32], w)?;
         }
-        Opcode::MaxPool | Opcode::AveragePool => {}
-        _ => return Ok(false),
     }
-    let r = xs.len().checked_sub(2).ok_or("pool input must have rank >= 3")?;
-    let kernel = ints(op, "kernel_shape", r, 1);
-    let (stride, dil) = (ints(op, "strides", r, 1), ints(op, "dilations", r, 1));
-    let max = op.opcode == Opcode::MaxPool;
-    if max && op.results.len() > 1 {
-        let (xu, yu) = (cx.in_static(0), cx.out_static(0));
-        let p = pads(cx, &Sz::lits(&xu[2..]), &Sz::lits(&yu[2..]), &kernel, &stride, &dil);
-        max_pool_indices(cx, &xu, &yu, [&kernel, &stride, &dil, &lits_or(&p[..r], 0)])?;
-    }
-    let cip = op.attrs.int("count_include_pad").unwrap_or(0) != 0;
+    let (xs, ws, ys) = (cx.in_dims(0), cx.in_static(1), cx.out_dims(0));
+    let r = xs.len().checked_sub(2).filter(|r| (1..=MAX_RANK).contains(r));
+    let Some(r) = r.filter(|&r| ws.len() == r + 2 && ys.len() == r + 2) else {
+        return Err(format!("DeformConv: X of rank {} with W {ws:?} is not supported", xs.len()));
+    };
+    let group = cx.op.attrs.int("group").unwrap_or(1).max(1);
+    let og = cx.op.attrs.int("offset_group").unwrap_or(1).max(1);
     let out = cx.begin(0);
-    let p = pads(cx, &xs[2..], &ys[2..], &kernel, &stride, &dil);
-    let x = cx.input(0)?;
-    let extra = if max { String::new() } else { format!("{cip}, ") };
-    if r == 2 {
-        let params = format!(
-            "k::pool::Pool2d {{ n: {}, c: {}, h: {}, w: {}, kh: {}, kw: {}, stride_h: {}, stride_w: {}, pad_top: {}, pad_left: {}, pad_bottom: {}, pad_right: {}, dil_h: {}, dil_w: {}, out_h: {}, out_w: {} }}",
-            xs[0], xs[1], xs[2], xs[3], kernel[0], kernel[1], stride[0], stride[1], p[0], p[1], p[2], p[3], dil[0], dil[1], ys[2], ys[3]
-        );
-        let c = cx.item("k::pool::Pool2d", params);
-        let k = if max { "max_pool2d" } else { "avg_pool2d" };
-        cx.line(format!("k::pool::{k}(&{c}, {extra}{x}, {out});"));
-    } else {
-        let params = format!(
-            "k::pool::PoolNd {{ n: {}, c: {}, spatial: vec!{:?}, kernel: vec!{kernel:?}, stride: vec!{stride:?}, pads: vec!{:?}, dilation: vec!{dil:?}, out: vec!{:?} }}",
-            xs[0], xs[1], &cx.in_static(0)[2..], lits_or(&p, 0), &cx.out_static(0)[2..]
-        );
-        let f = cx.field("k::pool::PoolNd", params);
-        let k = if max { "max_pool_nd" } else { "avg_pool_nd" };
-        cx.line(format!("k::pool::{k}(&self.{f}, {extra}{x}, {out});"));
-    }
-    Ok(true)
-}
-
-/// MaxPool's `Indices` result (result 1), if it is used.
-fn max_pool_indices(cx: &mut OpCx<'_, '_>, xs: &[usize], ys: &[usize], geo: [&[usize]; 4]) -> Result<(), String> {
-    let [kernel, stride, dil, begin] = geo;
-    if xs.len() - 2 > edgec_kernels::misc::argmax::MAX_RANK {
-        return Err("MaxPool's Indices output over more than 6 spatial axes is not supported".into());
-    }
-    let r = cx.op.results[1];
-    if cx.func().use_counts()[r.as_u32() as usize] == 0 {
-        return Ok(());
-    }
-    let col_major = cx.op.attrs.int("storage_order").unwrap_or(0) != 0;
-    let g = format!(
-        "k::misc::argmax::PoolIndices {{ planes: {}, input: &{:?}, out: &{:?}, kernel: &{kernel:?}, stride: &{stride:?}, dilation: &{dil:?}, pads: &{begin:?}, col_major: {col_major} }}",
-        xs[0] * xs[1],
-        &xs[2..],
-        &ys[2..]
-    );
-    let out = cx.begin(1);
-    let x = cx.input(0)?;
-    cx.line(format!("k::misc::argmax::max_pool_indices(&{g}, {x}, {out});"));
+    let win = window(cx, &xs, &ws[2..], &ys);
+    debug_assert_eq!(ws[2..].len(), r);
+    cx.line(format!(
+        "let p = k::conv::deform::DeformConv {{ n: {}, c: {}, m: {}, group: {group}, offset_group: {og}, win: {win} }};",
+        xs[0], xs[1], ws[0]
+    ));
+    let len = Sz::product(&xs[1..2]) * Sz::Lit(ws[2..].iter().product()) * Sz::product(&ys[2..]);
+    cx.scratch(len.to_string());
+    let (x, w, off) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
+    let opt = |cx: &mut OpCx<'_, '_>, i: usize| -> Result<String, String> {
+        Ok(match cx.op.operand(i) {
+            Some(_) => format!("Some({})", cx.input(i)?),
+            None => "None".into(),
+        })
+    };
+    let (b, m) = (opt(cx, 3)?, opt(cx, 4)?);
+    cx.line(format!("k::conv::deform::deform_conv(&p, {x}, {w}, {off}, {b}, {m}, &mut self.scratch, {out});"));
     Ok(())
 }
 
-/// `core.attention` / `core.attention_blocked`.
-pub fn attention(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
-    let op = cx.op;
-    if matches!(op.opcode, Opcode::CoreAttention | Opcode::CoreAttentionBlocked | Opcode::CoreWindowAttention) {
-        super::f32_only(cx)?;
+fn col2im(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    f32_only(cx)?;
+    let known = Sz::all_lit(&cx.in_dims(0)).is_some() && Sz::all_lit(&cx.out_dims(0)).is_some();
+    if cx.in_const(1).is_none() || cx.in_const(2).is_none() || !known {
+        return col2im_runtime(cx);
     }
-    let blocked = match op.opcode {
-        Opcode::CoreAttention => false,
-        Opcode::CoreAttentionBlocked => true,
-        Opcode::CoreWindowAttention => return window_attention(cx).map(|()| true),
-        _ => return Ok(false),
+    let (xs, ys) = (cx.in_static(0), cx.out_static(0));
+    let image: Vec<usize> = const_ints(cx, 1)?.iter().map(|&d| d.max(0) as usize).collect();
+    let block: Vec<usize> = const_ints(cx, 2)?.iter().map(|&d| d.max(0) as usize).collect();
+    let n = image.len();
+    if block.len() != n || n > edgec_kernels::misc::seq::COL2IM_MAX_RANK || xs.len() != 3 || ys.len() != n + 2 {
+        return Err(format!("Col2Im: input {xs:?} with image {image:?} and block {block:?} is not supported"));
+    }
+    let list = |k: &str, len: usize, d: i64| -> Vec<usize> {
+        cx.op.attrs.ints(k).map_or(vec![d; len], <[i64]>::to_vec).iter().map(|&v| v.max(0) as usize).collect()
     };
-    let (qs, ks, vs) = (cx.in_dims(0), cx.in_dims(1), cx.in_dims(2));
-    let scale = super::f32_lit(op.attrs.float("scale").unwrap_or(1.0));
-    let causal = op.attrs.int("causal").unwrap_or(0) != 0;
-    let window = op.attrs.int("window").map_or("None".to_string(), |w| format!("Some({w})"));
-    let out = cx.begin(0);
-    let mask = match op.operand(3) {
-        None => "k::attention::Mask::None".to_string(),
-        Some(_) => {
-            let ms = dims(&cx.in_dims(3));
-            let m = cx.input(3)?;
-            match cx.in_class(3) {
-                Some(crate::plan::Class::Bool) => format!("k::attention::Mask::Bool({m}, {ms})"),
-                _ => format!("k::attention::Mask::Float({m}, {ms})"),
-            }
+    let (strides, dilations, pads) = (list("strides", n, 1), list("dilations", n, 1), list("pads", 2 * n, 0));
+    let mut blocks = Vec::with_capacity(n);
+    for a in 0..n {
+        let extent = dilations[a] * (block[a].max(1) - 1) + 1;
+        let padded = image[a] + pads[a] + pads[a + n];
+        if padded < extent || strides[a] == 0 {
+            return Err(format!("Col2Im: axis {a}: block extent {extent} exceeds the padded image {padded}"));
         }
-    };
-    let (q, k, v) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
-    let (sq, sk, sv) = (dims(&qs), dims(&ks), dims(&vs));
-    if blocked {
-        let (bq, bk) = (op.attrs.int("block_q").unwrap_or(1), op.attrs.int("block_k").unwrap_or(1));
-        cx.scratch(format!("k::attention::attention_blocked_scratch_len({sq}, {sk}, {sv}, {bq}, {bk})"));
-        cx.line(format!(
-            "k::attention::attention_blocked({sq}, {q}, {sk}, {k}, {sv}, {v}, {mask}, {scale}, {causal}, {window}, {bq}, {bk}, {out}, &mut self.scratch);"
-        ));
-    } else {
-        cx.scratch(format!("k::attention::attention_scratch_len({sq}, {sk}, {sv})"));
-        cx.line(format!(
-            "k::attention::attention({sq}, {q}, {sk}, {k}, {sv}, {v}, {mask}, {scale}, {causal}, {window}, {out}, &mut self.scratch);"
-        ));
+        blocks.push((padded - extent) / strides[a] + 1);
     }
-    Ok(true)
+    let g = format!(
+        "k::misc::seq::Col2Im {{ batch: {}, channels: {}, image: &{image:?}, block: &{block:?}, blocks: &{blocks:?}, strides: &{strides:?}, dilations: &{dilations:?}, pads: &{:?} }}",
+        ys[0],
+        ys[1],
+        &pads[..n]
+    );
+    let out = cx.begin(0);
+    let x = cx.input(0)?;
+    cx.line(format!("k::misc::seq::col2im(&{g}, {x}, {out});"));
+    Ok(())
 }
 
-/// `core.window_attention`: attention over `[B, nW, heads, N, D]` (the same
-/// memory as `[B·nW, heads, N, D]`) with the relative position bias and the
-/// window mask folded into one `[nW, heads, N, N]` additive mask at construction.
-fn window_attention(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
-    let op = cx.op;
-    let qs = cx.in_static(0);
-    let [bw, heads, n, _] = qs[..] else { return Err("window attention takes [B*nW, heads, N, D]".into()) };
-    let nw = op.attrs.int("num_windows").unwrap_or(1).max(1) as usize;
-    let scale = super::f32_lit(op.attrs.float("scale").unwrap_or(1.0));
-    let weights = |cx: &mut OpCx<'_, '_>, i: usize| -> Result<String, String> {
-        if op.operand(i).is_none() {
-            return Ok("None".into());
-        }
-        if !cx.is_static(i) {
-            return Err(format!("window attention with a non-constant operand #{i} is not supported"));
-        }
-        Ok(format!("Some({})", cx.init_weights(i)?))
+/// Col2Im with `image_shape` or `block_shape` an input, or sizes known
+/// when the model runs: read then (`k::misc::seq::col2im_checked` checks
+/// them against the result's shape).
+fn col2im_runtime(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    index_operand(cx, 1, "image_shape")?;
+    index_operand(cx, 2, "block_shape")?;
+    let (xs, ys) = (cx.in_dims(0), cx.out_dims(0));
+    let n = ys.len().saturating_sub(2);
+    if xs.len() != 3 || n == 0 || n > edgec_kernels::misc::seq::COL2IM_MAX_RANK {
+        return Err(format!("Col2Im: input {} with output {} is not supported", Sz::array(&xs), Sz::array(&ys)));
+    }
+    let list = |k: &str, len: usize, d: i64| -> Vec<usize> {
+        cx.op.attrs.ints(k).map_or(vec![d; len], <[i64]>::to_vec).iter().map(|&v| v.max(0) as usize).collect()
     };
-    let (bias, mask) = (weights(cx, 3)?, weights(cx, 4)?);
-    let wm = cx.field("Vec<f32>", format!("k::attention::window_mask({bias}, {mask}, {nw}, {heads}, {n})"));
-    let grouped = |d: &[usize]| {
-        let mut g = vec![bw / nw, nw];
-        g.extend_from_slice(&d[1..]);
-        super::udims(&g)
-    };
-    let (sq, sk, sv) = (grouped(&qs), grouped(&cx.in_static(1)), grouped(&cx.in_static(2)));
+    let (strides, dilations, pads) = (list("strides", n, 1), list("dilations", n, 1), list("pads", 2 * n, 0));
+    if strides.len() != n || dilations.len() != n || pads.len() != 2 * n {
+        return Err("Col2Im: strides, dilations and pads do not match the image rank".into());
+    }
     let out = cx.begin(0);
-    let (q, k, v) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
-    let ms = super::udims(&[nw, heads, n, n]);
-    cx.scratch(format!("k::attention::attention_scratch_len({sq}, {sk}, {sv})"));
-    cx.line(format!(
-        "k::attention::attention({sq}, {q}, {sk}, {k}, {sv}, {v}, k::attention::Mask::Float(&self.{wm}, {ms}), {scale}, false, None, {out}, &mut self.scratch);"
-    ));
+    let (x, im, bl) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
+    // A list of another length becomes all -1 (rejected by the kernel).
+    for (name, v) in [("im", &im), ("bl", &bl)] {
+        cx.line(format!(
+            "let {name}: [i64; {n}] = core::array::from_fn(|a| if {v}.len() == {n} {{ {v}[a] as i64 }} else {{ -1 }});"
+        ));
+    }
+    try_line(
+        cx,
+        format!(
+            "k::misc::seq::col2im_checked({}, &im, &bl, &{strides:?}, &{dilations:?}, &{pads:?}, {}, {x}, {out})",
+            Sz::array(&xs),
+            dims(&ys[2..])
+        ),
+    );
     Ok(())
 }

@@ -1,6 +1,8 @@
 //! Elementwise ops: one-input math and activations, broadcasting
 //! arithmetic (in place over an operand whose last use this is), variadic
-//! Sum/Max/Min/Mean, comparisons, logic, bitwise ops, `Where`, `Cast`.
+//! Sum/Max/Min/Mean, comparisons, logic, bitwise ops, `Where`, `Cast`,
+//! `BitCast` (`k::ew::bitcast`: any number or bool of equal width),
+//! `Dropout` at inference.
 
 use super::dims;
 use crate::plan::Class;
@@ -74,7 +76,7 @@ pub fn binary(cx: &mut OpCx<'_, '_>, b: &str) -> Result<(), String> {
 
 /// Lower the elementwise ops that are not plain unary or binary kernels
 /// (Clip, Max/Min, variadic ops, comparisons, logic, bitwise ops, Where,
-/// Cast, Dropout); `Ok(false)` if `op` is not one.
+/// Cast, BitCast, Dropout); `Ok(false)` if `op` is not one.
 pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
     let op = cx.op;
     if op.opcode == Opcode::Clip {
@@ -240,6 +242,7 @@ fn other(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
                 simple(cx, "k::ew::cast")?
             }
         }
+        BitCast => simple(cx, "k::ew::bitcast")?,
         Dropout => dropout(cx)?,
         _ => return Ok(false),
     }

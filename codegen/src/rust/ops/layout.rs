@@ -1,22 +1,13 @@
-//! Data movement: Transpose, Concat, Split, Slice, Gather(Elements), Pad,
-//! Expand, Tile, DepthToSpace/SpaceToDepth, and ops whose result is known
-//! from shapes (Shape, Size, ConstantOfShape). Parameters are resolved here
-//! from shapes and constant operands when those are known, else read when
-//! the model runs.
+//! Data movement: Transpose, Concat, Split, Slice, Pad, Expand, Tile,
+//! DepthToSpace/SpaceToDepth, CenterCropPad (a Pad with negative, cropping,
+//! or positive pads), ReverseSequence (`k::misc::seq`), and the shape
+//! queries Shape and Size. (Reshape, Squeeze, Unsqueeze and Flatten are
+//! views: no code.) Parameters are resolved here from shapes and constant
+//! operands when those are known, else read when the model runs.
 
-use super::{dims, Sz};
+use super::{axis, call_x_out, const_ints, dims, index_operand, try_line, udims, value_lit, Sz};
 use crate::rust::emit::OpCx;
-use ir::{Attr, Opcode};
-
-/// Normalize a possibly negative axis (a scalar takes axis 0).
-pub fn axis(a: i64, rank: usize) -> Result<usize, String> {
-    crate::rust::shapes::axis(a, rank)
-}
-
-/// Integer contents of constant operand `i`.
-pub fn const_ints(cx: &OpCx<'_, '_>, i: usize) -> Result<Vec<i64>, String> {
-    cx.in_const(i).and_then(|c| c.to_i64s()).ok_or_else(|| format!("operand #{i} must be a constant"))
-}
+use ir::Opcode;
 
 /// Lower a data-movement op; `Ok(false)` if `op` is not one.
 pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
@@ -29,7 +20,7 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
                 Some(p) => p.iter().map(|&a| axis(a, xs.len())).collect::<Result<_, _>>()?,
                 None => (0..xs.len()).rev().collect(),
             };
-            two(cx, &format!("k::layout::transpose({}, &{perm:?}, ", dims(&xs)))?;
+            call_x_out(cx, &format!("k::layout::transpose({}, &{perm:?}, ", dims(&xs)))?;
         }
         Concat => {
             let a = axis(op.attrs.int("axis").unwrap_or(0), ys.len())?;
@@ -43,14 +34,6 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
         }
         Split => split(cx, &xs)?,
         Slice | CoreSlice => slice(cx, &xs)?,
-        Gather | GatherElements => {
-            let a = axis(op.attrs.int("axis").unwrap_or(0), xs.len())?;
-            let k = if op.opcode == Gather { "gather" } else { "gather_elements" };
-            let out = cx.begin(0);
-            let (x, idx) = (cx.input(0)?, cx.input(1)?);
-            let extra = if op.opcode == GatherElements { format!("{}, ", dims(&cx.in_dims(1))) } else { String::new() };
-            cx.line(format!("k::layout::{k}({}, {a}, {x}, {extra}{idx}, {out});", dims(&xs)));
-        }
         Pad => pad(cx, &xs)?,
         Expand | CoreExpand => {
             let out = cx.begin(0);
@@ -62,47 +45,26 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
                 Some(r) => r.iter().map(|&r| Sz::Lit(r.max(0) as usize)).collect(),
                 None => xs.iter().zip(&ys).map(|(x, y)| y / x).collect(),
             };
-            two(cx, &format!("k::layout::tile({}, {}, ", dims(&xs), dims(&reps)))?;
+            call_x_out(cx, &format!("k::layout::tile({}, {}, ", dims(&xs), dims(&reps)))?;
         }
         DepthToSpace => {
             let b = op.attrs.int("blocksize").unwrap_or(1);
             let mode = if op.attrs.str("mode") == Some("CRD") { "Crd" } else { "Dcr" };
-            two(cx, &format!("k::layout::depth_to_space({}, {b}, k::layout::DepthToSpace::{mode}, ", dims(&xs)))?;
+            call_x_out(
+                cx,
+                &format!("k::layout::depth_to_space({}, {b}, k::layout::DepthToSpace::{mode}, ", dims(&xs)),
+            )?;
         }
         SpaceToDepth => {
             let b = op.attrs.int("blocksize").unwrap_or(1);
-            two(cx, &format!("k::layout::space_to_depth({}, {b}, ", dims(&xs)))?;
+            call_x_out(cx, &format!("k::layout::space_to_depth({}, {b}, ", dims(&xs)))?;
         }
-        Shape | Size | ConstantOfShape | Range => known(cx)?,
-        CoreWindowPartition | CoreWindowMerge => {
-            let merge = op.opcode == CoreWindowMerge;
-            let img = if merge { ys.clone() } else { xs.clone() };
-            let win: Vec<i64> = op.attrs.ints("window").map(<[i64]>::to_vec).unwrap_or_default();
-            let sh: Vec<i64> = op.attrs.ints("shift").map_or(vec![0, 0], <[i64]>::to_vec);
-            let [b, h, w, c] =
-                img.iter().map(|d| d.lit().ok_or("window ops need static images")).collect::<Result<Vec<_>, _>>()?[..]
-            else {
-                return Err("window ops take [B, H, W, C] images".into());
-            };
-            let p = format!(
-                "k::layout::Windows {{ b: {b}, h: {h}, w: {w}, c: {c}, wh: {}, ww: {}, sh: {}, sw: {} }}",
-                win[0], win[1], sh[0], sh[1]
-            );
-            let item = cx.item("k::layout::Windows", p);
-            let k = if merge { "window_merge" } else { "window_partition" };
-            two(cx, &format!("k::layout::{k}(&{item}, "))?;
-        }
+        Shape | Size => known(cx)?,
+        CenterCropPad => center_crop_pad(cx)?,
+        ReverseSequence => reverse_sequence(cx)?,
         _ => return Ok(false),
     }
     Ok(true)
-}
-
-/// `prefix x, out)`: the kernels that take one operand and the output.
-fn two(cx: &mut OpCx<'_, '_>, prefix: &str) -> Result<(), String> {
-    let out = cx.begin(0);
-    let x = cx.input(0)?;
-    cx.line(format!("{prefix}{x}, {out});"));
-    Ok(())
 }
 
 fn split(cx: &mut OpCx<'_, '_>, xs: &[Sz]) -> Result<(), String> {
@@ -264,7 +226,7 @@ fn pad(cx: &mut OpCx<'_, '_>, xs: &[Sz]) -> Result<(), String> {
     Ok(())
 }
 
-/// Ops whose result follows from shapes: written once per run.
+/// Shape and Size, whose result follows from shapes: written once per run.
 fn known(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let op = cx.op;
     let class = cx.out_class(0);
@@ -281,25 +243,76 @@ fn known(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
             d[s..e.max(s)].iter().map(as_int).collect()
         }
         Opcode::Size => vec![as_int(&Sz::product(&cx.in_dims(0)))],
-        Opcode::ConstantOfShape => {
-            let n = Sz::product(&cx.out_dims(0));
-            let v = match op.attrs.get("value") {
-                Some(Attr::Sym(name)) => cx
-                    .module()
-                    .const_by_name(name)
-                    .and_then(|id| cx.module().consts[id].to_f64s())
-                    .and_then(|v| v.first().copied())
-                    .unwrap_or(0.0),
-                _ => 0.0,
-            };
-            let out = cx.begin(0);
-            let lit = class.literal(v);
-            cx.line(format!("{out}.fill({lit}); // {n} elements"));
-            return Ok(());
-        }
         _ => return Err(format!("{} with non-constant operands is not supported", op.opcode.name())),
     };
     let out = cx.begin(0);
     cx.line(format!("{out}.copy_from_slice(&[{}]);", values.join(", ")));
+    Ok(())
+}
+
+/// CenterCropPad as a Pad with negative (cropping) or positive pads.
+fn center_crop_pad(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    let (xs, ys) = (cx.in_dims(0), cx.out_dims(0));
+    if xs.len() != ys.len() {
+        return Err(format!("CenterCropPad: output {} for input {}", Sz::array(&ys), Sz::array(&xs)));
+    }
+    let zero = value_lit(cx.out_class(0), 0.0);
+    let (Some(xs), Some(ys)) = (Sz::all_lit(&xs), Sz::all_lit(&ys)) else {
+        return center_crop_pad_runtime(cx, &xs, &ys, &zero);
+    };
+    let (mut begin, mut end) = (vec![0isize; xs.len()], vec![0isize; xs.len()]);
+    for (a, (&n, &s)) in xs.iter().zip(&ys).enumerate() {
+        let (n, s) = (n as isize, s as isize);
+        begin[a] = if s < n { -((n - s) / 2) } else { (s - n) / 2 };
+        end[a] = s - n - begin[a];
+    }
+    let out = cx.begin(0);
+    let x = cx.input(0)?;
+    cx.line(format!(
+        "k::layout::pad({}, &{begin:?}, &{end:?}, k::layout::PadMode::Constant({zero}), {x}, {out});",
+        udims(&xs)
+    ));
+    Ok(())
+}
+
+/// CenterCropPad with sizes known when the model runs: the same pads,
+/// computed then (`(begin, end)` of an axis of `n` cropped or padded to `s`).
+fn center_crop_pad_runtime(cx: &mut OpCx<'_, '_>, xs: &[Sz], ys: &[Sz], zero: &str) -> Result<(), String> {
+    let out = cx.begin(0);
+    let x = cx.input(0)?;
+    cx.line(
+        "let cp = |n: usize, s: usize| { let (n, s) = (n as isize, s as isize); let b = if s < n { -((n - s) / 2) } else { (s - n) / 2 }; (b, s - n - b) };"
+            .into(),
+    );
+    let pads: Vec<String> = xs.iter().zip(ys).map(|(n, s)| format!("cp({n}, {s})")).collect();
+    cx.line(format!("let pads = [{}];", pads.join(", ")));
+    cx.line("let (begin, end) = (pads.map(|p| p.0), pads.map(|p| p.1));".into());
+    cx.line(format!("k::layout::pad({}, &begin, &end, k::layout::PadMode::Constant({zero}), {x}, {out});", dims(xs)));
+    Ok(())
+}
+
+/// ReverseSequence; over run-time sizes the kernel checks the lengths
+/// against the batch and time dims when the model runs.
+fn reverse_sequence(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    index_operand(cx, 1, "sequence_lens")?;
+    let xs = cx.in_dims(0);
+    if xs.len() < 2 {
+        return Err(format!("ReverseSequence: the input {} needs rank >= 2", Sz::array(&xs)));
+    }
+    let b = axis(cx.op.attrs.int("batch_axis").unwrap_or(1), xs.len())?;
+    let t = axis(cx.op.attrs.int("time_axis").unwrap_or(0), xs.len())?;
+    if b == t {
+        return Err("ReverseSequence: batch_axis and time_axis must differ".into());
+    }
+    let out = cx.begin(0);
+    let (x, l) = (cx.input(0)?, cx.input(1)?);
+    if Sz::all_lit(&xs).is_some() {
+        cx.line(format!("k::misc::seq::reverse_sequence({}, {b}, {t}, {l}, {x}, {out});", dims(&xs)));
+    } else {
+        let what = format!("ReverseSequence [{}]", cx.op.loc);
+        let call =
+            format!("k::misc::seq::reverse_sequence_checked({what:?}, {}, ({b}, {t}), {l}, {x}, {out})", dims(&xs));
+        try_line(cx, call);
+    }
     Ok(())
 }

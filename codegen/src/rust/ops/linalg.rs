@@ -1,37 +1,28 @@
-//! Matrix products and convolutions: `onnx.MatMul`, `onnx.Gemm`,
-//! `core.linear`, `onnx.Conv`/`core.conv`, `onnx.ConvTranspose`/
-//! `core.conv_transpose`. Constant B matrices and conv weights are packed
-//! once, at model construction; bias and activation run in the GEMM epilogue.
+//! Matrix products and their kin: `onnx.MatMul`, `onnx.Gemm`, `core.linear`
+//! (constant B matrices are packed once, at model construction; bias and
+//! activation run in the GEMM epilogue), MatMul in the interpreter's
+//! summation order (`k::wide`: on f64, which models computed in double
+//! precision keep, and on f32 for a widened 16-bit MatMul), Det
+//! (`k::misc::det`) and Einsum (`k::misc::einsum`, the interpreter's loop
+//! nest, derived at compile time; over run-time sizes its labels now and
+//! sizes and strides when the model runs).
 
-use super::{dims, f32_lit, Sz};
+use super::{act, dims, f32_lit, Sz};
+use crate::plan::Class;
 use crate::rust::emit::OpCx;
-use ir::ops::elementwise::Activation;
-use ir::{OpData, Opcode};
+use ir::Opcode;
 
-/// The kernel `Act` for an op's `act`/`act_alpha`/`act_beta` attributes.
-pub fn act(op: &OpData) -> Result<String, String> {
-    Ok(match Activation::from_attrs(&op.attrs)? {
-        Activation::None => "k::act::Act::None".into(),
-        Activation::Relu => "k::act::Act::Relu".into(),
-        Activation::Clip { min, max } => {
-            format!("k::act::Act::Clip {{ min: {}, max: {} }}", f32_lit(min), f32_lit(max))
-        }
-        Activation::Sigmoid => "k::act::Act::Sigmoid".into(),
-        Activation::HardSigmoid { alpha, beta } => {
-            format!("k::act::Act::HardSigmoid {{ alpha: {}, beta: {} }}", f32_lit(alpha), f32_lit(beta))
-        }
-        Activation::HardSwish => "k::act::Act::HardSwish".into(),
-        Activation::LeakyRelu { alpha } => format!("k::act::Act::LeakyRelu {{ alpha: {} }}", f32_lit(alpha)),
-        Activation::Silu => "k::act::Act::Silu".into(),
-        Activation::Gelu => "k::act::Act::Gelu".into(),
-        Activation::GeluTanh => "k::act::Act::GeluTanh".into(),
-        Activation::Tanh => "k::act::Act::Tanh".into(),
-    })
-}
-
-/// Lower a product or convolution; `Ok(false)` if `op` is not one.
+/// Lower a matrix product, Det or Einsum; `Ok(false)` if `op` is not one.
 pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
     use Opcode::*;
+    if cx.op.opcode == MatMul && passes::widen::computes_half(cx.func(), cx.op) {
+        wide_matmul(cx, Class::F32)?;
+        return Ok(true);
+    }
+    if cx.op.opcode == MatMul && super::f64_op(cx) {
+        wide_matmul(cx, Class::F64)?;
+        return Ok(true);
+    }
     if matches!(cx.op.opcode, MatMul | CoreLinear | Gemm) {
         super::f32_only(cx)?;
     }
@@ -43,6 +34,8 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
             product(cx, tb, cx.op.operand(2).map(|_| 2), a)?
         }
         Opcode::Gemm => gemm(cx)?,
+        Opcode::Det => det(cx)?,
+        Opcode::Einsum => einsum(cx)?,
         _ => return Ok(false),
     }
     Ok(true)
@@ -156,5 +149,100 @@ fn gemm(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         cx.scratch(format!("k::gemm::scratch_len(&{g})"));
         cx.line(format!("k::gemm::sgemm(&{g}, {a}, {b}, {out}, &{ep}, &mut self.scratch);"));
     }
+    Ok(())
+}
+
+/// MatMul in the interpreter's summation order: on f64, and on f32 for a
+/// 16-bit MatMul computed in f32 (see `passes::widen::computes_half`).
+fn wide_matmul(cx: &mut OpCx<'_, '_>, class: Class) -> Result<(), String> {
+    if cx.in_class(1) != Some(class) {
+        return Err(format!("MatMul: both operands must be {}", class.name()));
+    }
+    let (a, b) = (cx.in_dims(0), cx.in_dims(1));
+    if a.is_empty() || b.is_empty() {
+        return Err("MatMul of scalars is not defined".into());
+    }
+    let batch = a.len().max(b.len()).saturating_sub(2);
+    if batch > edgec_kernels::wide::MAX_BATCH_RANK {
+        return Err(format!("MatMul with {batch} batch dims is not supported"));
+    }
+    let out = cx.begin(0);
+    let (x, y) = (cx.input(0)?, cx.input(1)?);
+    cx.line(format!("k::wide::matmul({}, {x}, {}, {y}, {out});", dims(&a), dims(&b)));
+    Ok(())
+}
+
+fn det(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    let xs = cx.in_static(0);
+    let n = xs.last().copied().unwrap_or(0);
+    if !cx.out_class(0).is_float() {
+        return Err("Det takes float tensors only".into());
+    }
+    if n > edgec_kernels::misc::det::DET_MAX {
+        return Err(format!(
+            "Det of {n}x{n} matrices is not supported (at most {0}x{0})",
+            edgec_kernels::misc::det::DET_MAX
+        ));
+    }
+    let out = cx.begin(0);
+    let x = cx.input(0)?;
+    cx.line(format!("k::misc::det::det({n}, {x}, {out});"));
+    Ok(())
+}
+
+fn einsum(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    let c = cx.out_class(0);
+    if !(c == Class::F32 || c == Class::F64 || c.is_int()) {
+        return Err(format!("Einsum on {} is not supported (f32, f64 and integers)", c.name()));
+    }
+    let eq = cx.op.attrs.str("equation").ok_or("Einsum: missing `equation`")?.to_string();
+    if (0..cx.op.operands.len()).any(|i| cx.in_dims(i).iter().any(|d| d.lit().is_none())) {
+        return einsum_rt(cx, &eq);
+    }
+    let shapes: Vec<Vec<usize>> = (0..cx.op.operands.len()).map(|i| cx.in_static(i)).collect();
+    let refs: Vec<&[usize]> = shapes.iter().map(Vec::as_slice).collect();
+    let nest = edgec_numeric::einsum::loop_nest(&eq, &refs).map_err(|e| format!("Einsum: {e}"))?;
+    if nest.dims.len() > edgec_kernels::misc::einsum::EINSUM_MAX_LOOPS {
+        return Err(format!(
+            "Einsum `{eq}` has {} labels, more than the kernel's {}",
+            nest.dims.len(),
+            edgec_kernels::misc::einsum::EINSUM_MAX_LOOPS
+        ));
+    }
+    let access: Vec<String> = nest.access.iter().map(|a| format!("&{a:?}")).collect();
+    let out = cx.begin(0);
+    let xs: Vec<String> = (0..shapes.len()).map(|i| cx.input(i)).collect::<Result<_, _>>()?;
+    cx.line(format!(
+        "k::misc::einsum::einsum(&k::misc::einsum::Einsum {{ dims: &{:?}, n_out: {}, access: &[{}] }}, &[{}], {out});",
+        nest.dims,
+        nest.out_shape.len(),
+        access.join(", "),
+        xs.join(", ")
+    ));
+    Ok(())
+}
+
+/// An Einsum over operands with run-time sizes: the loop structure now,
+/// sizes and strides when the model runs.
+fn einsum_rt(cx: &mut OpCx<'_, '_>, eq: &str) -> Result<(), String> {
+    let shapes: Vec<Vec<super::Sz>> = (0..cx.op.operands.len()).map(|i| cx.in_dims(i)).collect();
+    let ranks: Vec<usize> = shapes.iter().map(Vec::len).collect();
+    let (loops, n_loops, n_out) = crate::rust::shapes::nn::einsum_labels(eq, &ranks)?;
+    use edgec_kernels::misc::einsum::{EINSUM_MAX_LOOPS, EINSUM_MAX_OPERANDS};
+    if n_loops > EINSUM_MAX_LOOPS || loops.len() > EINSUM_MAX_OPERANDS {
+        return Err(format!("Einsum `{eq}`: more than {EINSUM_MAX_LOOPS} labels or {EINSUM_MAX_OPERANDS} operands"));
+    }
+    let what = format!("Einsum {}", cx.op.loc);
+    let labels: Vec<String> = loops.iter().map(|l| format!("&{l:?}")).collect();
+    let dims: Vec<String> = shapes.iter().map(|s| super::dims(s)).collect();
+    let out = cx.begin(0);
+    let xs: Vec<String> = (0..shapes.len()).map(|i| cx.input(i)).collect::<Result<_, _>>()?;
+    let call = format!(
+        "k::misc::einsum::einsum_rt({what:?}, &k::misc::einsum::EinsumLabels {{ loops: &[{}], n_loops: {n_loops}, n_out: {n_out} }}, &[{}], &[{}], {out})",
+        labels.join(", "),
+        dims.join(", "),
+        xs.join(", ")
+    );
+    super::try_line(cx, call);
     Ok(())
 }

@@ -1,5 +1,16 @@
-//! Lowering of each op to kernel calls, grouped by family, and what memory
-//! each op's result may share (the planner's [`Reuse`]).
+//! Lowering of each op to kernel calls, and what memory each op's result
+//! may share (the planner's [`Reuse`]).
+//!
+//! One module per op family, named [`ir::Family::name`] (`elementwise`,
+//! `quant`, `linalg`, `conv`, `pool`, `norm`, `attention`, `rnn`,
+//! `resample`, `layout`, `index`, `select`, `reduce`, `generate`, `signal`,
+//! `loss`), each holding the lowering of exactly that family's ops and a
+//! `pub fn lower` of the [`LowerFn`] signature. Control flow (`control`) is
+//! lowered by the function emitter and strings are not compiled, so those
+//! families have no module. Besides them: `table`, the op table (every fact
+//! the backend keeps about an op, and the family-to-`lower` match), and
+//! this module, the entry points and the helpers several families share
+//! (literals, axes and constant operands, window geometry, operand checks).
 //!
 //! An op the Rust backend cannot compile is an error naming the op and its
 //! ONNX node; `edgec compile` lists every such op at once.
@@ -7,14 +18,16 @@
 use super::emit::OpCx;
 pub use super::sz::Sz;
 use crate::plan::{Class, Reuse};
-use ir::{Function, OpData, Opcode};
+use ir::ops::elementwise::Activation;
+use ir::{DType, Function, OpData, Opcode};
 use std::sync::OnceLock;
 
-pub use table::TABLE;
+pub use table::{lowering, TABLE};
 
-/// A family's lowering: emits the op's kernel calls, or `Ok(false)` if the
-/// family does not lower this op with these element types.
-pub type Family = fn(&mut OpCx<'_, '_>) -> Result<bool, String>;
+/// A family's lowering (its module's `lower`): emits the op's kernel calls,
+/// or `Ok(false)` if the family does not lower this op with these element
+/// types.
+pub type LowerFn = fn(&mut OpCx<'_, '_>) -> Result<bool, String>;
 
 /// A `k::ew` kernel selector: a fixed variant name, or one built from the
 /// op's attributes (`Elu { alpha: 0.5f32 }`).
@@ -47,8 +60,9 @@ pub enum Lower {
     Unary(Kernel),
     /// A broadcasting two-input op: `k::ew::binary` with this `Binary` variant.
     Binary(Kernel),
-    /// The families tried in order.
-    Family(&'static [Family]),
+    /// By the `lower` of the op's family ([`Opcode::family`], mapped to its
+    /// module by [`lowering`]).
+    Family,
 }
 
 /// What memory an op's result may share with its operands.
@@ -127,7 +141,7 @@ fn in_place_ok(f: &Function, op: &OpData) -> bool {
     let exp = op.operand(1).and_then(|v| Class::of(f.ty(v).dtype));
     match row(op.opcode).map(|r| r.lower) {
         Some(Lower::Unary(_)) => class.is_some_and(Class::is_float) && op.operands.len() == 1,
-        Some(Lower::Binary(_) | Lower::Family(_)) if op.operands.len() == 2 => {
+        Some(Lower::Binary(_) | Lower::Family) if op.operands.len() == 2 => {
             elementwise::numeric(class) && !elementwise::mixed_pow(op, class, exp)
         }
         _ => false,
@@ -154,16 +168,10 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let done = match r.lower {
         Lower::Unary(k) => elementwise::unary(cx, &k.expr(op)).map(|()| true)?,
         Lower::Binary(k) => elementwise::binary(cx, &k.expr(op)).map(|()| true)?,
-        Lower::Family(families) => {
-            let mut done = false;
-            for family in families {
-                if family(cx)? {
-                    done = true;
-                    break;
-                }
-            }
-            done
-        }
+        Lower::Family => match lowering(op.opcode.family()) {
+            Some(lower) => lower(cx)?,
+            None => false,
+        },
         Lower::View | Lower::Structural => false,
     };
     if !done {
@@ -248,20 +256,181 @@ pub fn f32_attr(op: &OpData, k: &str, d: f32) -> String {
     f32_lit(op.attrs.float(k).unwrap_or(d))
 }
 
-mod attn_norm;
+/// `value` as a Rust literal of `class`.
+pub fn value_lit(class: Class, value: f64) -> String {
+    match class {
+        Class::F32 => f32_lit(value as f32),
+        Class::Bool => (value != 0.0).to_string(),
+        c => format!("{}{}", value as i64, c.rust()),
+    }
+}
+
+/// Normalize a possibly negative axis (a scalar takes axis 0).
+pub fn axis(a: i64, rank: usize) -> Result<usize, String> {
+    crate::rust::shapes::axis(a, rank)
+}
+
+/// Integer contents of constant operand `i`.
+pub fn const_ints(cx: &OpCx<'_, '_>, i: usize) -> Result<Vec<i64>, String> {
+    cx.in_const(i).and_then(|c| c.to_i64s()).ok_or_else(|| format!("operand #{i} must be a constant"))
+}
+
+/// True if result `j` of the op exists and is used.
+pub fn used(cx: &OpCx<'_, '_>, j: usize) -> bool {
+    cx.op.results.get(j).is_some_and(|r| cx.func().use_counts()[r.as_u32() as usize] > 0)
+}
+
+/// Fail unless operand `i` holds i64 or i32 indices.
+pub fn index_operand(cx: &OpCx<'_, '_>, i: usize, what: &str) -> Result<(), String> {
+    match cx.in_class(i) {
+        Some(Class::I64 | Class::I32) => Ok(()),
+        _ => Err(format!("{}: {what} must be i64 or i32", cx.op.opcode.name())),
+    }
+}
+
+/// Fail unless operand `i` is of one of the classes `ok`.
+pub fn want_class(cx: &OpCx<'_, '_>, i: usize, ok: &[Class], what: &str) -> Result<(), String> {
+    match cx.in_class(i) {
+        Some(c) if ok.contains(&c) => Ok(()),
+        _ => Err(format!("{}: {what} of this element type is not supported", cx.op.opcode.name())),
+    }
+}
+
+/// Fail unless every operand in `which` and every result is f32.
+pub fn all_f32(cx: &OpCx<'_, '_>, which: &[usize]) -> Result<(), String> {
+    f32_only(cx)?;
+    let f = cx.func();
+    let bad_in = which.iter().filter_map(|&i| cx.op.operand(i)).find(|&v| f.ty(v).dtype != DType::F32);
+    let bad_out = cx.op.results.iter().copied().find(|&v| f.ty(v).dtype != DType::F32);
+    if let Some(v) = bad_in.or(bad_out) {
+        return Err(format!(
+            "{} with a {} operand or result is not supported by the Rust backend (f32 only)",
+            cx.op.opcode.name(),
+            f.ty(v).dtype
+        ));
+    }
+    Ok(())
+}
+
+/// True if the op computes in double precision (`k::wide`): an f64 operand
+/// 0 and one f64 result. Models computed in f64 keep it (the f32 kernels
+/// serve f32, and f16/bf16 through exact widening).
+pub fn f64_op(cx: &OpCx<'_, '_>) -> bool {
+    cx.in_class(0) == Some(Class::F64) && cx.op.results.len() == 1 && cx.out_class(0) == Class::F64
+}
+
+/// `prefix x, out)`: a kernel call on operand 0 writing result 0 (the
+/// kernels that take one operand and the output).
+pub fn call_x_out(cx: &mut OpCx<'_, '_>, prefix: &str) -> Result<(), String> {
+    let out = cx.begin(0);
+    let x = cx.input(0)?;
+    cx.line(format!("{prefix}{x}, {out});"));
+    Ok(())
+}
+
+/// The kernel `Act` for an op's `act`/`act_alpha`/`act_beta` attributes
+/// (the fused activation of a GEMM or convolution epilogue).
+pub fn act(op: &OpData) -> Result<String, String> {
+    Ok(match Activation::from_attrs(&op.attrs)? {
+        Activation::None => "k::act::Act::None".into(),
+        Activation::Relu => "k::act::Act::Relu".into(),
+        Activation::Clip { min, max } => {
+            format!("k::act::Act::Clip {{ min: {}, max: {} }}", f32_lit(min), f32_lit(max))
+        }
+        Activation::Sigmoid => "k::act::Act::Sigmoid".into(),
+        Activation::HardSigmoid { alpha, beta } => {
+            format!("k::act::Act::HardSigmoid {{ alpha: {}, beta: {} }}", f32_lit(alpha), f32_lit(beta))
+        }
+        Activation::HardSwish => "k::act::Act::HardSwish".into(),
+        Activation::LeakyRelu { alpha } => format!("k::act::Act::LeakyRelu {{ alpha: {} }}", f32_lit(alpha)),
+        Activation::Silu => "k::act::Act::Silu".into(),
+        Activation::Gelu => "k::act::Act::Gelu".into(),
+        Activation::GeluTanh => "k::act::Act::GeluTanh".into(),
+        Activation::Tanh => "k::act::Act::Tanh".into(),
+    })
+}
+
+/// Integer list attribute `k` of `op` (`n` copies of `d` when absent),
+/// negative entries as 0.
+pub fn ints(op: &OpData, k: &str, n: usize, d: usize) -> Vec<usize> {
+    op.attrs.ints(k).map_or(vec![d; n], |v| v.iter().map(|&x| x.max(0) as usize).collect())
+}
+
+/// Begin and end pads of a conv/pool over `spatial` with output `out`
+/// (SAME padding of a symbolic input size is computed when the model runs,
+/// by statements added to `cx`'s current block).
+pub fn pads(
+    cx: &mut OpCx<'_, '_>,
+    spatial: &[Sz],
+    out: &[Sz],
+    kernel: &[usize],
+    stride: &[usize],
+    dil: &[usize],
+) -> Vec<Sz> {
+    let op = cx.op;
+    let r = spatial.len();
+    match op.attrs.str("auto_pad").unwrap_or("NOTSET") {
+        "SAME_UPPER" | "SAME_LOWER" => {
+            let lower = op.attrs.str("auto_pad") == Some("SAME_LOWER");
+            let mut p = vec![Sz::Lit(0); 2 * r];
+            for i in 0..r {
+                if let (Some(x), Some(o)) = (spatial[i].lit(), out[i].lit()) {
+                    let need = (o.saturating_sub(1)) * stride[i] + (kernel[i] - 1) * dil[i] + 1;
+                    let total = need.saturating_sub(x);
+                    let small = total / 2;
+                    let (b, e) = if lower { (total - small, small) } else { (small, total - small) };
+                    (p[i], p[i + r]) = (Sz::Lit(b), Sz::Lit(e));
+                    continue;
+                }
+                let name = format!("pad{i}");
+                cx.line(format!(
+                    "let {name} = k::shape::same_pads({}, {}, {}, {}, {lower});",
+                    spatial[i], kernel[i], stride[i], dil[i]
+                ));
+                (p[i], p[i + r]) = (Sz::expr(format!("{name}.0")), Sz::expr(format!("{name}.1")));
+            }
+            p
+        }
+        "VALID" => vec![Sz::Lit(0); 2 * r],
+        _ => ints(op, "pads", 2 * r, 0).into_iter().map(Sz::Lit).collect(),
+    }
+}
+
+/// `p` with symbolic entries replaced by `fill` (a construction-time copy
+/// of run-time geometry, for packing weights).
+pub fn lits_or(p: &[Sz], fill: usize) -> Vec<usize> {
+    p.iter().map(|x| x.lit().unwrap_or(fill)).collect()
+}
+
+/// The `k::conv::window::Window` literal of a conv-like op over input
+/// `xs` with kernel `kernel` and output `ys` (pads resolved in `cx`'s
+/// current block when `auto_pad` needs run-time sizes).
+pub fn window(cx: &mut OpCx<'_, '_>, xs: &[Sz], kernel: &[usize], ys: &[Sz]) -> String {
+    let r = kernel.len();
+    let (stride, dil) = (ints(cx.op, "strides", r, 1), ints(cx.op, "dilations", r, 1));
+    let p = pads(cx, &xs[2..], &ys[2..], kernel, &stride, &dil);
+    format!(
+        "k::conv::window::Window {{ input: {}, kernel: &{kernel:?}, output: {}, strides: &{stride:?}, dilations: &{dil:?}, pads: {} }}",
+        dims(&xs[2..]),
+        dims(&ys[2..]),
+        dims(&p[..r])
+    )
+}
+
+mod attention;
 mod conv;
 mod elementwise;
+mod generate;
+mod index;
 mod layout;
-pub mod linalg;
-mod misc;
+mod linalg;
+mod loss;
 mod norm;
+mod pool;
 mod quant;
-mod resize;
+mod reduce;
+mod resample;
 mod rnn;
-mod scan;
 mod select;
-mod seqmix;
 mod signal;
 mod table;
-mod vision;
-mod wide;

@@ -1,12 +1,15 @@
 //! Linear quantization: QuantizeLinear / DequantizeLinear (per tensor, per
 //! axis, blocked; u8/i8 with f32 scales, i32 too for dequantization),
 //! DynamicQuantizeLinear, MatMulInteger and QLinearMatMul (scalar or
-//! per-row/per-column parameters).
+//! per-row/per-column parameters), ConvInteger and QLinearConv
+//! (`k::conv::int`: a direct N-D kernel over the window geometry resolved
+//! here, zero points and scales read from their operands when the model
+//! runs).
 
-use super::layout::axis;
-use super::{dims, try_expr, try_line, udims, Sz};
+use super::{axis, dims, try_expr, try_line, udims, want_class, window, Sz};
 use crate::plan::Class;
 use crate::rust::emit::OpCx;
+use edgec_kernels::conv::window::MAX_RANK;
 use ir::Opcode;
 
 /// Lower a quantization op; `Ok(false)` if `op` is not one.
@@ -16,6 +19,8 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
         Opcode::DequantizeLinear => dequantize(cx)?,
         Opcode::DynamicQuantizeLinear => dynamic(cx)?,
         Opcode::MatMulInteger | Opcode::QLinearMatMul => matmul(cx)?,
+        Opcode::ConvInteger => conv_int(cx, false)?,
+        Opcode::QLinearConv => conv_int(cx, true)?,
         _ => return Ok(false),
     }
     Ok(true)
@@ -313,5 +318,63 @@ fn shaped_matmul(cx: &mut OpCx<'_, '_>, q: bool) -> Result<(), String> {
         format!("k::quant::shaped::matmul_integer({what:?}, {a}, {b}, {out})")
     };
     try_line(cx, call);
+    Ok(())
+}
+
+fn conv_int(cx: &mut OpCx<'_, '_>, qlinear: bool) -> Result<(), String> {
+    let q8 = [Class::U8, Class::I8];
+    let (xi, wi) = if qlinear { (0, 3) } else { (0, 1) };
+    want_class(cx, xi, &q8, "x")?;
+    want_class(cx, wi, &q8, "w")?;
+    let (xs, ws, ys) = (cx.in_dims(xi), cx.in_static(wi), cx.out_dims(0));
+    let r = xs.len().checked_sub(2).filter(|r| (1..=MAX_RANK).contains(r));
+    if r.is_none_or(|r| ws.len() != r + 2 || ys.len() != r + 2) {
+        return Err(format!("{}: x of rank {} with w {ws:?} is not supported", cx.op.opcode.name(), xs.len()));
+    }
+    if qlinear {
+        for (i, w) in [(1, "x_scale"), (4, "w_scale"), (6, "y_scale")] {
+            want_class(cx, i, &[Class::F32], w)?;
+        }
+        want_class(cx, 2, &cx.in_class(0).into_iter().collect::<Vec<_>>(), "x_zero_point")?;
+        want_class(cx, 5, &cx.in_class(3).into_iter().collect::<Vec<_>>(), "w_zero_point")?;
+        want_class(cx, 7, &q8, "y_zero_point")?;
+        if cx.out_class(0) != cx.in_class(7).unwrap_or(Class::U8) {
+            return Err("QLinearConv: the result must have y_zero_point's type".into());
+        }
+        if cx.op.operand(8).is_some() {
+            want_class(cx, 8, &[Class::I32], "B")?;
+        }
+    } else if cx.out_class(0) != Class::I32 {
+        return Err("ConvInteger: the result must be i32".into());
+    }
+    let group = cx.op.attrs.int("group").unwrap_or(1).max(1);
+    let out = cx.begin(0);
+    let win = window(cx, &xs, &ws[2..], &ys);
+    cx.line(format!(
+        "let p = k::conv::int::ConvInt {{ n: {}, c: {}, m: {}, group: {group}, win: {win} }};",
+        xs[0], xs[1], ws[0]
+    ));
+    let (x, w) = (cx.input(xi)?, cx.input(wi)?);
+    if qlinear {
+        let v: Vec<String> = [1, 2, 4, 5, 6, 7].iter().map(|&i| cx.input(i)).collect::<Result<_, _>>()?;
+        let b = match cx.op.operand(8) {
+            Some(_) => format!("Some({})", cx.input(8)?),
+            None => "None".into(),
+        };
+        cx.line(format!(
+            "let q = k::conv::int::QParams {{ x_scale: {}[0], x_zero: {}[0], w_scale: {}, w_zero: {}, y_scale: {}[0], y_zero: {}[0] }};",
+            v[0], v[1], v[2], v[3], v[4], v[5]
+        ));
+        cx.line(format!("k::conv::int::qlinear_conv(&p, &q, {x}, {w}, {b}, {out});"));
+    } else {
+        let zp = |cx: &mut OpCx<'_, '_>, i: usize| -> Result<String, String> {
+            Ok(match cx.op.operand(i) {
+                Some(_) => cx.input(i)?,
+                None => "&[]".into(),
+            })
+        };
+        let (xz, wz) = (zp(cx, 2)?, zp(cx, 3)?);
+        cx.line(format!("k::conv::int::conv_integer(&p, {x}, {xz}, {w}, {wz}, {out});"));
+    }
     Ok(())
 }

@@ -1,6 +1,7 @@
-//! Ops whose result size depends on the data (NonZero, Compress, Unique,
-//! NonMaxSuppression) and Range with operands read when the model runs,
-//! lowered to `k::misc::dynamic`, `k::misc::nms` and `k::misc::generate`.
+//! Ops whose result depends on comparing the data: TopK
+//! (`k::misc::select`), and those whose result size depends on the data
+//! (NonZero, Compress, Unique, NonMaxSuppression), lowered to
+//! `k::misc::dynamic` and `k::misc::nms`.
 //!
 //! The size of such a result is a shape variable the op assigns when it
 //! runs (`shapes::ShapeCx::counted`): a first block computes the count,
@@ -10,29 +11,23 @@
 //! `Result`, see `shapes::has_runtime_shape_operands`; elsewhere the error
 //! is a panic with the same message).
 
-use super::layout::axis;
-use super::{dims, try_expr, try_line, Sz};
+use super::{axis, dims, try_expr, try_line, used, Sz};
 use crate::plan::Class;
 use crate::rust::emit::OpCx;
 use ir::Opcode;
 
-/// Lower NonZero, Compress, Unique, NonMaxSuppression, or a Range with an
-/// operand that is not a constant; `Ok(false)` otherwise.
+/// Lower NonZero, Compress, Unique, NonMaxSuppression or TopK; `Ok(false)`
+/// otherwise.
 pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
     match cx.op.opcode {
         Opcode::NonZero => nonzero(cx)?,
         Opcode::Compress => compress(cx)?,
         Opcode::Unique => unique(cx)?,
         Opcode::NonMaxSuppression => nms(cx)?,
-        Opcode::Range if (0..3).any(|i| cx.in_const(i).is_none()) => range(cx)?,
+        Opcode::TopK => top_k(cx)?,
         _ => return Ok(false),
     }
     Ok(true)
-}
-
-/// True if result `j` exists and is used.
-fn used(cx: &OpCx<'_, '_>, j: usize) -> bool {
-    cx.op.results.get(j).is_some_and(|r| cx.func().use_counts()[r.as_u32() as usize] > 0)
 }
 
 /// Fail unless operand `i` is of `class`.
@@ -214,19 +209,30 @@ fn nms(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     Ok(())
 }
 
-fn range(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
-    let c = cx.out_class(0);
-    if !matches!(c, Class::I16 | Class::I32 | Class::I64 | Class::F32 | Class::F64 | Class::F16 | Class::BF16) {
-        return Err(format!("Range on {} is not supported", c.name()));
+fn top_k(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    let xs = cx.in_dims(0);
+    let a = axis(cx.op.attrs.int("axis").unwrap_or(-1), xs.len())?;
+    let k = cx.out_dims(0).get(a).cloned().ok_or("TopK: result rank")?;
+    let largest = cx.op.attrs.int("largest").unwrap_or(1) != 0;
+    if cx.in_class(0) == Some(Class::Bool) {
+        return Err("TopK on bool is not supported".into());
     }
-    for i in 0..3 {
-        if cx.in_class(i) != Some(c) {
-            return Err("Range: start, limit and delta must have the result's element type".into());
+    let p = format!("k::misc::select::TopK {{ shape: {}, axis: {a}, k: {k}, largest: {largest} }}", dims(&xs));
+    // K read when the model runs (or an axis of run-time size): checked first.
+    let check = k.lit().is_none() || xs[a].lit().is_none();
+    if used(cx, 1) {
+        let out = cx.begin(1);
+        if check {
+            try_line(cx, format!("k::misc::select::top_k_check(&{p})"));
         }
+        let x = cx.input(0)?;
+        cx.line(format!("k::misc::select::top_k_indices(&{p}, {x}, {out});"));
     }
-    let stash_f64 = cx.op.attrs.int("stash_type").unwrap_or(1) == 11;
     let out = cx.begin(0);
-    let (s, l, d) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
-    try_line(cx, format!("k::misc::generate::range({s}[0], {l}[0], {d}[0], {stash_f64}, {out})"));
+    if check && !used(cx, 1) {
+        try_line(cx, format!("k::misc::select::top_k_check(&{p})"));
+    }
+    let x = cx.input(0)?;
+    cx.line(format!("k::misc::select::top_k_values(&{p}, {x}, {out});"));
     Ok(())
 }

@@ -1,17 +1,20 @@
-//! Signal generators and transforms whose parameters are inputs: the
-//! Hann, Hamming and Blackman windows and MelWeightMatrix
-//! (`k::misc::generate`), STFT (`k::misc::dft::stft`).
+//! Signal processing: the Hann, Hamming and Blackman windows and
+//! MelWeightMatrix (`k::misc::generate`), STFT (`k::misc::dft::stft`) and
+//! DFT (`k::misc::dft`).
 //!
-//! The sizes, lengths and steps are read when the model runs and checked
-//! against the declared result shape by the kernels (an error naming the
-//! op; a panic with that message in a function that returns no `Result`).
+//! The windows', MelWeightMatrix's and STFT's sizes, lengths and steps are
+//! read when the model runs and checked against the declared result shape
+//! by the kernels (an error naming the op; a panic with that message in a
+//! function that returns no `Result`). DFT's length and axis are resolved
+//! here when they are constants on static dims, else read and checked the
+//! same way.
 
-use super::{try_line, Sz};
+use super::{const_ints, dims, f32_only, index_operand, try_line, Sz};
 use crate::plan::Class;
 use crate::rust::emit::OpCx;
 use ir::Opcode;
 
-/// Lower a window op, MelWeightMatrix or STFT; `Ok(false)` otherwise.
+/// Lower a window op, MelWeightMatrix, STFT or DFT; `Ok(false)` otherwise.
 pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
     match cx.op.opcode {
         Opcode::HannWindow => window(cx, "Hann")?,
@@ -19,6 +22,7 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
         Opcode::BlackmanWindow => window(cx, "Blackman")?,
         Opcode::MelWeightMatrix => mel(cx)?,
         Opcode::STFT => stft(cx)?,
+        Opcode::DFT => dft(cx)?,
         _ => return Ok(false),
     }
     Ok(true)
@@ -83,7 +87,7 @@ fn mel(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
 }
 
 fn stft(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
-    super::f32_only(cx)?;
+    f32_only(cx)?;
     int_scalar(cx, 1, "frame_step")?;
     let xs = cx.in_dims(0);
     let ys = cx.out_dims(0);
@@ -112,5 +116,81 @@ fn stft(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         None => "None".into(),
     };
     try_line(cx, format!("k::misc::dft::stft(&{p}, {step}.first().map_or(0, |&v| v as i64), {fl}, {w}, {x}, {out})"));
+    Ok(())
+}
+
+/// DFT with a constant (or absent) `dft_length` and `axis` on static dims.
+fn dft(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    use ir::ops::signal::{dft_axis, dft_check_last, dft_length, dft_out_len, flag};
+    f32_only(cx)?;
+    let op = cx.op;
+    let (xd, yd) = (cx.in_dims(0), cx.out_dims(0));
+    let r = xd.len();
+    let inverse = flag(op.attrs.int("inverse").unwrap_or(0), "inverse")?;
+    let onesided = flag(op.attrs.int("onesided").unwrap_or(0), "onesided")?;
+    if r < 2 {
+        return Err(format!("DFT: the input {} needs rank >= 2", Sz::array(&xd)));
+    }
+    if let Some(last) = xd[r - 1].lit() {
+        dft_check_last(last as u64, inverse, onesided)?;
+    }
+    let runtime = [1, 2].iter().any(|&i| cx.op.operand(i).is_some() && cx.in_const(i).is_none());
+    let (Some(xs), Some(_), false) = (Sz::all_lit(&xd), Sz::all_lit(&yd), runtime) else {
+        return dft_runtime(cx, &xd, &yd, inverse, onesided);
+    };
+    let given = |i: usize, what: &str| -> Result<Option<i64>, String> {
+        match op.operand(i) {
+            None => Ok(None),
+            Some(_) => match const_ints(cx, i)?.as_slice() {
+                [v] => Ok(Some(*v)),
+                _ => Err(format!("DFT: `{what}` must be a scalar constant")),
+            },
+        }
+    };
+    let a = dft_axis(given(2, "axis")?.or(op.attrs.int("axis")).unwrap_or(-2), r)?;
+    let n = dft_length(given(1, "dft_length")?, xs[a] as u64, inverse, onesided)? as usize;
+    let out_len = dft_out_len(n as u64, inverse, onesided) as usize;
+    let p = format!(
+        "k::misc::dft::Dft {{ dims: &{:?}, parts: {}, axis: {a}, n: {n}, out_len: {out_len}, inverse: {inverse}, irfft: {} }}",
+        &xs[..r - 1],
+        xs[r - 1],
+        inverse && onesided
+    );
+    let out = cx.begin(0);
+    let x = cx.input(0)?;
+    cx.line(format!("k::misc::dft::dft(&{p}, {x}, {out});"));
+    Ok(())
+}
+
+/// DFT whose `dft_length` or `axis` is an input, or whose sizes are known
+/// when the model runs: read then and checked against the result's shape
+/// by `k::misc::dft::dft_checked`.
+fn dft_runtime(cx: &mut OpCx<'_, '_>, xs: &[Sz], ys: &[Sz], inverse: bool, onesided: bool) -> Result<(), String> {
+    if xs.len() > edgec_kernels::misc::dft::DFT_MAX_RANK {
+        return Err(format!("DFT: input {} has too many dims", Sz::array(xs)));
+    }
+    for i in [1, 2] {
+        if cx.op.operand(i).is_some() {
+            index_operand(cx, i, if i == 1 { "dft_length" } else { "axis" })?;
+        }
+    }
+    let out = cx.begin(0);
+    let x = cx.input(0)?;
+    let len = match cx.op.operand(1) {
+        Some(_) => format!("Some({}.first().map_or(0, |&v| v as i64))", cx.input(1)?),
+        None => "None".into(),
+    };
+    let ax = match cx.op.operand(2) {
+        Some(_) => format!("{}.first().map_or(i64::MAX, |&v| v as i64)", cx.input(2)?),
+        None => cx.op.attrs.int("axis").unwrap_or(-2).to_string(),
+    };
+    try_line(
+        cx,
+        format!(
+            "k::misc::dft::dft_checked({}, {}, {inverse}, {onesided}, {ax}, {len}, {x}, {out})",
+            dims(xs),
+            dims(ys)
+        ),
+    );
     Ok(())
 }

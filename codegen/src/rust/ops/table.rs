@@ -6,14 +6,40 @@
 //! support and costs are read from here (see `codegen::backend`).
 //!
 //! Adding an op: one row. A one-input float op with a `k::ew::Unary` kernel
-//! needs nothing else; any other op names the family whose lowering handles
-//! it (and that family's `lower` gains a match arm).
+//! needs nothing else; any other op is a `fam` row, lowered by the `lower`
+//! of its family (the family its op-table row names, `Opcode::family()`,
+//! whose module [`lowering`] picks), which gains a match arm.
 
-use super::{attn_norm, conv, elementwise, f32_attr, layout, linalg, misc, norm, quant, rnn, scan, select, seqmix};
-use super::{signal, vision, wide};
-use super::{Cost, Kernel, Lower, Mem, Row};
-use ir::OpData;
+use super::{attention, conv, elementwise, generate, index, layout, linalg, loss, norm, pool, quant, reduce};
+use super::{f32_attr, resample, rnn, select, signal};
+use super::{Cost, Kernel, Lower, LowerFn, Mem, Row};
 use ir::Opcode::{self, *};
+use ir::{Family, OpData};
+
+/// The lowering of a family's ops: the `lower` of its module (named
+/// [`Family::name`]); `None` for the families without one (control flow is
+/// lowered by the function emitter, strings are not compiled).
+pub fn lowering(family: Family) -> Option<LowerFn> {
+    Some(match family {
+        Family::Elementwise => elementwise::lower,
+        Family::Quant => quant::lower,
+        Family::Linalg => linalg::lower,
+        Family::Conv => conv::lower,
+        Family::Pool => pool::lower,
+        Family::Norm => norm::lower,
+        Family::Attention => attention::lower,
+        Family::Rnn => rnn::lower,
+        Family::Resample => resample::lower,
+        Family::Layout => layout::lower,
+        Family::Index => index::lower,
+        Family::Select => select::lower,
+        Family::Reduce => reduce::lower,
+        Family::Generate => generate::lower,
+        Family::Signal => signal::lower,
+        Family::Loss => loss::lower,
+        Family::Control | Family::Strings => return None,
+    })
+}
 
 const fn row(opcode: Opcode, lower: Lower) -> Row {
     let mem = match lower {
@@ -50,29 +76,12 @@ const fn ua(opcode: Opcode, k: fn(&OpData) -> String) -> Row {
 const fn b(opcode: Opcode, k: &'static str) -> Row {
     row(opcode, Lower::Binary(Kernel::Plain(k)))
 }
-const fn fam(opcode: Opcode, families: &'static [super::Family]) -> Row {
-    row(opcode, Lower::Family(families))
+/// An op lowered by its family's `lower` (see [`lowering`]).
+const fn fam(opcode: Opcode) -> Row {
+    row(opcode, Lower::Family)
 }
 
-const EW: &[super::Family] = &[elementwise::lower];
-const LAYOUT: &[super::Family] = &[layout::lower];
-const NORM: &[super::Family] = &[norm::lower];
-const LINALG: &[super::Family] = &[linalg::lower];
-const CONV: &[super::Family] = &[conv::lower];
-const POOL: &[super::Family] = &[conv::pool];
-const ATTENTION: &[super::Family] = &[conv::attention];
-const ATTN_NORM: &[super::Family] = &[attn_norm::lower];
-const MISC: &[super::Family] = &[misc::lower];
-const SCAN: &[super::Family] = &[scan::lower];
-const SELECT: &[super::Family] = &[select::lower];
-const SIGNAL: &[super::Family] = &[signal::lower];
-const VISION: &[super::Family] = &[vision::lower];
-const QUANT: &[super::Family] = &[quant::lower];
-const RECURRENT: &[super::Family] = &[rnn::lower];
-const SEQMIX: &[super::Family] = &[seqmix::lower];
-
-/// Every opcode the Rust backend compiles. Family lists are tried in order:
-/// the first family that lowers the op (by its element types) wins.
+/// Every opcode the Rust backend compiles.
 pub static TABLE: &[Row] = &[
     // --- Structure: lowered by the function emitter itself ---
     row(CoreConst, Lower::Structural),
@@ -90,8 +99,8 @@ pub static TABLE: &[Row] = &[
     row(CoreSqueeze, Lower::View).cost(0.03, 0.0, 9.0),
     row(CoreUnsqueeze, Lower::View).cost(0.03, 0.0, 9.0),
     // A Dropout without its mask result is a view; with it, elementwise.
-    fam(Dropout, EW).mem(Mem::ViewWithoutMask),
-    // --- Elementwise: one-input float math (k::ew::Unary) ---
+    fam(Dropout).mem(Mem::ViewWithoutMask),
+    // --- Elementwise (`elementwise`): one-input float math (k::ew::Unary) ---
     u(Abs, "Abs"),
     u(Neg, "Neg"),
     u(Exp, "Exp").cost(0.03, 1.5, 50.0),
@@ -146,7 +155,7 @@ pub static TABLE: &[Row] = &[
         format!("ScaledTanh {{ alpha: {a}, beta: {b} }}")
     }),
     u(CoreSilu, "Silu").cost(0.03, 2.2, 50.0),
-    // --- Elementwise: broadcasting arithmetic (k::ew::Binary) ---
+    // --- Elementwise (`elementwise`): broadcasting arithmetic (k::ew::Binary) ---
     b(Add, "Add").cost(0.03, 0.3, 50.0),
     b(Sub, "Sub").cost(0.03, 0.3, 50.0),
     b(Mul, "Mul").cost(0.03, 0.3, 50.0),
@@ -155,147 +164,165 @@ pub static TABLE: &[Row] = &[
     row(Mod, Lower::Binary(Kernel::Attrs(|op| format!("Mod {{ fmod: {} }}", op.attrs.int("fmod").unwrap_or(0) != 0)))),
     b(PRelu, "PRelu"),
     // Max and Min of two operands are binary (in place); of more, variadic.
-    fam(Max, EW).mem(Mem::InPlace).hoist(),
-    fam(Min, EW).mem(Mem::InPlace).hoist(),
-    // --- Elementwise: the rest ---
-    fam(Clip, EW).hoist().cost(0.03, 0.2, 50.0),
-    fam(Sum, EW).hoist(),
-    fam(Mean, EW).hoist(),
-    fam(Equal, EW).hoist(),
-    fam(Less, EW).hoist(),
-    fam(LessOrEqual, EW).hoist(),
-    fam(Greater, EW).hoist(),
-    fam(GreaterOrEqual, EW).hoist(),
-    fam(And, EW).hoist(),
-    fam(Or, EW).hoist(),
-    fam(Xor, EW).hoist(),
-    fam(Not, EW).hoist(),
-    fam(BitwiseAnd, EW),
-    fam(BitwiseOr, EW),
-    fam(BitwiseXor, EW),
-    fam(BitwiseNot, EW),
-    fam(BitShift, EW),
-    fam(IsNaN, EW),
-    fam(IsInf, EW),
-    fam(Where, EW).hoist(),
-    fam(Cast, EW).hoist(),
-    fam(CastLike, EW),
-    // --- Matrix products and convolution (computed in f32 for f16/bf16) ---
-    fam(MatMul, &[wide::lower, linalg::lower]).widen().cost(0.02, 0.1, 50.0),
-    fam(Gemm, LINALG).widen().cost(0.02, 0.2, 50.0),
-    fam(CoreLinear, LINALG).widen().cost(0.02, 0.2, 50.0),
-    fam(CoreConv, CONV).widen().cost(0.025, 0.3, 50.0),
-    fam(CoreConvTranspose, CONV).widen().cost(0.03, 0.3, 50.0),
-    fam(ConvInteger, VISION),
-    fam(QLinearConv, VISION),
-    fam(DeformConv, VISION),
-    // --- Pooling ---
-    fam(MaxPool, &[vision::lower, conv::pool]).widen().cost(0.03, 0.5, 50.0),
-    fam(AveragePool, POOL).widen().cost(0.03, 0.5, 50.0),
-    fam(GlobalAveragePool, POOL).widen().cost(0.03, 0.25, 50.0),
-    fam(GlobalMaxPool, POOL).cost(0.03, 0.25, 50.0),
-    fam(LpPool, ATTN_NORM),
-    // --- Attention ---
-    fam(CoreAttention, ATTENTION).widen().cost(0.025, 2.0, 50.0),
-    fam(CoreAttentionBlocked, ATTENTION).widen().cost(0.03, 2.0, 50.0),
-    fam(CoreWindowAttention, ATTENTION).cost(0.025, 2.0, 45.0),
-    fam(Attention, ATTN_NORM).widen().cost(0.025, 2.0, 50.0),
-    fam(FlexAttention, &[wide::lower, attn_norm::lower]).widen(),
-    fam(LinearAttention, ATTN_NORM).widen(),
-    fam(RotaryEmbedding, ATTN_NORM),
-    fam(CausalConvWithState, SEQMIX).widen(),
-    // --- Normalization, softmax, reductions ---
-    fam(Softmax, &[wide::lower, norm::lower]).hoist().cost(0.03, 2.0, 50.0),
-    fam(LogSoftmax, &[wide::lower, norm::lower]).hoist(),
-    fam(Hardmax, NORM),
-    fam(BatchNormalization, NORM).cost(0.03, 0.4, 50.0),
-    fam(InstanceNormalization, NORM),
-    fam(LRN, NORM),
-    fam(LayerNormalization, ATTN_NORM).cost(0.03, 1.0, 50.0),
-    fam(RMSNormalization, ATTN_NORM),
-    fam(GroupNormalization, ATTN_NORM),
-    fam(MeanVarianceNormalization, ATTN_NORM),
-    fam(LpNormalization, ATTN_NORM),
-    fam(CoreReduce, NORM).hoist().cost(0.03, 0.3, 45.0),
-    fam(ReduceSum, NORM).hoist(),
-    fam(ReduceMean, NORM).hoist().cost(0.03, 0.3, 50.0),
-    fam(ReduceMax, NORM).hoist(),
-    fam(ReduceMin, NORM).hoist(),
-    fam(ReduceProd, NORM).hoist(),
-    fam(ReduceL1, NORM),
-    fam(ReduceL2, NORM),
-    fam(ReduceSumSquare, NORM),
-    fam(ReduceLogSumExp, NORM),
-    fam(ReduceLogSum, NORM),
-    fam(ArgMax, NORM),
-    fam(ArgMin, NORM),
-    fam(Resize, NORM).cost(0.03, 1.5, 50.0),
-    fam(Upsample, NORM),
-    // --- Data movement ---
-    fam(Transpose, LAYOUT).hoist().cost(0.03, 0.6, 50.0),
-    fam(Concat, LAYOUT).hoist().cost(0.03, 0.25, 50.0),
-    fam(Split, LAYOUT),
-    fam(Slice, LAYOUT).hoist().cost(0.03, 0.25, 50.0),
-    fam(CoreSlice, LAYOUT).hoist().cost(0.03, 0.25, 45.0),
-    fam(Gather, LAYOUT).hoist().cost(0.03, 0.5, 50.0),
-    fam(GatherElements, LAYOUT).hoist(),
-    fam(Pad, LAYOUT).hoist().cost(0.03, 0.3, 50.0),
-    fam(Expand, LAYOUT).hoist(),
-    fam(CoreExpand, LAYOUT).hoist().cost(0.03, 0.3, 45.0),
-    fam(Tile, LAYOUT).hoist(),
-    fam(DepthToSpace, LAYOUT).hoist(),
-    fam(SpaceToDepth, LAYOUT).hoist(),
-    fam(CoreWindowPartition, LAYOUT).cost(0.03, 0.6, 45.0),
-    fam(CoreWindowMerge, LAYOUT).cost(0.03, 0.6, 45.0),
-    fam(Shape, LAYOUT).hoist(),
-    fam(Size, LAYOUT).hoist(),
-    fam(ConstantOfShape, LAYOUT).hoist(),
-    // A Range with run-time bounds is sized by its data; with constant ones, known.
-    fam(Range, &[select::lower, layout::lower]),
-    // --- Data-sized results ---
-    fam(NonZero, SELECT),
-    fam(Compress, SELECT),
-    fam(Unique, SELECT),
-    fam(NonMaxSuppression, SELECT),
-    // --- Indexing, losses, generators ---
-    fam(ScatterElements, MISC),
-    fam(ScatterND, MISC),
-    fam(GatherND, MISC),
-    fam(TopK, MISC),
-    fam(Trilu, MISC),
-    fam(EyeLike, MISC),
-    fam(OneHot, MISC),
-    fam(CenterCropPad, MISC),
-    fam(ReverseSequence, MISC),
-    fam(Col2Im, MISC),
-    fam(GridSample, MISC),
-    fam(DFT, MISC),
-    fam(NegativeLogLikelihoodLoss, MISC),
-    fam(SoftmaxCrossEntropyLoss, MISC),
-    fam(RoiAlign, VISION),
-    // --- Scans and the rest ---
-    fam(CumSum, SCAN),
-    fam(CumProd, SCAN),
-    fam(BitCast, SCAN),
-    fam(Det, SCAN),
-    fam(Einsum, SCAN),
-    fam(MaxUnpool, SCAN),
-    fam(TensorScatter, SCAN),
-    fam(AffineGrid, SCAN),
-    // --- Signal ---
-    fam(HannWindow, SIGNAL),
-    fam(HammingWindow, SIGNAL),
-    fam(BlackmanWindow, SIGNAL),
-    fam(MelWeightMatrix, SIGNAL),
-    fam(STFT, SIGNAL),
-    // --- Recurrent ---
-    fam(LSTM, RECURRENT),
-    fam(GRU, RECURRENT),
-    fam(RNN, RECURRENT),
-    // --- Quantization ---
-    fam(QuantizeLinear, QUANT),
-    fam(DequantizeLinear, QUANT),
-    fam(DynamicQuantizeLinear, QUANT),
-    fam(MatMulInteger, QUANT),
-    fam(QLinearMatMul, QUANT),
+    fam(Max).mem(Mem::InPlace).hoist(),
+    fam(Min).mem(Mem::InPlace).hoist(),
+    // --- Elementwise (`elementwise`): the rest ---
+    fam(Clip).hoist().cost(0.03, 0.2, 50.0),
+    fam(Sum).hoist(),
+    fam(Mean).hoist(),
+    fam(Equal).hoist(),
+    fam(Less).hoist(),
+    fam(LessOrEqual).hoist(),
+    fam(Greater).hoist(),
+    fam(GreaterOrEqual).hoist(),
+    fam(And).hoist(),
+    fam(Or).hoist(),
+    fam(Xor).hoist(),
+    fam(Not).hoist(),
+    fam(BitwiseAnd),
+    fam(BitwiseOr),
+    fam(BitwiseXor),
+    fam(BitwiseNot),
+    fam(BitShift),
+    fam(IsNaN),
+    fam(IsInf),
+    fam(Where).hoist(),
+    fam(Cast).hoist(),
+    fam(CastLike),
+    fam(BitCast),
+    // --- Quantization (`quant`) ---
+    fam(ConvInteger),
+    fam(QLinearConv),
+    fam(QuantizeLinear),
+    fam(DequantizeLinear),
+    fam(DynamicQuantizeLinear),
+    fam(MatMulInteger),
+    fam(QLinearMatMul),
+    // --- Matrix products (`linalg`) ---
+    fam(MatMul).widen().cost(0.02, 0.1, 50.0),
+    fam(Gemm).widen().cost(0.02, 0.2, 50.0),
+    fam(CoreLinear).widen().cost(0.02, 0.2, 50.0),
+    fam(Det),
+    fam(Einsum),
+    // --- Convolution (`conv`) ---
+    fam(CoreConv).widen().cost(0.025, 0.3, 50.0),
+    fam(CoreConvTranspose).widen().cost(0.03, 0.3, 50.0),
+    fam(DeformConv),
+    fam(Col2Im),
+    // --- Pooling (`pool`) ---
+    fam(MaxPool).widen().cost(0.03, 0.5, 50.0),
+    fam(AveragePool).widen().cost(0.03, 0.5, 50.0),
+    fam(GlobalAveragePool).widen().cost(0.03, 0.25, 50.0),
+    fam(GlobalMaxPool).cost(0.03, 0.25, 50.0),
+    fam(LpPool),
+    fam(MaxUnpool),
+    // --- Normalization and softmax (`norm`) ---
+    fam(Softmax).hoist().cost(0.03, 2.0, 50.0),
+    fam(LogSoftmax).hoist(),
+    fam(Hardmax),
+    fam(BatchNormalization).cost(0.03, 0.4, 50.0),
+    fam(InstanceNormalization),
+    fam(LRN),
+    fam(LayerNormalization).cost(0.03, 1.0, 50.0),
+    fam(RMSNormalization),
+    fam(GroupNormalization),
+    fam(MeanVarianceNormalization),
+    fam(LpNormalization),
+    // --- Attention (`attention`) ---
+    fam(CoreAttention).widen().cost(0.025, 2.0, 50.0),
+    fam(CoreAttentionBlocked).widen().cost(0.03, 2.0, 50.0),
+    fam(CoreWindowAttention).cost(0.025, 2.0, 45.0),
+    fam(Attention).widen().cost(0.025, 2.0, 50.0),
+    fam(FlexAttention).widen(),
+    fam(LinearAttention).widen(),
+    fam(RotaryEmbedding),
+    fam(CausalConvWithState).widen(),
+    fam(CoreWindowPartition).cost(0.03, 0.6, 45.0),
+    fam(CoreWindowMerge).cost(0.03, 0.6, 45.0),
+    // --- Recurrent (`rnn`) ---
+    fam(LSTM),
+    fam(GRU),
+    fam(RNN),
+    // --- Resampling (`resample`) ---
+    fam(Resize).cost(0.03, 1.5, 50.0),
+    fam(Upsample),
+    fam(GridSample),
+    fam(RoiAlign),
+    fam(AffineGrid),
+    // --- Data movement (`layout`; the views are above) ---
+    fam(Transpose).hoist().cost(0.03, 0.6, 50.0),
+    fam(Concat).hoist().cost(0.03, 0.25, 50.0),
+    fam(Split),
+    fam(Slice).hoist().cost(0.03, 0.25, 50.0),
+    fam(CoreSlice).hoist().cost(0.03, 0.25, 45.0),
+    fam(Pad).hoist().cost(0.03, 0.3, 50.0),
+    fam(Expand).hoist(),
+    fam(CoreExpand).hoist().cost(0.03, 0.3, 45.0),
+    fam(Tile).hoist(),
+    fam(DepthToSpace).hoist(),
+    fam(SpaceToDepth).hoist(),
+    fam(Shape).hoist(),
+    fam(Size).hoist(),
+    fam(CenterCropPad),
+    fam(ReverseSequence),
+    // --- Indexing (`index`) ---
+    fam(Gather).hoist().cost(0.03, 0.5, 50.0),
+    fam(GatherElements).hoist(),
+    fam(ScatterElements),
+    fam(ScatterND),
+    fam(GatherND),
+    fam(OneHot),
+    fam(TensorScatter),
+    // --- Selection, data-sized results (`select`) ---
+    fam(NonZero),
+    fam(Compress),
+    fam(Unique),
+    fam(NonMaxSuppression),
+    fam(TopK),
+    // --- Reductions and scans (`reduce`) ---
+    fam(CoreReduce).hoist().cost(0.03, 0.3, 45.0),
+    fam(ReduceSum).hoist(),
+    fam(ReduceMean).hoist().cost(0.03, 0.3, 50.0),
+    fam(ReduceMax).hoist(),
+    fam(ReduceMin).hoist(),
+    fam(ReduceProd).hoist(),
+    fam(ReduceL1),
+    fam(ReduceL2),
+    fam(ReduceSumSquare),
+    fam(ReduceLogSumExp),
+    fam(ReduceLogSum),
+    fam(ArgMax),
+    fam(ArgMin),
+    fam(CumSum),
+    fam(CumProd),
+    // --- Generators (`generate`) ---
+    fam(ConstantOfShape).hoist(),
+    fam(Range),
+    fam(Trilu),
+    fam(EyeLike),
+    // --- Signal (`signal`) ---
+    fam(DFT),
+    fam(HannWindow),
+    fam(HammingWindow),
+    fam(BlackmanWindow),
+    fam(MelWeightMatrix),
+    fam(STFT),
+    // --- Losses (`loss`) ---
+    fam(NegativeLogLikelihoodLoss),
+    fam(SoftmaxCrossEntropyLoss),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_family_row_has_its_familys_lowering() {
+        for r in TABLE {
+            if let Lower::Family = r.lower {
+                let family = r.opcode.family();
+                assert!(lowering(family).is_some(), "{} (family {})", r.opcode.name(), family.name());
+            }
+        }
+    }
+}

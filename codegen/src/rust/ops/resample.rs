@@ -1,11 +1,30 @@
-//! `onnx.Resize` and `onnx.Upsample`: the interpolation taps are precomputed
-//! once at construction (`k::resize::ResizePlan`) from the op's attributes
-//! and its constant `scales`/`sizes`/`roi` operands.
+//! Sampling at computed coordinates: `onnx.Resize` and `onnx.Upsample` (the
+//! interpolation taps are precomputed once at construction,
+//! `k::resize::ResizePlan`, from the op's attributes and its constant
+//! `scales`/`sizes`/`roi` operands; with symbolic dims or run-time
+//! parameters the plan is rebuilt when the sizes change), GridSample
+//! (`k::misc::grid`), AffineGrid (`k::misc::affine`) and RoiAlign
+//! (`k::misc::roi`, its batch indices read when the model runs).
 
-use super::layout::axis;
-use super::Sz;
+use super::{axis, dims, f32_lit, f32_only, try_line, want_class, Sz};
+use crate::plan::Class;
 use crate::rust::emit::OpCx;
 use ir::Opcode;
+
+/// Lower a resampling op; `Ok(false)` if `op` is not one.
+pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
+    match cx.op.opcode {
+        Opcode::Resize | Opcode::Upsample => {
+            let xs: Vec<usize> = cx.in_dims(0).iter().map(|d| d.lit().unwrap_or(0)).collect();
+            resize(cx, &xs)?
+        }
+        Opcode::GridSample => grid_sample(cx)?,
+        Opcode::AffineGrid => affine_grid(cx)?,
+        Opcode::RoiAlign => roi_align(cx)?,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
 
 fn floats(cx: &OpCx<'_, '_>, i: usize) -> Result<Option<Vec<f64>>, String> {
     if cx.op.operand(i).is_none() {
@@ -43,10 +62,10 @@ fn params(cx: &OpCx<'_, '_>) -> Result<String, String> {
     let roi_f32 = upsample || cx.op.operand(1).is_none_or(|v| cx.func().ty(v).dtype == ir::DType::F32);
     Ok(format!(
         "k::resize::ResizeParams {{ mode: k::resize::ResizeMode::{mode}, coord: k::resize::CoordMode::{coord}, nearest: k::resize::NearestMode::{nearest}, cubic_a: {}, exclude_outside: {}, antialias: {}, extrapolation: {}, roi_f32: {roi_f32} }}",
-        super::f32_lit(a.float("cubic_coeff_a").unwrap_or(-0.75)),
+        f32_lit(a.float("cubic_coeff_a").unwrap_or(-0.75)),
         a.int("exclude_outside").unwrap_or(0) != 0,
         a.int("antialias").unwrap_or(0) != 0,
-        super::f32_lit(a.float("extrapolation_value").unwrap_or(0.0)),
+        f32_lit(a.float("extrapolation_value").unwrap_or(0.0)),
     ))
 }
 
@@ -159,7 +178,7 @@ fn resize_dyn(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let (xs, ys) = (cx.in_dims(0), cx.out_dims(0));
     let class = cx.out_class(0);
     let mode = cx.op.attrs.str("mode").unwrap_or("nearest");
-    if class.is_float() && class != crate::plan::Class::F32 && mode != "nearest" {
+    if class.is_float() && class != Class::F32 && mode != "nearest" {
         return Err(format!("Resize in {mode} mode on {} is not supported (f32 only)", class.name()));
     }
     let params = cx.item("k::resize::ResizeParams", params(cx)?);
@@ -167,9 +186,9 @@ fn resize_dyn(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let out = cx.begin(0);
     let axes = dyn_axes(cx, &xs, &ys)?;
     cx.line(format!("let axes = [{}];", axes.join(", ")));
-    cx.line(format!("let plan = self.{slot}.get({}, &axes, &{params});", super::dims(&xs)));
+    cx.line(format!("let plan = self.{slot}.get({}, &axes, &{params});", dims(&xs)));
     let x = cx.input(0)?;
-    if class == crate::plan::Class::F32 {
+    if class == Class::F32 {
         cx.line("k::rt::grow(&mut self.scratch, plan.scratch_len());".into());
         cx.line(format!("k::resize::resize(plan, {x}, {out}, &mut self.scratch);"));
     } else {
@@ -190,17 +209,93 @@ pub fn resize(cx: &mut OpCx<'_, '_>, xs: &[usize]) -> Result<(), String> {
     let f = cx.field("k::resize::ResizePlan", plan);
     let class = cx.out_class(0);
     let mode = cx.op.attrs.str("mode").unwrap_or("nearest");
-    if class.is_float() && class != crate::plan::Class::F32 && mode != "nearest" {
+    if class.is_float() && class != Class::F32 && mode != "nearest" {
         return Err(format!("Resize in {mode} mode on {} is not supported (f32 only)", class.name()));
     }
     let out = cx.begin(0);
     let x = cx.input(0)?;
-    if class == crate::plan::Class::F32 {
+    if class == Class::F32 {
         cx.scratch(format!("{f}.scratch_len()"));
         cx.line(format!("k::resize::resize(&self.{f}, {x}, {out}, &mut self.scratch);"));
     } else {
         let z = class.literal(0.0);
         cx.line(format!("k::resize::resize_nearest(&self.{f}, {x}, {out}, {z}, {z});"));
     }
+    Ok(())
+}
+
+fn grid_sample(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    f32_only(cx)?;
+    if cx.in_class(1) != Some(Class::F32) {
+        return Err("GridSample: the grid must be f32".into());
+    }
+    let (xs, gs) = (cx.in_static(0), cx.in_static(1));
+    let r = xs.len().saturating_sub(2);
+    if r == 0 || r > edgec_kernels::misc::grid::MAX_RANK || gs.len() != r + 2 || gs[r + 1] != r || gs[0] != xs[0] {
+        return Err(format!("GridSample: grid {gs:?} for X {xs:?} is not supported (1 to 4 spatial axes)"));
+    }
+    let mode = match cx.op.attrs.str("mode").unwrap_or("linear") {
+        "nearest" => "Nearest",
+        "linear" | "bilinear" => "Linear",
+        "cubic" | "bicubic" => "Cubic",
+        m => return Err(format!("GridSample: mode `{m}` is not supported")),
+    };
+    let padding = match cx.op.attrs.str("padding_mode").unwrap_or("zeros") {
+        "zeros" => "Zeros",
+        "border" => "Border",
+        "reflection" => "Reflection",
+        m => return Err(format!("GridSample: padding_mode `{m}` is not supported")),
+    };
+    let align = cx.op.attrs.int("align_corners").unwrap_or(0) != 0;
+    let outs: usize = gs[1..=r].iter().product();
+    let g = format!(
+        "k::misc::grid::GridSample {{ n: {}, c: {}, dims: &{:?}, outs: {outs}, mode: k::misc::grid::GridMode::{mode}, padding: k::misc::grid::GridPadding::{padding}, align_corners: {align} }}",
+        xs[0],
+        xs[1],
+        &xs[2..]
+    );
+    let out = cx.begin(0);
+    let (x, grid) = (cx.input(0)?, cx.input(1)?);
+    cx.line(format!("k::misc::grid::grid_sample(&{g}, {x}, {grid}, {out});"));
+    Ok(())
+}
+
+fn affine_grid(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    if !cx.out_class(0).is_float() {
+        return Err("AffineGrid takes float theta only".into());
+    }
+    let ys = cx.out_dims(0);
+    let r = ys.len().saturating_sub(2);
+    if !(r == 2 || r == 3) || !ys[r + 1].is(r) {
+        return Err(format!("AffineGrid: output {} is not [N, spatial..., r] with r = 2 or 3", Sz::array(&ys)));
+    }
+    let align = cx.op.attrs.int("align_corners").unwrap_or(0) != 0;
+    let out = cx.begin(0);
+    let t = cx.input(0)?;
+    cx.line(format!("k::misc::affine::affine_grid({}, {align}, {t}, {out});", dims(&ys[1..=r])));
+    Ok(())
+}
+
+fn roi_align(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    f32_only(cx)?;
+    want_class(cx, 1, &[Class::F32], "rois")?;
+    want_class(cx, 2, &[Class::I64, Class::I32], "batch_indices")?;
+    let (xs, rs) = (cx.in_dims(0), cx.in_dims(1));
+    if xs.len() != 4 || rs.len() != 2 {
+        return Err("RoiAlign: X must be [N, C, H, W] and rois [num_rois, 4]".into());
+    }
+    let op = cx.op;
+    let int = |k: &str, d: i64| op.attrs.int(k).unwrap_or(d).max(0);
+    let (oh, ow, sampling) = (int("output_height", 1).max(1), int("output_width", 1).max(1), int("sampling_ratio", 0));
+    let scale = op.attrs.float("spatial_scale").unwrap_or(1.0);
+    let half = op.attrs.str("coordinate_transformation_mode").unwrap_or("half_pixel") == "half_pixel";
+    let max = op.attrs.str("mode").unwrap_or("avg") == "max";
+    let p = format!(
+        "k::misc::roi::RoiAlign {{ n: {}, c: {}, h: {}, w: {}, rois: {}, out_h: {oh}, out_w: {ow}, sampling: {sampling}, scale: {}, half_pixel: {half}, max: {max} }}",
+        xs[0], xs[1], xs[2], xs[3], rs[0], f32_lit(scale)
+    );
+    let out = cx.begin(0);
+    let (x, r, b) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
+    try_line(cx, format!("k::misc::roi::roi_align(&{p}, {x}, {r}, {b}, {out})"));
     Ok(())
 }

@@ -1,12 +1,12 @@
-//! `onnx.Attention`, `onnx.FlexAttention` and `onnx.RotaryEmbedding`
-//! lowered to the `k::attention` kernels. Attention's sizes and settings are one constant
+//! `onnx.Attention`, `onnx.FlexAttention`, `onnx.LinearAttention` and
+//! `onnx.RotaryEmbedding` lowered to the `k::attention` kernels (an f64
+//! FlexAttention to `k::wide`). Attention's sizes and settings are one constant
 //! [`edgec_kernels::attention::OnnxAttention`] item; the kernel writes Y into
 //! its buffer and `present_key`, `present_value` and `qk_matmul_output`
 //! into the scratch head, copied to their buffers by the blocks after it
 //! (no other op runs in between).
 
-use super::super::{f32_lit, udims};
-use super::all_f32;
+use super::super::{all_f32, f32_lit, udims};
 use crate::plan::Class;
 use crate::rust::emit::OpCx;
 
@@ -302,5 +302,35 @@ pub fn rotary(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let (x, c, sn) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
     let pos = if with_pos { format!("Some({})", cx.input(3)?) } else { "None".into() };
     cx.line(format!("k::attention::rotary::rotary_embedding(&{p}, {x}, {c}, {sn}, {pos}, {out});"));
+    Ok(())
+}
+
+/// `onnx.FlexAttention` on f64 (`k::wide`): models computed in double
+/// precision keep it.
+pub fn flex_f64(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    if (1..3).any(|i| cx.in_class(i) != Some(Class::F64)) {
+        return Err("FlexAttention: Q, K and V must all be f64".into());
+    }
+    if cx.op.attrs.int("softmax_precision").is_some_and(|p| p != 11) {
+        return Err("FlexAttention on f64 with a softmax_precision other than f64 is not supported".into());
+    }
+    let (q, k, v) = (cx.in_static(0), cx.in_static(1), cx.in_static(2));
+    let ([b, hq, l, e], [kb, hkv, s, ke], [vb, vh, vs, ev]) = (
+        q[..].try_into().map_err(|_| "FlexAttention: Q must be 4-D")?,
+        k[..].try_into().map_err(|_| "FlexAttention: K must be 4-D")?,
+        v[..].try_into().map_err(|_| "FlexAttention: V must be 4-D")?,
+    );
+    if kb != b || vb != b || ke != e || vh != hkv || vs != s || hkv == 0 || hq % hkv != 0 {
+        return Err(format!("FlexAttention: Q {q:?}, K {k:?}, V {v:?} do not fit"));
+    }
+    let scale = cx.op.attrs.float("scale").unwrap_or((1.0 / (e as f64).sqrt()) as f32);
+    let p = format!(
+        "k::wide::Flex {{ b: {b}, hq: {hq}, l: {l}, e: {e}, hkv: {hkv}, s: {s}, ev: {ev}, scale: {} }}",
+        f32_lit(scale)
+    );
+    let f = cx.field("Vec<f64>", format!("vec![0.0; {s}]"));
+    let out = cx.begin(0);
+    let (qi, ki, vi) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
+    cx.line(format!("k::wide::flex_attention(&{p}, {qi}, {ki}, {vi}, &mut self.{f}, {out});"));
     Ok(())
 }
