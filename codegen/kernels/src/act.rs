@@ -2,6 +2,8 @@
 //! functions as standalone elementwise ops. The enum and its per-value f32
 //! formula are the numeric core's (`edgec_numeric::act`); this module adds
 //! the vectorized slice loops.
+//! Shared infrastructure: conv, the GEMM epilogue (linalg, attention,
+//! rnn) and the elementwise ops apply these.
 
 pub use edgec_numeric::act::{sigmoid, Activation as Act};
 pub use edgec_numeric::special::erf_cody as erf_f64;

@@ -1,4 +1,6 @@
 //! Borrowing operands and results out of one arena without `unsafe`.
+//! Shared infrastructure: every generated model's op calls borrow through
+//! it, whatever the op's family.
 //!
 //! A generated model keeps every intermediate of one element type in one
 //! `Vec`, at offsets fixed by the memory plan. An op reads some regions and

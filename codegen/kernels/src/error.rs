@@ -1,5 +1,7 @@
 //! The error generated models report to their callers (re-exported as
 //! `rt::Error`, where generated code names it).
+//! Shared infrastructure: the error of every kernel that checks data or
+//! shapes known only when the model runs.
 
 use std::fmt;
 

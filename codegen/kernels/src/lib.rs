@@ -25,42 +25,49 @@
 //! - `unsafe` appears only in the SIMD modules, behind safe functions that
 //!   check the CPU features at run time, each block with a `SAFETY` comment.
 //!
-//! Families: [`gemm`] (packed, cache-blocked SGEMM with AVX-512/AVX2/NEON
-//! micro-kernels, batched matmul, bias/activation epilogues), [`conv`]
-//! (2-D fast paths, N-D and transposed forms, ConvInteger/QLinearConv,
-//! DeformConv), [`pool`], [`attention`] (full and blocked), [`rnn`] (LSTM,
-//! GRU, RNN), [`misc`] (losses, scatter/gather by index, TopK, GridSample,
-//! Col2Im, DFT/STFT, NonZero/Compress/Unique, NonMaxSuppression, Range,
-//! windows, MelWeightMatrix, RoiAlign), [`wide`] (f64 MatMul, softmax,
-//! FlexAttention). The AVX-512 intrinsics need
+//! Top-level modules: one per op family — [`elementwise`], [`quant`],
+//! [`linalg`], [`conv`], [`pool`], [`norm`], [`attention`], [`rnn`],
+//! [`resample`], [`layout`], [`index`], [`select`], [`reduce`],
+//! [`generate`], [`signal`], [`loss`] — holding the kernels of exactly that
+//! family's ops, and infrastructure modules that serve many families (each
+//! says why in its own docs): [`gemm`] (packed, cache-blocked SGEMM with
+//! AVX-512/AVX2/NEON micro-kernels, batched matmul, bias/activation
+//! epilogues, driven by linalg, conv, attention, rnn and quant), [`act`]
+//! (fused activation epilogues), `strided` (coalesced strided iteration
+//! and row-major helpers), [`shape`] (run-time shape arithmetic), [`rt`]
+//! (run-time support and checks of generated models), [`arena`], [`plan`]
+//! (memory planning), [`npy`], [`simd`], [`math`], [`lowp`] and [`lowp8`]
+//! (the 16-bit and sub-16-bit element types). The AVX-512 intrinsics need
 //! Rust ≥ 1.89.
 
 pub mod act;
 pub mod arena;
 pub mod attention;
 pub mod conv;
+pub mod elementwise;
 mod error;
-pub mod ew;
 pub mod gemm;
+pub mod generate;
+pub mod index;
 pub mod layout;
+pub mod linalg;
+pub mod loss;
 pub mod lowp;
 pub mod lowp8;
 pub mod math;
-pub mod misc;
 pub mod norm;
 pub mod npy;
 pub mod plan;
 pub mod pool;
 pub mod quant;
 pub mod reduce;
-pub mod reduce_exact;
-pub mod resize;
+pub mod resample;
 pub mod rnn;
 pub mod rt;
-pub mod seqmix;
+pub mod select;
 pub mod shape;
+pub mod signal;
 pub mod simd;
 mod strided;
-pub mod wide;
 pub use lowp::{Real, BF16, F16};
 pub use lowp8::{F4E2M1, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0, I2, I4, U2, U4};

@@ -1,6 +1,8 @@
 //! The 16-bit float element types `F16` (IEEE binary16) and `BF16`
 //! (bfloat16), stored as their bit patterns, and the [`Real`] view every
 //! float element type shares.
+//! Shared infrastructure: element types the kernels of every family are
+//! generic over.
 //!
 //! Conversions are bit-exact and need no other crate:
 //! - widening (`to_f32`, `to_f64`) is exact; NaNs become quiet NaNs keeping
@@ -9,7 +11,7 @@
 //!   to nearest, ties to even, once: overflow gives ±inf, underflow gives
 //!   subnormals or a signed zero, NaN stays a quiet NaN.
 //!
-//! Arithmetic on these types (in [`crate::ew`]) widens to `f64`, computes and
+//! Arithmetic on these types (in [`crate::elementwise`]) widens to `f64`, computes and
 //! rounds once per ONNX operation, exactly like edgec's interpreter.
 
 use std::cmp::Ordering;

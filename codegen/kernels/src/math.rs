@@ -1,5 +1,7 @@
 //! Scalar math written so that loops over slices auto-vectorize: no libm
 //! calls, no data-dependent branches.
+//! Shared infrastructure: used by the activations, the GEMM epilogue, the
+//! elementwise and the norm kernels.
 
 /// `e^x` within 2 ulp over the whole f32 range (overflow gives `+inf`,
 /// underflow rounds through the subnormals to 0, NaN stays NaN).

@@ -1,6 +1,8 @@
 //! `.npy` (NumPy array file, versions 1.0–3.0) framing, and typed reading and
 //! writing for the element types generated models use. edgec's own `.npy`
 //! support (for the interpreter's tensors) is built on the same framing.
+//! Shared infrastructure: the tensor file format of every generated model's
+//! command line, not about one op family.
 
 use crate::lowp::{BF16, F16};
 

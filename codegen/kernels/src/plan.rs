@@ -2,6 +2,7 @@
 //! storage class. The compiler plans static models with [`assign`] when it
 //! generates them; a model with symbolic dims plans at run time, once per
 //! distinct set of buffer sizes ([`PlanCache`]), with the same function.
+//! Shared infrastructure: it plans the whole model, not one op family.
 //!
 //! Invariants of an assignment: two buffers of one class whose live ranges
 //! (`def..=last`, schedule steps) overlap never overlap in memory; each

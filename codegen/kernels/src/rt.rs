@@ -1,5 +1,8 @@
 //! Runtime support of generated models: errors, tensor views, the weights
 //! file, and the pad/slice steps of bucket dispatch.
+//! Shared infrastructure, not about one op family: also the run-time
+//! checks kernels of several families share ([`check_count`]: select,
+//! generate and signal).
 
 use crate::lowp::{BF16, F16};
 use crate::lowp8::{F4E2M1, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0, I2, I4, U2, U4};
@@ -21,6 +24,15 @@ pub fn check_len(name: &str, got: usize, want: usize) -> Result<(), Error> {
         Ok(())
     } else {
         Err(Error(format!("input `{name}` has {got} elements, the model takes {want}")))
+    }
+}
+
+/// `Err` naming `op` unless the computed size `got` is the declared `want`.
+pub fn check_count(op: &str, what: &str, got: usize, want: usize) -> Result<(), Error> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(Error(format!("{op}: the data gives {got} {what}, the model declares {want}")))
     }
 }
 

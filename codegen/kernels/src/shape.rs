@@ -2,6 +2,7 @@
 //! formulas the compiler folds for static models, evaluated when the sizes
 //! are known. Each function checks what ONNX requires of its operands and
 //! returns an [`Error`] naming the op (`what`) otherwise.
+//! Shared infrastructure: the shape formulas of ops of every family.
 
 use crate::rt::Error;
 

@@ -1,4 +1,6 @@
 //! Run-time instruction-set dispatch for auto-vectorized loops.
+//! Shared infrastructure: the activations, the GEMM epilogue, pooling,
+//! elementwise unary and depthwise conv loops run through it.
 //!
 //! The generated crates are built for the baseline target (no `-C
 //! target-cpu`), so plain loops compile to SSE2. [`vectorized`] runs a

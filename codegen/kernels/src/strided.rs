@@ -1,5 +1,6 @@
 //! Coalesced strided iteration spaces, shared by the broadcasting, layout and
-//! reduction kernels.
+//! reduction kernels, and the row-major helpers every family uses (element
+//! counts, [`check_len`], multi-index stepping with [`next_index`]).
 //!
 //! A kernel describes the loop nest it needs as a list of dims (outer to
 //! inner), each with a size and one element stride per operand. [`Space`]
@@ -208,6 +209,24 @@ pub(crate) fn axes_offset(shape: &[usize], axes: &[usize], inside: bool, flat: u
 /// Number of elements of `shape`.
 pub(crate) fn numel(shape: &[usize]) -> usize {
     shape.iter().product()
+}
+
+/// Check a tensor's element count.
+pub(crate) fn check_len<T>(what: &str, v: &[T], shape: &[usize]) {
+    assert_eq!(v.len(), numel(shape), "{what} holds {} elements, shape {shape:?} needs {}", v.len(), numel(shape));
+}
+
+/// Advance the row-major multi-index `idx` over `dims` (the last axis
+/// fastest), wrapping to all zeros after the last index.
+#[inline]
+pub(crate) fn next_index(idx: &mut [usize], dims: &[usize]) {
+    for a in (0..dims.len()).rev() {
+        idx[a] += 1;
+        if idx[a] < dims[a] {
+            return;
+        }
+        idx[a] = 0;
+    }
 }
 
 /// Panic unless `shape` numpy-broadcasts to `out` (a caller bug).

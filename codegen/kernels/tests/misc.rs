@@ -1,4 +1,4 @@
-//! The `misc` kernels against the reference interpreter: the losses
+//! Kernels of several small families against the reference interpreter: the losses
 //! (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss with its log_prob),
 //! ScatterElements / ScatterND (every reduction, negative indices,
 //! duplicates), GatherND (batch dims), TopK (ties, NaN, both directions),
@@ -8,7 +8,9 @@
 mod common;
 
 use common::*;
-use edgec_kernels::misc::{loss, scatter, select};
+use edgec_kernels::index::{one_hot, scatter};
+use edgec_kernels::select::top_k;
+use edgec_kernels::{generate, loss};
 use ir::interp::{eval_op, Data, Tensor};
 use ir::{Attr, Attrs, Opcode};
 use proptest::prelude::*;
@@ -252,11 +254,11 @@ proptest! {
         }
         let a = attrs(&[("axis", Attr::Int(ax as i64)), ("largest", Attr::Int(largest as i64))]);
         let want = run(Opcode::TopK, &[t_(&s, &x), ti(&[1], vec![k as i64])], a, 2);
-        let p = select::TopK { shape: &s, axis: ax, k, largest };
+        let p = top_k::TopK { shape: &s, axis: ax, k, largest };
         let n = numel(&want[0].shape);
         let (mut v, mut i) = (vec![0f32; n], vec![0i64; n]);
-        select::top_k_values(&p, &x, &mut v);
-        select::top_k_indices(&p, &x, &mut i);
+        top_k::top_k_values(&p, &x, &mut v);
+        top_k::top_k_indices(&p, &x, &mut i);
         assert_close(&v, &f32s(&want[0]), "top_k values");
         prop_assert_eq!(i, i64s(&want[1]));
     }
@@ -267,7 +269,7 @@ proptest! {
         let a = attrs(&[("upper", Attr::Int(upper as i64))]);
         let want = run(Opcode::Trilu, &[t_(&s, &x), ti(&[], vec![k])], a, 1);
         let mut y = vec![9f32; x.len()];
-        select::trilu(&s, upper, k, 0.0, &x, &mut y);
+        generate::trilu(&s, upper, k, 0.0, &x, &mut y);
         assert_close(&y, &f32s(&want[0]), "trilu");
     }
 
@@ -275,7 +277,7 @@ proptest! {
     fn eye_like_matches(rows in 1usize..6, cols in 1usize..6, k in -6i64..7) {
         let want = run(Opcode::EyeLike, &[t_(&[rows, cols], &vec![0.0; rows * cols])], attrs(&[("k", Attr::Int(k))]), 1);
         let mut y = vec![9f32; rows * cols];
-        select::eye_like(rows, cols, k, 1.0, 0.0, &mut y);
+        generate::eye_like(rows, cols, k, 1.0, 0.0, &mut y);
         assert_close(&y, &f32s(&want[0]), "eye_like");
     }
 
@@ -288,7 +290,7 @@ proptest! {
         let a = attrs(&[("axis", Attr::Int(ax as i64))]);
         let want = run(Opcode::OneHot, &[ti(&s, idx.clone()), ti(&[], vec![d]), t_(&[2], &vals)], a, 1);
         let mut y = vec![0f32; numel(&want[0].shape)];
-        select::one_hot(&s, ax, depth, &idx, &vals, &mut y);
+        one_hot::one_hot(&s, ax, depth, &idx, &vals, &mut y);
         assert_close(&y, &f32s(&want[0]), "one_hot");
     }
 }
@@ -325,7 +327,7 @@ proptest! {
         let a = attrs(&[("batch_axis", Attr::Int(b as i64)), ("time_axis", Attr::Int(t as i64))]);
         let want = run(Opcode::ReverseSequence, &[t_(&s, &x), ti(&[s[b]], lens.clone())], a, 1);
         let mut y = vec![0f32; x.len()];
-        edgec_kernels::misc::seq::reverse_sequence(&s, b, t, &lens, &x, &mut y);
+        edgec_kernels::layout::reverse_sequence(&s, b, t, &lens, &x, &mut y);
         assert_close(&y, &f32s(&want[0]), "reverse_sequence");
     }
 
@@ -350,12 +352,12 @@ proptest! {
         let a = attrs(&[("strides", ints(&strides)), ("dilations", ints(&dilations)), ("pads", ints(&pads))]);
         let iv = |v: &[usize]| ti(&[v.len()], v.iter().map(|&d| d as i64).collect());
         let want = run(Opcode::Col2Im, &[t_(&xs, &x), iv(&image), iv(&block)], a, 1);
-        let g = edgec_kernels::misc::seq::Col2Im {
+        let g = edgec_kernels::conv::col2im::Col2Im {
             batch: n, channels: c, image: &image, block: &block, blocks: &blocks,
             strides: &strides, dilations: &dilations, pads: &pads[..rank],
         };
         let mut y = vec![7f32; n * c * numel(&image)];
-        edgec_kernels::misc::seq::col2im(&g, &x, &mut y);
+        edgec_kernels::conv::col2im::col2im(&g, &x, &mut y);
         assert_close(&y, &f32s(&want[0]), "col2im");
     }
 }
@@ -364,7 +366,7 @@ proptest! {
 #[should_panic(expected = "ReverseSequence: sequence length 4 is out of range")]
 fn reverse_sequence_rejects_long_sequences() {
     let mut y = [0f32; 6];
-    edgec_kernels::misc::seq::reverse_sequence(&[3, 2], 1, 0, &[1i64, 4], &[0.0; 6], &mut y);
+    edgec_kernels::layout::reverse_sequence(&[3, 2], 1, 0, &[1i64, 4], &[0.0; 6], &mut y);
 }
 
 proptest! {
@@ -393,12 +395,12 @@ proptest! {
             ("pads", ints(&[pads.clone(), pads.clone()].concat())), ("storage_order", Attr::Int(col_major as i64)),
         ]);
         let want = run(Opcode::MaxPool, &[t_(&xs, &x)], a, 2);
-        let p = edgec_kernels::misc::argmax::PoolIndices {
+        let p = edgec_kernels::pool::indices::PoolIndices {
             planes: nc.0 * nc.1, input: &input, out: &out, kernel: &kernel, stride: &stride,
             dilation: &dilation, pads: &pads, col_major,
         };
         let mut y = vec![0i64; nc.0 * nc.1 * numel(&out)];
-        edgec_kernels::misc::argmax::max_pool_indices(&p, &x, &mut y);
+        edgec_kernels::pool::indices::max_pool_indices(&p, &x, &mut y);
         prop_assert_eq!(y, i64s(&want[1]));
     }
 }
@@ -411,7 +413,7 @@ proptest! {
         n in 1usize..3, c in 1usize..3, dims in prop::collection::vec(1usize..5, 1..4), outs in prop::collection::vec(1usize..4, 1..3),
         mode in 0usize..3, padding in 0usize..3, align in any::<bool>(), seed in any::<u64>(),
     ) {
-        use edgec_kernels::misc::grid::{self, GridMode, GridPadding};
+        use edgec_kernels::resample::grid::{self, GridMode, GridPadding};
         let r = dims.len();
         let out: Vec<usize> = (0..r).map(|i| outs[i % outs.len()]).collect();
         let xs = [vec![n, c], dims.clone()].concat();
@@ -457,9 +459,9 @@ proptest! {
         let at = attrs(&[("axis", Attr::Int(a as i64 + 1)), ("inverse", Attr::Int(inverse as i64)), ("onesided", Attr::Int(onesided as i64))]);
         let dl = len.map(|l| ti(&[], vec![l as i64]).unwrap());
         let want = run(Opcode::DFT, &[t_(&xs_nd, &x), dl], at, 1);
-        let p = edgec_kernels::misc::dft::Dft { dims: &dims_nd, parts, axis: a + 1, n, out_len, inverse, irfft: inverse && onesided };
+        let p = edgec_kernels::signal::dft::Dft { dims: &dims_nd, parts, axis: a + 1, n, out_len, inverse, irfft: inverse && onesided };
         let mut y = vec![0f32; numel(&want[0].shape)];
-        edgec_kernels::misc::dft::dft(&p, &x, &mut y);
+        edgec_kernels::signal::dft::dft(&p, &x, &mut y);
         assert_close(&y, &f32s(&want[0]), "dft");
     }
 }

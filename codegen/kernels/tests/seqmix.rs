@@ -3,7 +3,7 @@
 
 mod common;
 
-use edgec_kernels::seqmix;
+use edgec_kernels::attention::causal_conv;
 use ir::interp::{eval_op, Data, Tensor};
 use ir::{Attr, Attrs, Opcode};
 use proptest::prelude::*;
@@ -40,10 +40,10 @@ proptest! {
         let inputs = [t(&[b, c, l], x.clone()), t(&[c, 1, k], w.clone()), bv.clone().and_then(|v| t(&[c], v)), pv.clone().and_then(|v| t(&[b, c, k - 1], v))];
         let want = eval_op(Opcode::CausalConvWithState, &inputs, attrs, 2).expect("interpreter");
         let mut out = vec![0.0; b * c * l];
-        seqmix::causal_conv((b, c, l, k), &x, &w, bv.as_deref(), pv.as_deref(), silu, &mut out);
+        causal_conv::causal_conv((b, c, l, k), &x, &w, bv.as_deref(), pv.as_deref(), silu, &mut out);
         prop_assert_eq!(out, f32s(&want[0]));
         let mut st = vec![0.0; b * c * (k - 1)];
-        seqmix::causal_conv_state((b, c, l, k), &x, pv.as_deref(), &mut st);
+        causal_conv::causal_conv_state((b, c, l, k), &x, pv.as_deref(), &mut st);
         prop_assert_eq!(st, f32s(&want[1]));
     }
 }

@@ -10,15 +10,24 @@
 //! Semantics (those of edgec's interpreter): a bool mask keeps the true
 //! positions (false → −∞), a float mask is added; a row whose keys are all
 //! masked is NaN; with no keys (`Sk = 0`) the result is 0.
+//!
+//! Also here: ONNX Attention ([`onnx_attention`]), LinearAttention,
+//! RotaryEmbedding ([`rotary`]), the f64 FlexAttention ([`flex`]),
+//! CausalConvWithState ([`causal_conv`]) and the Swin window partition and
+//! merge ([`window_partition`], [`window_merge`]).
 
 mod blocked;
+pub mod causal_conv;
+pub mod flex;
 mod linear;
 mod onnx;
 pub mod rotary;
+mod window;
 
 pub use blocked::{attention_blocked, attention_blocked_scratch_len};
 pub use linear::{linear_attention, linear_attention_scratch_len, LinearAttention, LinearAttentionExtras};
 pub use onnx::{onnx_attention, onnx_attention_scratch_len, OnnxAttention, OnnxAttentionInputs};
+pub use window::{window_merge, window_partition, Windows};
 
 use crate::gemm::{self, matmul, Dims, Epilogue, Raw};
 

@@ -12,13 +12,15 @@
 //! General N-D forms ([`conv_nd`], [`conv_transpose_nd`]) are direct loops;
 //! [`conv_transpose2d`] is a GEMM followed by a col2im scatter.
 //!
-//! ConvInteger and QLinearConv ([`int`]) and DeformConv ([`deform`]) are
-//! direct N-D loops over the shared [`window`] geometry.
+//! DeformConv ([`deform`]) is a direct N-D loop over the [`window`]
+//! geometry, which ConvInteger/QLinearConv ([`crate::quant::conv`]) and the
+//! integer max pool ([`crate::pool::max_pool_ord`]) share. Col2Im is in
+//! [`col2im`].
 
+pub mod col2im;
 pub mod deform;
 mod depthwise;
 mod im2col;
-pub mod int;
 mod nd;
 mod transpose;
 pub mod window;

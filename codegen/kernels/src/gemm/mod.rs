@@ -4,6 +4,10 @@
 //! run time (see [`Isa`]). Single-threaded; never allocates except when
 //! packing a constant operand ([`PackedB::new`]).
 //!
+//! Shared infrastructure: the engine that linalg (MatMul, Gemm), conv
+//! (1×1, im2col, transposed), attention, rnn (the gates) and quant (shaped
+//! integer matmul) drive.
+//!
 //! All matrices are row-major and contiguous. Results are deterministic for a
 //! given family; families differ only in rounding (FMA, summation order).
 

@@ -1,20 +1,20 @@
 //! Data movement, generic over the element type (f32, i64, bool, ...):
-//! transpose, concat/split, expand, tile, slice, gather, pad, depth/space
-//! rearrangements, range, one-hot and top-k. Every kernel writes its output
+//! transpose, concat/split, expand, tile, slice, pad, depth/space
+//! rearrangements and ReverseSequence. Every kernel writes its output
 //! in row-major order; most are loops over coalesced rows (the crate's
 //! strided-iteration core) whose innermost step is a `copy_from_slice`
 //! when the source row is contiguous.
 
-mod select;
+mod reverse;
+mod slice;
 mod space;
-mod window;
 
-pub use select::{gather, gather_elements, one_hot, pad, slice, slice_axis, top_k, PadMode, SliceAxis};
-pub use space::{depth_to_space, range_f32, range_i64, range_len_f32, range_len_i64, space_to_depth, DepthToSpace};
-pub use window::{window_merge, window_partition, Windows};
+pub use reverse::{reverse_sequence, reverse_sequence_checked};
+pub use slice::{pad, slice, slice_axis, PadMode, SliceAxis};
+pub use space::{depth_to_space, space_to_depth, DepthToSpace};
 
-use crate::ew::broadcast::map1;
-use crate::strided::{for_each_row, numel, stride, Space};
+use crate::elementwise::broadcast::map1;
+use crate::strided::{check_len, for_each_row, numel, stride, Space};
 
 /// Side of the square tiles of the blocked 2-D transpose.
 const TILE: usize = 16;
@@ -22,11 +22,6 @@ const TILE: usize = 16;
 /// `y = x` (reshape-like ops the compiler does not turn into views).
 pub fn copy<T: Copy>(x: &[T], y: &mut [T]) {
     y.copy_from_slice(x);
-}
-
-/// Check a tensor's element count.
-fn check_len<T>(what: &str, v: &[T], shape: &[usize]) {
-    assert_eq!(v.len(), numel(shape), "{what} holds {} elements, shape {shape:?} needs {}", v.len(), numel(shape));
 }
 
 /// Copy the `rows x cols` matrix whose element `(r, c)` is at

@@ -1,4 +1,4 @@
-//! DepthToSpace/SpaceToDepth (transposes of 6-D views) and Range.
+//! DepthToSpace/SpaceToDepth (transposes of 6-D views).
 
 use super::transpose;
 
@@ -28,29 +28,4 @@ pub fn space_to_depth<T: Copy>(shape: &[usize], block: usize, x: &[T], y: &mut [
     assert!(block > 0 && h % block == 0 && w % block == 0, "space_to_depth: {h}x{w}, block {block}");
     let b = block;
     transpose(&[n, c, h / b, b, w / b, b], &[0, 3, 5, 1, 2, 4], x, y);
-}
-
-/// Number of `Range` elements, `max(ceil((limit - start) / delta), 0)` (in f64).
-pub fn range_len_f32(start: f32, limit: f32, delta: f32) -> usize {
-    assert!(delta != 0.0, "range: delta must not be 0");
-    ((limit as f64 - start as f64) / delta as f64).ceil().max(0.0) as usize
-}
-
-/// Number of `Range` elements for integers.
-pub fn range_len_i64(start: i64, limit: i64, delta: i64) -> usize {
-    assert!(delta != 0, "range: delta must not be 0");
-    let (d, s, l) = (delta as i128, start as i128, limit as i128);
-    let (q, r) = ((l - s) / d, (l - s) % d);
-    (q + i128::from(r != 0 && (r < 0) == (d < 0))).max(0) as usize
-}
-
-/// `y[i] = start + i * delta`, computed in f64 and rounded once.
-pub fn range_f32(start: f32, delta: f32, y: &mut [f32]) {
-    let (s, d) = (start as f64, delta as f64);
-    y.iter_mut().enumerate().for_each(|(i, y)| *y = (s + i as f64 * d) as f32);
-}
-
-/// `y[i] = start + i * delta` (wrapping).
-pub fn range_i64(start: i64, delta: i64, y: &mut [i64]) {
-    y.iter_mut().enumerate().for_each(|(i, y)| *y = start.wrapping_add((i as i64).wrapping_mul(delta)));
 }

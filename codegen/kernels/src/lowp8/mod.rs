@@ -3,6 +3,8 @@
 //! [`F8E5M2FNUZ`], [`F8E8M0`], float4 [`F4E2M1`] (each holding its raw bit
 //! pattern in the low bits), and the small integers [`I4`], [`U4`], [`I2`],
 //! [`U2`] (each holding its value, always in range).
+//! Shared infrastructure: element types of the elementwise (Cast), quant
+//! and data-movement kernels, the weights file and `.npy` I/O.
 //!
 //! Conversions are bit-exact with edgec's interpreter (and the ONNX
 //! reference):
@@ -17,9 +19,7 @@
 //!   ignores the sign and rounds the exponent per [`RoundMode`].
 //! - the small integers wrap (two's complement).
 
-pub mod cast;
 mod npy;
-pub mod quant;
 
 pub use edgec_numeric::lowp::{decode_e8m0, encode_e8m0, RoundMode};
 use edgec_numeric::lowp::{E2M1, E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ};

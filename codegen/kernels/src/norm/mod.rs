@@ -1,6 +1,7 @@
 //! Normalizations: softmax family ([`mod@softmax`]), LayerNormalization,
 //! RMSNormalization, BatchNormalization (inference), Instance- and
-//! GroupNormalization, LRN, MeanVarianceNormalization and LpNormalization.
+//! GroupNormalization, LRN, MeanVarianceNormalization and LpNormalization;
+//! the f64 Softmax/LogSoftmax is in [`wide`].
 //!
 //! Means and variances accumulate in f64 (two passes: mean, then the mean
 //! squared deviation), so they are at least as accurate as the
@@ -8,6 +9,7 @@
 //! before the f32 affine step.
 
 pub mod softmax;
+pub mod wide;
 
 pub use softmax::{hardmax, log_softmax, softmax};
 

@@ -147,7 +147,7 @@ pub fn operand_of(out: Vec<usize>) -> impl Strategy<Value = Vec<usize>> {
 /// Two shapes that broadcast together, and their broadcast.
 pub fn bcast2(max_rank: usize) -> impl Strategy<Value = (Vec<usize>, Vec<usize>, Vec<usize>)> {
     shape(0..=max_rank, 4).prop_flat_map(|out| (operand_of(out.clone()), operand_of(out))).prop_map(|(a, b)| {
-        let out = edgec_kernels::ew::broadcast_shape(&a, &b).expect("operands of one shape broadcast");
+        let out = edgec_kernels::elementwise::broadcast_shape(&a, &b).expect("operands of one shape broadcast");
         (a, b, out)
     })
 }

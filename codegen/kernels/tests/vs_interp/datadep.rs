@@ -5,12 +5,12 @@
 //! same floats bit for bit), and must report an error when given another.
 
 use super::common::*;
-use edgec_kernels::misc::dynamic::{
+use edgec_kernels::generate::range;
+use edgec_kernels::select::dynamic::{
     compress, compress_count, nonzero, nonzero_count, unique_counts, unique_groups, unique_indices, unique_inverse,
     unique_scratch_len, unique_values, Compress, Unique,
 };
-use edgec_kernels::misc::generate::range;
-use edgec_kernels::misc::nms::{nms, nms_rows_len, nms_scratch_len, Nms, NmsLimits};
+use edgec_kernels::select::nms::{nms, nms_rows_len, nms_scratch_len, Nms, NmsLimits};
 use ir::interp::{Data, Tensor};
 use ir::{Attr, Opcode};
 use proptest::prelude::*;

@@ -3,7 +3,7 @@
 //! BF16 and the 8- to 64-bit integers, bit for bit against the interpreter.
 
 use super::common::*;
-use edgec_kernels::ew::*;
+use edgec_kernels::elementwise::*;
 use edgec_kernels::{BF16, F16};
 use ir::interp::{from_le_bytes, Tensor};
 use ir::{Attr, DType, Opcode};

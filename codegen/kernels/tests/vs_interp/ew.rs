@@ -1,7 +1,7 @@
 //! Elementwise kernels vs the interpreter.
 
 use super::common::*;
-use edgec_kernels::ew::*;
+use edgec_kernels::elementwise::*;
 use ir::interp::Tensor;
 use ir::{Attr, DType, Opcode};
 use proptest::prelude::*;

@@ -1,7 +1,10 @@
 //! Data-movement kernels vs the interpreter (all exact).
 
 use super::common::*;
+use edgec_kernels::generate::{range_f32, range_i64, range_len_f32, range_len_i64};
+use edgec_kernels::index::{gather, gather_elements, one_hot};
 use edgec_kernels::layout::*;
+use edgec_kernels::select::top_k;
 use ir::{Attr, Opcode};
 use proptest::prelude::*;
 

@@ -3,7 +3,7 @@
 //! bit, per tensor and per axis, with and without saturation.
 
 use super::common::*;
-use edgec_kernels::lowp8::quant::{dequantize_real, quantize_float, DeqElem, QFloat};
+use edgec_kernels::quant::lowp8::{dequantize_real, quantize_float, DeqElem, QFloat};
 use edgec_kernels::quant::{quantize, QInt, QLayout};
 use edgec_kernels::{F16, F4E2M1, F8E4M3FN, F8E5M2, I2, I4, U2, U4};
 use ir::interp::{lowp, Data, Tensor};

@@ -3,10 +3,10 @@
 //! QLinearMatMul with numpy batching and 1-D operands, bit for bit, bad
 //! shapes rejected where the interpreter rejects them), the checked
 //! ReverseSequence, and a 16-bit MatMul computed in f32 in the interpreter's
-//! order (`k::wide::matmul::<f32>` between exact casts, bit for bit).
+//! order (`k::linalg::wide::matmul::<f32>` between exact casts, bit for bit).
 
 use super::common::*;
-use edgec_kernels::misc::seq::reverse_sequence_checked;
+use edgec_kernels::layout::reverse_sequence_checked;
 use edgec_kernels::quant::shaped::{layout, matmul_integer, qlinear_matmul, QTensor};
 use edgec_kernels::quant::{quantize, QLayout};
 use edgec_kernels::F16;
@@ -167,7 +167,7 @@ proptest! {
         let want = interp(Opcode::MatMul, vec![Some(ht(&sa, &a)), Some(ht(&sb, &b))], attrs(vec![]), 1);
         let wide = |v: &[F16]| v.iter().map(|x| x.to_f32()).collect::<Vec<f32>>();
         let mut y = vec![0f32; want[0].len()];
-        edgec_kernels::wide::matmul(&sa, &wide(&a), &sb, &wide(&b), &mut y);
+        edgec_kernels::linalg::wide::matmul(&sa, &wide(&a), &sb, &wide(&b), &mut y);
         let got: Vec<u16> = y.iter().map(|&v| F16::from_f32(v).to_bits()).collect();
         let Data::F16(w) = &want[0].data else { panic!("f16 result expected") };
         prop_assert_eq!(got, w.iter().map(|x| x.to_bits()).collect::<Vec<_>>());

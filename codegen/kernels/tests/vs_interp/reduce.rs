@@ -127,7 +127,7 @@ proptest! {
 
     #[test]
     fn integer_and_bool_reductions_match_interpreter((s, axes, x) in case(4, -100.0f32..100.0), big in any::<bool>()) {
-        use edgec_kernels::reduce_exact::{reduce_exact, ExactReduce};
+        use edgec_kernels::reduce::exact::{reduce_exact, ExactReduce};
         use ir::interp::Data;
         let kept = numel(&s) / axes.iter().map(|&a| s[a]).product::<usize>().max(1);
         // Large values make sums and products wrap.

@@ -7,7 +7,7 @@
 //! is a few ulps of 10 per pass, hence atol 1e-5 (rtol 1e-5).
 
 use super::common::*;
-use edgec_kernels::resize::*;
+use edgec_kernels::resample::*;
 use ir::{Attr, Opcode};
 use proptest::prelude::*;
 

@@ -4,8 +4,8 @@
 //! Einsum, AffineGrid, TensorScatter and MaxUnpool.
 
 use super::common::*;
-use edgec_kernels::ew::bitcast;
-use edgec_kernels::misc::cum::{cum, Cum, Fold};
+use edgec_kernels::elementwise::bitcast;
+use edgec_kernels::reduce::cum::{cum, Cum, Fold};
 use ir::interp::{Data, Tensor};
 use ir::{Attr, DType, Opcode};
 use proptest::prelude::*;
@@ -57,7 +57,7 @@ proptest! {
         let os: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
         let want = as_f32(&interp(Opcode::MaxUnpool, vec![Some(f32t(&[1, 1, 2, 2], &x)), Some(i64t(&[1, 1, 2, 2], &idx)), Some(ints(&os))], at, 1)[0]);
         let mut y = vec![1.0f32; numel(&shape)];
-        edgec_kernels::misc::unpool::max_unpool(&[1, 1, 4, 4], &shape, &x, &idx, &mut y);
+        edgec_kernels::pool::unpool::max_unpool(&[1, 1, 4, 4], &shape, &x, &idx, &mut y);
         prop_assert_eq!(y, want);
     }
 
@@ -71,14 +71,14 @@ proptest! {
         let at = attrs(vec![("align_corners", Attr::Int(align as i64))]);
         let want = as_f32(&interp(Opcode::AffineGrid, vec![Some(f32t(&[n, r, r + 1], theta)), Some(ints(&size))], at, 1)[0]);
         let mut y = vec![0.0f32; want.len()];
-        edgec_kernels::misc::affine::affine_grid(&spatial, align, theta, &mut y);
+        edgec_kernels::resample::affine::affine_grid(&spatial, align, theta, &mut y);
         prop_assert_eq!(y.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), want.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
     }
 
     #[test]
     fn tensor_scatter_matches(circular in any::<bool>(), seq in 1usize..4, starts in prop::collection::vec(0i64..6, 2),
                               x in prop::collection::vec(-5.0f32..5.0, 2 * 2 * 5 * 3)) {
-        use edgec_kernels::misc::tscatter::{tensor_scatter, TensorScatter};
+        use edgec_kernels::index::tscatter::{tensor_scatter, TensorScatter};
         // past [2, 2, 5, 3], update [2, 2, seq, 3] on axis 2.
         let starts: Vec<i64> = if circular { starts } else { starts.iter().map(|&s| s % (6 - seq as i64)).collect() };
         let past = &x[..60];
@@ -94,7 +94,7 @@ proptest! {
     #[test]
     fn einsum_matches_bitwise(k in 0usize..7, a in 1usize..4, b in 1usize..4, c in 1usize..4,
                               seed in prop::collection::vec(-2.0f32..2.0, 64)) {
-        use edgec_kernels::misc::einsum::{einsum, Einsum};
+        use edgec_kernels::linalg::einsum::{einsum, Einsum};
         let (eq, shapes) = einsum_case(k, a, b, c);
         let data: Vec<Vec<f32>> = shapes.iter().enumerate().map(|(i, s)| seed[i * 27..i * 27 + numel(s)].to_vec()).collect();
         let ins = shapes.iter().zip(&data).map(|(s, d)| Some(f32t(s, d))).collect();
@@ -114,7 +114,7 @@ proptest! {
         let x = &seed[..batch * n * n];
         let want = as_f32(&interp(Opcode::Det, vec![Some(f32t(&[batch, n, n], x))], attrs(vec![]), 1)[0]);
         let mut y = vec![0.0f32; batch];
-        edgec_kernels::misc::det::det(n, x, &mut y);
+        edgec_kernels::linalg::det::det(n, x, &mut y);
         prop_assert_eq!(y.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), want.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
     }
 

@@ -5,8 +5,8 @@
 //! the declared ones.
 
 use super::common::*;
-use edgec_kernels::misc::dft::{dft_checked, stft, Stft};
-use edgec_kernels::misc::generate::{mel_scratch_len, mel_weight_matrix, window, Mel, Window};
+use edgec_kernels::signal::dft::{dft_checked, stft, Stft};
+use edgec_kernels::signal::{mel_scratch_len, mel_weight_matrix, window, Mel, Window};
 use ir::{Attr, Opcode};
 use proptest::prelude::*;
 

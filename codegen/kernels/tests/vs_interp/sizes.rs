@@ -5,9 +5,9 @@
 //! unpooled sizes and checked scatter, AffineGrid's batch, TopK's K.
 
 use super::common::*;
-use edgec_kernels::misc::dft::{dft_dims, stft_dims};
-use edgec_kernels::misc::select::{top_k_check, TopK};
-use edgec_kernels::misc::unpool::max_unpool_checked;
+use edgec_kernels::pool::unpool::max_unpool_checked;
+use edgec_kernels::select::top_k::{top_k_check, TopK};
+use edgec_kernels::signal::dft::{dft_dims, stft_dims};
 use ir::interp::eval_op;
 use ir::{Attr, Opcode};
 use proptest::prelude::*;
@@ -51,7 +51,7 @@ proptest! {
 
     #[test]
     fn col2im_channels_match(c in 1usize..4, block in prop::collection::vec(1usize..4, 1..3), extra in 0usize..3, zero in any::<bool>()) {
-        use edgec_kernels::misc::seq::col2im_channels;
+        use edgec_kernels::conv::col2im::col2im_channels;
         let r = block.len();
         let image = vec![3usize; r];
         let blocks: Vec<usize> = (0..r).map(|a| image[a] - block[a] + 1).collect();
@@ -111,6 +111,6 @@ proptest! {
         let theta = vec![0.5f32; n * 6];
         let ins = vec![Some(f32t(&[n, 2, 3], &theta)), Some(ints(&[size_n, 1, 2, 2]))];
         let ok = eval_op(Opcode::AffineGrid, &ins, attrs(vec![]), 1).is_ok();
-        prop_assert_eq!(edgec_kernels::misc::affine::batch(size_n, n).is_ok(), ok);
+        prop_assert_eq!(edgec_kernels::resample::affine::batch(size_n, n).is_ok(), ok);
     }
 }

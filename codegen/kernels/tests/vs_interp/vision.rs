@@ -5,9 +5,9 @@
 
 use super::common::*;
 use edgec_kernels::conv::deform::{deform_conv, deform_conv_scratch_len, DeformConv};
-use edgec_kernels::conv::int::{conv_integer, qlinear_conv, ConvInt, QParams};
 use edgec_kernels::conv::window::Window;
-use edgec_kernels::misc::roi::{roi_align, RoiAlign};
+use edgec_kernels::quant::conv::{conv_integer, qlinear_conv, ConvInt, QParams};
+use edgec_kernels::resample::roi::{roi_align, RoiAlign};
 use ir::interp::{Data, Tensor};
 use ir::{Attr, Opcode};
 use proptest::prelude::*;
@@ -214,10 +214,10 @@ proptest! {
         let ins = vec![Some(f32t(&xs, x)), Some(ints(&v(&image))), Some(ints(&v(block)))];
         let want = as_f32(&interp(Opcode::Col2Im, ins, at, 1)[0]);
         let mut y = vec![0.0f32; want.len()];
-        edgec_kernels::misc::seq::col2im_checked(xs, &v(&image), &v(block), &strides, &dilations, &pads, &image, x, &mut y).unwrap();
+        edgec_kernels::conv::col2im::col2im_checked(xs, &v(&image), &v(block), &strides, &dilations, &pads, &image, x, &mut y).unwrap();
         prop_assert_eq!(bits(&y), bits(&want));
         let mut other = v(&image);
         other[0] += 1;
-        prop_assert!(edgec_kernels::misc::seq::col2im_checked(xs, &other, &v(block), &strides, &dilations, &pads, &image, x, &mut y).is_err());
+        prop_assert!(edgec_kernels::conv::col2im::col2im_checked(xs, &other, &v(block), &strides, &dilations, &pads, &image, x, &mut y).is_err());
     }
 }

@@ -1,9 +1,11 @@
-//! The f64 kernels (`k::wide`) vs the interpreter's f64 paths: MatMul with
+//! The f64 kernels (`k::linalg::wide`, `k::norm::wide`, `k::attention::flex`) vs the interpreter's f64 paths: MatMul with
 //! 1-D promotion and batch broadcasting, Softmax/LogSoftmax along any axis
 //! and FlexAttention (same summation order: equal within an f64 rounding).
 
 use super::common::*;
-use edgec_kernels::wide::{flex_attention, matmul, softmax, Flex};
+use edgec_kernels::attention::flex::{flex_attention, Flex};
+use edgec_kernels::linalg::wide::matmul;
+use edgec_kernels::norm::wide::softmax;
 use ir::interp::{Data, Tensor};
 use ir::{Attr, Opcode};
 use proptest::prelude::*;

@@ -16,7 +16,7 @@
 //! by the lower index, so a group's first member is its first occurrence.
 
 use crate::lowp::{BF16, F16};
-use crate::rt::Error;
+use crate::rt::{check_count, Error};
 use std::cmp::Ordering;
 
 /// An element that can be tested against zero.
@@ -56,15 +56,6 @@ impl Truth for BF16 {
     #[inline]
     fn truth(self) -> bool {
         self.to_f32() != 0.0
-    }
-}
-
-/// `Err` naming `op` unless the computed size `got` is the declared `want`.
-pub fn check_count(op: &str, what: &str, got: usize, want: usize) -> Result<(), Error> {
-    if got == want {
-        Ok(())
-    } else {
-        Err(Error(format!("{op}: the data gives {got} {what}, the model declares {want}")))
     }
 }
 
@@ -136,7 +127,7 @@ pub fn compress<T: Copy, C: Truth>(p: &Compress, cond: &[C], x: &[T], kept: usiz
 }
 
 /// Unique orders numbers as TopK does (NaN above every number).
-use super::select::order;
+use super::order;
 
 /// The geometry of a Unique: `n` items, each the `outer × inner` slice at
 /// one position of the axis (without `axis`, `n` single elements).

@@ -9,7 +9,7 @@
 //! [`dft_dims`] give the result shape they imply, and the kernels check the
 //! shape they write against it (an [`Error`] on mismatch).
 
-use crate::rt::Error;
+use crate::rt::{check_count, Error};
 use crate::strided::numel;
 use std::f64::consts::PI;
 
@@ -151,8 +151,8 @@ pub fn stft(
     assert_eq!(x.len(), p.batch * p.len * p.parts, "stft: x holds {} elements", x.len());
     assert_eq!(y.len(), p.batch * p.frames * p.bins * 2, "stft: y holds {} elements", y.len());
     let [frames, bins] = stft_dims(p.len, step, frame_length, window.map(<[f32]>::len), p.onesided)?;
-    super::dynamic::check_count("STFT", "frames", frames, p.frames)?;
-    super::dynamic::check_count("STFT", "bins", bins, p.bins)?;
+    check_count("STFT", "frames", frames, p.frames)?;
+    check_count("STFT", "bins", bins, p.bins)?;
     let n = frame_length.unwrap_or(window.map_or(p.len, <[f32]>::len) as i64) as usize;
     let w = |t: usize| window.map_or(1.0, |w| w[t] as f64);
     for b in 0..p.batch {

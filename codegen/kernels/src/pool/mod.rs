@@ -1,6 +1,7 @@
 //! Pooling over NCHW (and N-D `[N, C, spatial..]`) tensors: max, average
 //! (with or without counting the padding), Lp, and the global forms of max
-//! and average.
+//! and average; MaxPool's `Indices` output ([`indices`]) and MaxUnpool
+//! ([`unpool`]).
 //!
 //! The caller passes the output sizes, so `ceil_mode` and `auto_pad` are
 //! resolved at compile time. Semantics follow the ONNX ops (and edgec's
@@ -10,6 +11,9 @@
 //! taps inside the input, plus, with `count_include_pad`, the taps inside
 //! the explicit padding — never those past the end padding (which
 //! `ceil_mode` can create). Windows are strided and dilated.
+
+pub mod indices;
+pub mod unpool;
 
 /// A 2-D pooling window. Invariants (asserted): kernel, stride, dilation ≥ 1.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -9,9 +9,9 @@
 //!   zero point is ignored for float8 / float4 inputs) and rounded once to
 //!   the output type.
 
-use super::{F4E2M1, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, I2, I4, U2, U4};
+use super::{DeqInt, QInt, QLayout};
 use crate::lowp::Real;
-use crate::quant::{DeqInt, QInt, QLayout};
+use crate::lowp8::{F4E2M1, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, I2, I4, U2, U4};
 
 // The 4- and 2-bit integers are quantized integer types like u8 and i8.
 macro_rules! qint_small {

@@ -3,7 +3,7 @@
 //! reduction, the last update wins).
 
 use super::index;
-use crate::ew::Num;
+use crate::elementwise::Num;
 use crate::strided::{numel, stride};
 
 /// How a scatter combines an update with the value it lands on.

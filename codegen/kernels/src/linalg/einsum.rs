@@ -5,8 +5,9 @@
 //! element type in loop order (f32 for f32, f64 for f64, wrapping integers),
 //! exactly like the interpreter.
 
-use crate::ew::Num;
+use crate::elementwise::Num;
 use crate::rt::Error;
+use crate::strided::next_index;
 
 /// Most loops (distinct labels) an Einsum may have.
 pub const EINSUM_MAX_LOOPS: usize = 16;
@@ -42,7 +43,7 @@ pub fn einsum<T: Num>(p: &Einsum<'_>, xs: &[&[T]], y: &mut [T]) {
                     T::mul(prod, x[axes.iter().map(|&(l, st)| idx[l] * st).sum::<usize>()])
                 });
             acc = T::add(acc, term);
-            super::next_index(&mut idx[..n], p.dims);
+            next_index(&mut idx[..n], p.dims);
         }
         *o = acc;
     }

@@ -2,7 +2,7 @@
 //! state-space / linear-attention models): a causal depthwise 1-D
 //! convolution that carries its last `k - 1` inputs as state. f32; the
 //! arithmetic follows the reference interpreter operation for operation.
-//! (LinearAttention lives in [`crate::attention`].)
+//! (LinearAttention is in the parent module.)
 
 /// CausalConvWithState over `x [B, C, L]` with `w [C, 1, k]`: `out[b, c, t] =
 /// Σ_j padded[t + j]·w[c, j] (+ bias[c]) (then SiLU)`, `padded` = the past

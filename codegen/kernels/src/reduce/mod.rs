@@ -1,5 +1,6 @@
 //! Reductions over a set of axes (`Reduce*`, `core.reduce`) and
-//! `ArgMax`/`ArgMin` along one axis.
+//! `ArgMax`/`ArgMin` along one axis; the exact integer and bool reductions
+//! are in [`exact`], CumSum and CumProd in [`cum`].
 //!
 //! Every reduction accumulates in f64 and rounds once to the element type
 //! (f32, f64, F16 or BF16), so results
@@ -13,6 +14,9 @@
 //! reduced axes are trailing), groups reduced "across lanes" (the last axis
 //! is kept: a chunk of adjacent outputs is accumulated together, reading
 //! contiguous memory), and a general strided walk.
+
+pub mod cum;
+pub mod exact;
 
 use crate::lowp::Real;
 use crate::strided::{axes_offset, axes_space, numel, Space};

@@ -2,7 +2,8 @@
 //! integers), DequantizeLinear (those and i32 → f32), DynamicQuantizeLinear,
 //! and the integer matmul that MatMulInteger and QLinearMatMul are built on.
 //! The float8 / float4 forms and other scale or output types are in
-//! [`crate::lowp8::quant`].
+//! [`lowp8`]; run-time shapes in [`shaped`]; ConvInteger and QLinearConv in
+//! [`conv`].
 //!
 //! Rounding matches the reference interpreter bit for bit: `x / scale` is one
 //! correctly rounded f32 division, halves round to even, and
@@ -12,6 +13,8 @@
 
 use crate::lowp::Real;
 
+pub mod conv;
+pub mod lowp8;
 pub mod shaped;
 
 /// Which scale / zero point each element of the quantized tensor uses.
@@ -82,7 +85,7 @@ macro_rules! qint {
     )*};
 }
 qint!(u8, i8, i16, u16);
-// The 4- and 2-bit integers implement `QInt` and `DeqInt` in `lowp8::quant`.
+// The 4- and 2-bit integers implement `QInt` and `DeqInt` in [`lowp8`].
 
 /// `y = saturate(round_half_even(x / scale) + zero_point)`; NaN gives the
 /// type's minimum. `zp` has the scale's length (or is absent: zero).

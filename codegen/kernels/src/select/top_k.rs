@@ -1,20 +1,9 @@
-//! Selection and generation: TopK, Trilu, EyeLike, OneHot.
+//! TopK: the model's kernels ([`TopK`], [`top_k_values`],
+//! [`top_k_indices`], [`top_k_check`]) and the static-shape [`top_k`].
 
-use crate::strided::numel;
+use super::order;
+use crate::strided::{check_len, numel};
 use std::cmp::Ordering;
-
-/// Total order of TopK and Unique: numeric, NaN above every number and
-/// equal to itself.
-#[allow(clippy::eq_op)]
-#[inline]
-pub(crate) fn order<T: PartialOrd>(a: &T, b: &T) -> Ordering {
-    match (a != a, b != b) {
-        (true, true) => Ordering::Equal,
-        (true, false) => Ordering::Greater,
-        (false, true) => Ordering::Less,
-        _ => a.partial_cmp(b).unwrap_or(Ordering::Equal),
-    }
-}
 
 /// The geometry of a TopK: `shape`, the axis, `k` and the direction.
 #[derive(Copy, Clone, Debug)]
@@ -101,70 +90,53 @@ pub fn top_k_indices<T: Copy + PartialOrd>(p: &TopK<'_>, x: &[T], indices: &mut 
     select(p, x, indices, |x, line0, j| x[line0 + j as usize * inner], |_, j| j as i64);
 }
 
-/// `Trilu` over the last two axes of `shape`: keep `x` where `j - i ≥ k`
-/// (`upper`) or `j - i ≤ k` (lower), `zero` elsewhere.
-pub fn trilu<T: Copy>(shape: &[usize], upper: bool, k: i64, zero: T, x: &[T], y: &mut [T]) {
-    let r = shape.len();
-    assert!(r >= 2, "trilu: shape {shape:?} needs rank >= 2");
-    assert!(x.len() == numel(shape) && y.len() == x.len(), "trilu: lengths for {shape:?}");
-    let (rows, cols) = (shape[r - 2], shape[r - 1]);
-    for (f, (o, &v)) in y.iter_mut().zip(x).enumerate() {
-        let (i, j) = ((f / cols.max(1)) % rows.max(1), f % cols.max(1));
-        let d = j as i64 - i as i64;
-        *o = if (upper && d >= k) || (!upper && d <= k) { v } else { zero };
+/// numpy's total order: NaN above every number and equal to itself.
+#[inline]
+#[allow(clippy::eq_op)]
+fn cmp_total<T: PartialOrd>(a: &T, b: &T) -> Ordering {
+    match (a != a, b != b) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        _ => a.partial_cmp(b).unwrap_or(Ordering::Equal),
     }
 }
 
-/// `EyeLike`: `one` on diagonal `k` (`j - i = k`) of a `[rows, cols]`
-/// matrix, `zero` elsewhere.
-pub fn eye_like<T: Copy>(rows: usize, cols: usize, k: i64, one: T, zero: T, y: &mut [T]) {
-    assert_eq!(y.len(), rows * cols, "eye_like: y holds {} elements for [{rows}, {cols}]", y.len());
-    for (f, o) in y.iter_mut().enumerate() {
-        *o = if (f % cols) as i64 - (f / cols) as i64 == k { one } else { zero };
-    }
-}
-
-/// Index element types of OneHot: integers, or floats truncated toward zero.
-pub trait AsIndex: Copy {
-    /// The index value.
-    fn as_index(self) -> i64;
-}
-
-macro_rules! as_index {
-    ($($t:ty),*) => {$(
-        impl AsIndex for $t {
-            #[inline]
-            fn as_index(self) -> i64 {
-                self as i64
-            }
-        }
-    )*};
-}
-as_index!(i64, i32, i8, u8, f32);
-
-/// `OneHot`: a new axis of `depth` at `axis` of `idx_shape` (so `y` has
-/// `idx_shape[..axis] ++ [depth] ++ idx_shape[axis..]`), `values[1]` where
-/// the coordinate equals the index (negative counting from `depth`),
-/// `values[0]` elsewhere; indices outside `[-depth, depth)` give all-off lines.
-pub fn one_hot<T: Copy, I: AsIndex>(
-    idx_shape: &[usize],
+/// `TopK` along `axis`: the `k` largest (or smallest) entries of every lane
+/// in sorted order, with their indices; equal values keep index order (NaN
+/// is the largest value). Insertion into the outputs, `O(n k)` per lane.
+pub fn top_k<T: PartialOrd + Copy>(
+    shape: &[usize],
     axis: usize,
-    depth: usize,
-    indices: &[I],
-    values: &[T],
-    y: &mut [T],
+    k: usize,
+    largest: bool,
+    x: &[T],
+    values: &mut [T],
+    indices: &mut [i64],
 ) {
-    assert!(axis <= idx_shape.len() && values.len() == 2, "one_hot: axis {axis}, {} values", values.len());
-    let (outer, inner) = (numel(&idx_shape[..axis]), numel(&idx_shape[axis..]));
-    assert_eq!(indices.len(), outer * inner, "one_hot: indices for {idx_shape:?}");
-    assert_eq!(y.len(), outer * depth * inner, "one_hot: y holds {} elements", y.len());
-    for o in 0..outer {
-        for i in 0..inner {
-            let v = indices[o * inner + i].as_index();
-            let v = if v < 0 { v + depth as i64 } else { v };
-            for d in 0..depth {
-                y[(o * depth + d) * inner + i] = values[usize::from(v == d as i64)];
+    assert!(axis < shape.len() && k <= shape[axis], "top_k: k = {k} along axis {axis} of {shape:?}");
+    check_len("x", x, shape);
+    let (outer, n, inner) = (numel(&shape[..axis]), shape[axis], numel(&shape[axis + 1..]));
+    assert!(values.len() == outer * k * inner && indices.len() == values.len(), "top_k: outputs do not hold the k");
+    let want = if largest { Ordering::Greater } else { Ordering::Less };
+    for lane in 0..outer * inner {
+        let (o, i) = (lane / inner, lane % inner);
+        let (src, dst) = (o * n * inner + i, o * k * inner + i);
+        let mut count = 0;
+        for j in 0..n {
+            let v = x[src + j * inner];
+            let beats = |p: usize| cmp_total(&v, &values[dst + p * inner]) == want;
+            if count == k && (k == 0 || !beats(k - 1)) {
+                continue;
             }
+            let pos = (0..count).find(|&p| beats(p)).unwrap_or(count);
+            count = (count + 1).min(k);
+            for p in (pos + 1..count).rev() {
+                values[dst + p * inner] = values[dst + (p - 1) * inner];
+                indices[dst + p * inner] = indices[dst + (p - 1) * inner];
+            }
+            values[dst + pos * inner] = v;
+            indices[dst + pos * inner] = j as i64;
         }
     }
 }

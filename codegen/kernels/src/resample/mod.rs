@@ -1,6 +1,8 @@
 //! Resize / Upsample: nearest, linear and cubic interpolation along any set
 //! of axes, every ONNX coordinate transformation mode, `exclude_outside`,
-//! `antialias` and `tf_crop_and_resize` extrapolation.
+//! `antialias` and `tf_crop_and_resize` extrapolation. GridSample
+//! ([`grid`]), AffineGrid ([`affine`]) and RoiAlign ([`roi`]) are in the
+//! submodules.
 //!
 //! A [`ResizePlan`] is built once, when the model is constructed (it
 //! allocates): per resized axis it holds the input indices and weights of
@@ -13,6 +15,9 @@
 //! ([`ResizePlan::scratch_len`] elements; none when one axis is resized).
 //! Interpolation accumulates in f32 (the interpreter: f64).
 
+pub mod affine;
+pub mod grid;
+pub mod roi;
 mod taps;
 
 use crate::strided::numel;

@@ -1,6 +1,6 @@
 //! MaxPool's `Indices` output.
 
-use crate::strided::numel;
+use crate::strided::{next_index, numel};
 
 /// The most spatial axes [`max_pool_indices`] takes.
 pub const MAX_RANK: usize = 6;
@@ -57,10 +57,10 @@ pub fn max_pool_indices(p: &PoolIndices<'_>, x: &[f32], y: &mut [i64]) {
                 if inside && best.is_none_or(|(b, _)| plane[row] > b) {
                     best = Some((plane[row], if p.col_major { col } else { row }));
                 }
-                super::next_index(&mut k[..n], p.kernel);
+                next_index(&mut k[..n], p.kernel);
             }
             y[c * os + of] = best.map_or(-1, |(_, i)| (c * is + i) as i64);
-            super::next_index(&mut o[..n], p.out);
+            next_index(&mut o[..n], p.out);
         }
     }
 }

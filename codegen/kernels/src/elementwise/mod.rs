@@ -1,8 +1,8 @@
 //! Elementwise kernels: one-input math and activations ([`unary()`]),
 //! the same math in f64 for the other float types ([`unary_real()`]),
 //! broadcasting arithmetic for every numeric type ([`binary()`], in place or not, and
-//! the variadic ops), comparisons and logic to/on `bool`, `Where`, `Cast` and
-//! `BitCast`.
+//! the variadic ops), comparisons and logic to/on `bool`, `Where`, `Cast`
+//! (to and from the sub-16-bit types: [`lowp8`]) and `BitCast`.
 //!
 //! Broadcasting follows numpy: every operand comes with its shape, the caller
 //! gives the output shape (the broadcast of the operand shapes), and the
@@ -14,6 +14,7 @@ pub mod bits;
 pub mod broadcast;
 pub mod cast;
 pub mod logic;
+pub mod lowp8;
 pub mod pow;
 pub mod real;
 pub mod unary;

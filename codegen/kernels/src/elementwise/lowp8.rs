@@ -8,9 +8,9 @@
 //! targets honour `saturate` and E8M0 its [`RoundMode`]; number → bool is
 //! `!= 0` (NaN is true).
 
-use super::{RoundMode, F4E2M1, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0, I2, I4, U2, U4};
-use crate::ew::cast::int_to_f64_odd;
+use super::cast::int_to_f64_odd;
 use crate::lowp::{Real, BF16, F16};
+use crate::lowp8::{RoundMode, F4E2M1, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0, I2, I4, U2, U4};
 
 /// An element's value, exactly.
 #[derive(Copy, Clone, Debug, PartialEq)]

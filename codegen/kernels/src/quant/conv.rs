@@ -8,7 +8,7 @@
 //! `x_scale · w_scale[m] / y_scale` (computed in f32, applied in f64), adds
 //! `y_zero_point`, rounds half to even and saturates to the output type.
 
-use super::window::Window;
+use crate::conv::window::Window;
 
 /// An 8-bit quantized element.
 pub trait Q8: Copy {
