@@ -1,7 +1,7 @@
 //! Convolutions: `core.conv` and `core.conv_transpose` (what `onnx.Conv` and
 //! `onnx.ConvTranspose` become; constant weights packed once, at model
 //! construction, bias and activation in the epilogue), DeformConv
-//! (`k::conv::deform`) and Col2Im (`k::misc::seq`). Padding (explicit or
+//! (`k::conv::deform`) and Col2Im (`k::conv::col2im`). Padding (explicit or
 //! `auto_pad`) and output sizes are resolved here from the op's types:
 //! numbers for static dims, run-time expressions (`auto_pad` padding
 //! computed from the input size) for symbolic ones. Col2Im's image and
@@ -221,7 +221,7 @@ fn col2im(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let image: Vec<usize> = const_ints(cx, 1)?.iter().map(|&d| d.max(0) as usize).collect();
     let block: Vec<usize> = const_ints(cx, 2)?.iter().map(|&d| d.max(0) as usize).collect();
     let n = image.len();
-    if block.len() != n || n > edgec_kernels::misc::seq::COL2IM_MAX_RANK || xs.len() != 3 || ys.len() != n + 2 {
+    if block.len() != n || n > edgec_kernels::conv::col2im::COL2IM_MAX_RANK || xs.len() != 3 || ys.len() != n + 2 {
         return Err(format!("Col2Im: input {xs:?} with image {image:?} and block {block:?} is not supported"));
     }
     let list = |k: &str, len: usize, d: i64| -> Vec<usize> {
@@ -238,26 +238,26 @@ fn col2im(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         blocks.push((padded - extent) / strides[a] + 1);
     }
     let g = format!(
-        "k::misc::seq::Col2Im {{ batch: {}, channels: {}, image: &{image:?}, block: &{block:?}, blocks: &{blocks:?}, strides: &{strides:?}, dilations: &{dilations:?}, pads: &{:?} }}",
+        "k::conv::col2im::Col2Im {{ batch: {}, channels: {}, image: &{image:?}, block: &{block:?}, blocks: &{blocks:?}, strides: &{strides:?}, dilations: &{dilations:?}, pads: &{:?} }}",
         ys[0],
         ys[1],
         &pads[..n]
     );
     let out = cx.begin(0);
     let x = cx.input(0)?;
-    cx.line(format!("k::misc::seq::col2im(&{g}, {x}, {out});"));
+    cx.line(format!("k::conv::col2im::col2im(&{g}, {x}, {out});"));
     Ok(())
 }
 
 /// Col2Im with `image_shape` or `block_shape` an input, or sizes known
-/// when the model runs: read then (`k::misc::seq::col2im_checked` checks
+/// when the model runs: read then (`k::conv::col2im::col2im_checked` checks
 /// them against the result's shape).
 fn col2im_runtime(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     index_operand(cx, 1, "image_shape")?;
     index_operand(cx, 2, "block_shape")?;
     let (xs, ys) = (cx.in_dims(0), cx.out_dims(0));
     let n = ys.len().saturating_sub(2);
-    if xs.len() != 3 || n == 0 || n > edgec_kernels::misc::seq::COL2IM_MAX_RANK {
+    if xs.len() != 3 || n == 0 || n > edgec_kernels::conv::col2im::COL2IM_MAX_RANK {
         return Err(format!("Col2Im: input {} with output {} is not supported", Sz::array(&xs), Sz::array(&ys)));
     }
     let list = |k: &str, len: usize, d: i64| -> Vec<usize> {
@@ -278,7 +278,7 @@ fn col2im_runtime(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     try_line(
         cx,
         format!(
-            "k::misc::seq::col2im_checked({}, &im, &bl, &{strides:?}, &{dilations:?}, &{pads:?}, {}, {x}, {out})",
+            "k::conv::col2im::col2im_checked({}, &im, &bl, &{strides:?}, &{dilations:?}, &{pads:?}, {}, {x}, {out})",
             Sz::array(&xs),
             dims(&ys[2..])
         ),

@@ -1,7 +1,7 @@
 //! Elementwise ops: one-input math and activations, broadcasting
 //! arithmetic (in place over an operand whose last use this is), variadic
 //! Sum/Max/Min/Mean, comparisons, logic, bitwise ops, `Where`, `Cast`,
-//! `BitCast` (`k::ew::bitcast`: any number or bool of equal width),
+//! `BitCast` (`k::elementwise::bitcast`: any number or bool of equal width),
 //! `Dropout` at inference.
 
 use super::dims;
@@ -9,7 +9,7 @@ use crate::plan::Class;
 use crate::rust::emit::OpCx;
 use ir::{OpData, Opcode};
 
-/// Every class but `bool` has the arithmetic of `k::ew::Num`.
+/// Every class but `bool` has the arithmetic of `k::elementwise::Num`.
 pub fn numeric(c: Option<Class>) -> bool {
     c.is_some_and(|c| c != Class::Bool)
 }
@@ -19,7 +19,7 @@ pub fn mixed_pow(op: &OpData, base: Option<Class>, exp: Option<Class>) -> bool {
     op.opcode == Opcode::Pow && numeric(base) && numeric(exp) && base != exp
 }
 
-/// A one-input float op through `k::ew::Unary::{u}` (in place when the
+/// A one-input float op through `k::elementwise::Unary::{u}` (in place when the
 /// planner put the result over the operand).
 pub fn unary(cx: &mut OpCx<'_, '_>, u: &str) -> Result<(), String> {
     let op = cx.op;
@@ -31,17 +31,17 @@ pub fn unary(cx: &mut OpCx<'_, '_>, u: &str) -> Result<(), String> {
     let kernel = if class == Class::F32 { "unary" } else { "unary_real" };
     let out = cx.begin(0);
     if cx.in_place() == Some(0) {
-        cx.line(format!("k::ew::{kernel}_inplace(k::ew::Unary::{u}, {out});"));
+        cx.line(format!("k::elementwise::{kernel}_inplace(k::elementwise::Unary::{u}, {out});"));
     } else {
         let x = cx.input(0)?;
-        cx.line(format!("k::ew::{kernel}(k::ew::Unary::{u}, {x}, {out});"));
+        cx.line(format!("k::elementwise::{kernel}(k::elementwise::Unary::{u}, {x}, {out});"));
     }
     Ok(())
 }
 
-/// A broadcasting two-input op through `k::ew::Binary::{b}` (in place over
+/// A broadcasting two-input op through `k::elementwise::Binary::{b}` (in place over
 /// either operand when the planner chose it); a `Pow` whose exponent has
-/// another type goes to `k::ew::pow_mixed`.
+/// another type goes to `k::elementwise::pow_mixed`.
 pub fn binary(cx: &mut OpCx<'_, '_>, b: &str) -> Result<(), String> {
     let op = cx.op;
     let class = cx.out_class(0);
@@ -49,7 +49,7 @@ pub fn binary(cx: &mut OpCx<'_, '_>, b: &str) -> Result<(), String> {
         let (sa, sb, so) = (dims(&cx.in_dims(0)), dims(&cx.in_dims(1)), dims(&cx.out_dims(0)));
         let out = cx.begin(0);
         let (x, y) = (cx.input(0)?, cx.input(1)?);
-        cx.line(format!("k::ew::pow_mixed({sa}, {x}, {sb}, {y}, {so}, {out});"));
+        cx.line(format!("k::elementwise::pow_mixed({sa}, {x}, {sb}, {y}, {so}, {out});"));
         return Ok(());
     }
     if !numeric(Some(class)) || cx.in_class(0) != Some(class) || cx.in_class(1) != Some(class) {
@@ -60,15 +60,17 @@ pub fn binary(cx: &mut OpCx<'_, '_>, b: &str) -> Result<(), String> {
     match cx.in_place() {
         Some(0) => {
             let b_ = cx.input(1)?;
-            cx.line(format!("k::ew::binary_inplace(k::ew::Binary::{b}, {so}, {out}, {sb}, {b_});"));
+            cx.line(format!("k::elementwise::binary_inplace(k::elementwise::Binary::{b}, {so}, {out}, {sb}, {b_});"));
         }
         Some(_) => {
             let a_ = cx.input(0)?;
-            cx.line(format!("k::ew::binary_inplace_rev(k::ew::Binary::{b}, {so}, {out}, {sa}, {a_});"));
+            cx.line(format!(
+                "k::elementwise::binary_inplace_rev(k::elementwise::Binary::{b}, {so}, {out}, {sa}, {a_});"
+            ));
         }
         None => {
             let (x, y) = (cx.input(0)?, cx.input(1)?);
-            cx.line(format!("k::ew::binary(k::ew::Binary::{b}, {sa}, {x}, {sb}, {y}, {so}, {out});"));
+            cx.line(format!("k::elementwise::binary(k::elementwise::Binary::{b}, {sa}, {x}, {sb}, {y}, {so}, {out});"));
         }
     }
     Ok(())
@@ -90,7 +92,7 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
 }
 
 /// `Clip(x, min?, max?)` with constant bounds: a `Unary::Clip` for f32,
-/// `k::ew::clip` with bounds of the element type otherwise.
+/// `k::elementwise::clip` with bounds of the element type otherwise.
 fn clip(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let class = cx.out_class(0);
     if class == Class::Bool || cx.in_class(0) != Some(class) {
@@ -112,7 +114,7 @@ fn clip(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         let u = format!("Clip {{ min: {}, max: {} }}", super::f32_lit(lo), super::f32_lit(hi));
         let out = cx.begin(0);
         let x = cx.input(0)?;
-        cx.line(format!("k::ew::unary(k::ew::Unary::{u}, {x}, {out});"));
+        cx.line(format!("k::elementwise::unary(k::elementwise::Unary::{u}, {x}, {out});"));
         return Ok(());
     }
     // Absent bounds: the type's extremes (infinities for floats).
@@ -124,11 +126,11 @@ fn clip(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let (lo, hi) = (lit(lo, true), lit(hi, false));
     let out = cx.begin(0);
     let x = cx.input(0)?;
-    cx.line(format!("k::ew::clip({x}, {lo}, {hi}, {out});"));
+    cx.line(format!("k::elementwise::clip({x}, {lo}, {hi}, {out});"));
     Ok(())
 }
 
-/// `Clip` with a bound read when the model runs (an input): `k::ew::clip`
+/// `Clip` with a bound read when the model runs (an input): `k::elementwise::clip`
 /// with the bound's first element (an empty bound tensor, or an absent
 /// one, leaves that side open: the type's extreme).
 fn clip_runtime(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
@@ -154,7 +156,7 @@ fn clip_runtime(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
             None => open(min),
         });
     }
-    cx.line(format!("k::ew::clip({x}, {}, {}, {out});", b[0], b[1]));
+    cx.line(format!("k::elementwise::clip({x}, {}, {}, {out});", b[0], b[1]));
     Ok(())
 }
 
@@ -180,27 +182,32 @@ fn other(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
                 let s = shape(cx, i);
                 parts.push(format!("({s}, {})", cx.input(i)?));
             }
-            cx.line(format!("k::ew::variadic(k::ew::Variadic::{v}, &[{}], {so}, {out});", parts.join(", ")));
+            cx.line(format!(
+                "k::elementwise::variadic(k::elementwise::Variadic::{v}, &[{}], {so}, {out});",
+                parts.join(", ")
+            ));
         }
         Equal | Less | LessOrEqual | Greater | GreaterOrEqual => {
             let c = op.opcode.name().trim_start_matches("onnx.").to_string();
             let (sa, sb) = (shape(cx, 0), shape(cx, 1));
             let out = cx.begin(0);
             let (a, b) = (cx.input(0)?, cx.input(1)?);
-            cx.line(format!("k::ew::compare(k::ew::Compare::{c}, {sa}, {a}, {sb}, {b}, {so}, {out});"));
+            cx.line(format!(
+                "k::elementwise::compare(k::elementwise::Compare::{c}, {sa}, {a}, {sb}, {b}, {so}, {out});"
+            ));
         }
         And | Or | Xor => {
             let c = op.opcode.name().trim_start_matches("onnx.").to_string();
             let (sa, sb) = (shape(cx, 0), shape(cx, 1));
             let out = cx.begin(0);
             let (a, b) = (cx.input(0)?, cx.input(1)?);
-            cx.line(format!("k::ew::logic(k::ew::Logic::{c}, {sa}, {a}, {sb}, {b}, {so}, {out});"));
+            cx.line(format!("k::elementwise::logic(k::elementwise::Logic::{c}, {sa}, {a}, {sb}, {b}, {so}, {out});"));
         }
-        Not => simple(cx, "k::ew::not")?,
+        Not => simple(cx, "k::elementwise::not")?,
         BitwiseAnd | BitwiseOr | BitwiseXor | BitShift | BitwiseNot if !cx.in_class(0).is_some_and(Class::is_int) => {
             return Err(format!("{} of a non-integer tensor is not supported", op.opcode.name()));
         }
-        BitwiseNot => simple(cx, "k::ew::bitwise_not")?,
+        BitwiseNot => simple(cx, "k::elementwise::bitwise_not")?,
         BitwiseAnd | BitwiseOr | BitwiseXor | BitShift => {
             let b = match (op.opcode, op.attrs.str("direction")) {
                 (BitwiseAnd, _) => "And",
@@ -213,24 +220,26 @@ fn other(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
             let (sa, sb) = (shape(cx, 0), shape(cx, 1));
             let out = cx.begin(0);
             let (a, b_) = (cx.input(0)?, cx.input(1)?);
-            cx.line(format!("k::ew::bitwise(k::ew::Bitwise::{b}, {sa}, {a}, {sb}, {b_}, {so}, {out});"));
+            cx.line(format!(
+                "k::elementwise::bitwise(k::elementwise::Bitwise::{b}, {sa}, {a}, {sb}, {b_}, {so}, {out});"
+            ));
         }
         IsNaN | IsInf if !cx.in_class(0).is_some_and(Class::is_float) => {
             return Err(format!("{} of a non-float tensor is not supported", op.opcode.name()));
         }
-        IsNaN => simple(cx, "k::ew::is_nan")?,
+        IsNaN => simple(cx, "k::elementwise::is_nan")?,
         IsInf => {
             let (n, p) =
                 (op.attrs.int("detect_negative").unwrap_or(1) != 0, op.attrs.int("detect_positive").unwrap_or(1) != 0);
             let out = cx.begin(0);
             let x = cx.input(0)?;
-            cx.line(format!("k::ew::is_inf({x}, {n}, {p}, {out});"));
+            cx.line(format!("k::elementwise::is_inf({x}, {n}, {p}, {out});"));
         }
         Where => {
             let (sc, sx, sy) = (shape(cx, 0), shape(cx, 1), shape(cx, 2));
             let out = cx.begin(0);
             let (c, x, y) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
-            cx.line(format!("k::ew::where_({sc}, {c}, {sx}, {x}, {sy}, {y}, {so}, {out});"));
+            cx.line(format!("k::elementwise::where_({sc}, {c}, {sx}, {x}, {sy}, {y}, {so}, {out});"));
         }
         Cast | CastLike => {
             let Some(from) = cx.in_class(0) else {
@@ -239,10 +248,10 @@ fn other(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
             if from.is_low() || cx.out_class(0).is_low() {
                 low_cast(cx)?
             } else {
-                simple(cx, "k::ew::cast")?
+                simple(cx, "k::elementwise::cast")?
             }
         }
-        BitCast => simple(cx, "k::ew::bitcast")?,
+        BitCast => simple(cx, "k::elementwise::bitcast")?,
         Dropout => dropout(cx)?,
         _ => return Ok(false),
     }
@@ -261,7 +270,7 @@ fn low_cast(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     };
     let out = cx.begin(0);
     let x = cx.input(0)?;
-    cx.line(format!("k::lowp8::cast::cast({x}, {out}, {saturate}, k::lowp8::RoundMode::{mode});"));
+    cx.line(format!("k::elementwise::lowp8::cast({x}, {out}, {saturate}, k::lowp8::RoundMode::{mode});"));
     Ok(())
 }
 

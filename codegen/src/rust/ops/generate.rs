@@ -1,6 +1,6 @@
 //! Tensors made from attributes and scalars: ConstantOfShape (a fill),
 //! Range whose bounds are read when the model runs
-//! (`k::misc::generate::range`), EyeLike and Trilu (`k::misc::select`).
+//! (`k::generate::range`), EyeLike and Trilu (`k::generate`).
 //! Constants (`core.const`) are the function emitter's.
 
 use super::{const_ints, index_operand, try_line, udims, value_lit, Sz};
@@ -57,7 +57,7 @@ fn range(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let stash_f64 = cx.op.attrs.int("stash_type").unwrap_or(1) == 11;
     let out = cx.begin(0);
     let (s, l, d) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
-    try_line(cx, format!("k::misc::generate::range({s}[0], {l}[0], {d}[0], {stash_f64}, {out})"));
+    try_line(cx, format!("k::generate::range({s}[0], {l}[0], {d}[0], {stash_f64}, {out})"));
     Ok(())
 }
 
@@ -81,7 +81,7 @@ fn trilu(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         k
     };
     let x = cx.input(0)?;
-    cx.line(format!("k::misc::select::trilu({}, {upper}, {k}, {zero}, {x}, {out});", udims(&xs)));
+    cx.line(format!("k::generate::trilu({}, {upper}, {k}, {zero}, {x}, {out});", udims(&xs)));
     Ok(())
 }
 
@@ -92,6 +92,6 @@ fn eye_like(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let c = cx.out_class(0);
     let (one, zero) = (value_lit(c, 1.0), value_lit(c, 0.0));
     let out = cx.begin(0);
-    cx.line(format!("k::misc::select::eye_like({rows}, {cols}, {k}, {one}, {zero}, {out});"));
+    cx.line(format!("k::generate::eye_like({rows}, {cols}, {k}, {one}, {zero}, {out});"));
     Ok(())
 }

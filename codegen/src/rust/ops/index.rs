@@ -1,7 +1,7 @@
 //! Gather and scatter by index tensors: Gather, GatherElements
 //! (`k::layout`), GatherND, ScatterElements, ScatterND
-//! (`k::misc::scatter`), TensorScatter (`k::misc::tscatter`) and OneHot
-//! (`k::misc::select`).
+//! (`k::index::scatter`), TensorScatter (`k::index::tscatter`) and OneHot
+//! (`k::index`).
 //!
 //! Attributes are resolved here. Data-dependent indices stay run-time
 //! values: the kernels check their range; sizes that differ only at run
@@ -35,14 +35,14 @@ fn gather(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let out = cx.begin(0);
     let (x, idx) = (cx.input(0)?, cx.input(1)?);
     let extra = if op.opcode == Opcode::GatherElements { format!("{}, ", dims(&cx.in_dims(1))) } else { String::new() };
-    cx.line(format!("k::layout::{k}({}, {a}, {x}, {extra}{idx}, {out});", dims(&xs)));
+    cx.line(format!("k::index::{k}({}, {a}, {x}, {extra}{idx}, {out});", dims(&xs)));
     Ok(())
 }
 
 /// The combining function of a scatter's `reduction`, as a Rust expression.
 fn combine(cx: &OpCx<'_, '_>) -> Result<String, String> {
     let r = match cx.op.attrs.str("reduction").unwrap_or("none") {
-        "none" => return Ok("k::misc::scatter::overwrite".into()),
+        "none" => return Ok("k::index::scatter::overwrite".into()),
         "add" => "Add",
         "mul" => "Mul",
         "max" => "Max",
@@ -52,7 +52,7 @@ fn combine(cx: &OpCx<'_, '_>) -> Result<String, String> {
     if !matches!(cx.out_class(0), Class::F32 | Class::I64 | Class::I32) {
         return Err(format!("{}: reduction `{r}` on {} is not supported", cx.op.opcode.name(), cx.out_class(0).rust()));
     }
-    Ok(format!("k::misc::scatter::ScatterReduction::{r}.combine()"))
+    Ok(format!("k::index::scatter::ScatterReduction::{r}.combine()"))
 }
 
 fn scatter(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
@@ -64,13 +64,13 @@ fn scatter(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     match (known(&xs), known(&is), known(&us)) {
         // All sizes known: a misfit is a compile error.
         (Some(x), Some(i), Some(u)) => {
-            let check = edgec_kernels::misc::scatter::scatter_check(&x, a, &i, &u);
+            let check = edgec_kernels::index::scatter::scatter_check(&x, a, &i, &u);
             check.map_err(|e| format!("{e}"))?;
         }
         // Else checked when the model runs, before the kernel asserts it.
         _ => {
             let a = a.map_or("None".into(), |a| format!("Some({a})"));
-            try_line(cx, format!("k::misc::scatter::scatter_check({}, {a}, {}, {})", dims(&xs), dims(&is), dims(&us)));
+            try_line(cx, format!("k::index::scatter::scatter_check({}, {a}, {}, {})", dims(&xs), dims(&is), dims(&us)));
         }
     }
     let f = combine(cx)?;
@@ -78,10 +78,10 @@ fn scatter(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let (x, i, u) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
     match a {
         None => {
-            cx.line(format!("k::misc::scatter::scatter_nd({}, {x}, {}, {i}, {u}, {f}, {out});", dims(&xs), dims(&is)))
+            cx.line(format!("k::index::scatter::scatter_nd({}, {x}, {}, {i}, {u}, {f}, {out});", dims(&xs), dims(&is)))
         }
         Some(a) => cx.line(format!(
-            "k::misc::scatter::scatter_elements({}, {a}, {x}, {}, {i}, {u}, {f}, {out});",
+            "k::index::scatter::scatter_elements({}, {a}, {x}, {}, {i}, {u}, {f}, {out});",
             dims(&xs),
             dims(&is)
         )),
@@ -102,7 +102,7 @@ fn gather_nd(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     }
     let out = cx.begin(0);
     let (x, i) = (cx.input(0)?, cx.input(1)?);
-    cx.line(format!("k::misc::scatter::gather_nd({}, {b}, {x}, {}, {i}, {out});", dims(&xs), dims(&is)));
+    cx.line(format!("k::index::scatter::gather_nd({}, {b}, {x}, {}, {i}, {out});", dims(&xs), dims(&is)));
     Ok(())
 }
 
@@ -127,7 +127,7 @@ fn tensor_scatter(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let (p, u) = (cx.input(0)?, cx.input(1)?);
     let w = if write { format!("Some({})", cx.input(2)?) } else { "None".into() };
     cx.line(format!(
-        "k::misc::tscatter::tensor_scatter(&k::misc::tscatter::TensorScatter {{ outer: {outer}, per_batch: {per_batch}, max_seq: {}, seq: {}, inner: {inner}, circular: {circular} }}, {p}, {u}, {w}, {out});",
+        "k::index::tscatter::tensor_scatter(&k::index::tscatter::TensorScatter {{ outer: {outer}, per_batch: {per_batch}, max_seq: {}, seq: {}, inner: {inner}, circular: {circular} }}, {p}, {u}, {w}, {out});",
         ps[ax], us[ax]
     ));
     Ok(())
@@ -142,6 +142,6 @@ fn one_hot(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     }
     let out = cx.begin(0);
     let (i, v) = (cx.input(0)?, cx.input(2)?);
-    cx.line(format!("k::misc::select::one_hot({}, {a}, {depth}, {i}, {v}, {out});", dims(&is)));
+    cx.line(format!("k::index::one_hot::one_hot({}, {a}, {depth}, {i}, {v}, {out});", dims(&is)));
     Ok(())
 }

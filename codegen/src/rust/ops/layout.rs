@@ -1,6 +1,6 @@
 //! Data movement: Transpose, Concat, Split, Slice, Pad, Expand, Tile,
 //! DepthToSpace/SpaceToDepth, CenterCropPad (a Pad with negative, cropping,
-//! or positive pads), ReverseSequence (`k::misc::seq`), and the shape
+//! or positive pads), ReverseSequence (`k::conv::col2im`), and the shape
 //! queries Shape and Size. (Reshape, Squeeze, Unsqueeze and Flatten are
 //! views: no code.) Parameters are resolved here from shapes and constant
 //! operands when those are known, else read when the model runs.
@@ -307,11 +307,10 @@ fn reverse_sequence(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let out = cx.begin(0);
     let (x, l) = (cx.input(0)?, cx.input(1)?);
     if Sz::all_lit(&xs).is_some() {
-        cx.line(format!("k::misc::seq::reverse_sequence({}, {b}, {t}, {l}, {x}, {out});", dims(&xs)));
+        cx.line(format!("k::layout::reverse_sequence({}, {b}, {t}, {l}, {x}, {out});", dims(&xs)));
     } else {
         let what = format!("ReverseSequence [{}]", cx.op.loc);
-        let call =
-            format!("k::misc::seq::reverse_sequence_checked({what:?}, {}, ({b}, {t}), {l}, {x}, {out})", dims(&xs));
+        let call = format!("k::layout::reverse_sequence_checked({what:?}, {}, ({b}, {t}), {l}, {x}, {out})", dims(&xs));
         try_line(cx, call);
     }
     Ok(())

@@ -1,9 +1,9 @@
 //! Matrix products and their kin: `onnx.MatMul`, `onnx.Gemm`, `core.linear`
 //! (constant B matrices are packed once, at model construction; bias and
 //! activation run in the GEMM epilogue), MatMul in the interpreter's
-//! summation order (`k::wide`: on f64, which models computed in double
+//! summation order (`k::linalg::wide`: on f64, which models computed in double
 //! precision keep, and on f32 for a widened 16-bit MatMul), Det
-//! (`k::misc::det`) and Einsum (`k::misc::einsum`, the interpreter's loop
+//! (`k::linalg::det`) and Einsum (`k::linalg::einsum`, the interpreter's loop
 //! nest, derived at compile time; over run-time sizes its labels now and
 //! sizes and strides when the model runs).
 
@@ -163,12 +163,12 @@ fn wide_matmul(cx: &mut OpCx<'_, '_>, class: Class) -> Result<(), String> {
         return Err("MatMul of scalars is not defined".into());
     }
     let batch = a.len().max(b.len()).saturating_sub(2);
-    if batch > edgec_kernels::wide::MAX_BATCH_RANK {
+    if batch > edgec_kernels::linalg::wide::MAX_BATCH_RANK {
         return Err(format!("MatMul with {batch} batch dims is not supported"));
     }
     let out = cx.begin(0);
     let (x, y) = (cx.input(0)?, cx.input(1)?);
-    cx.line(format!("k::wide::matmul({}, {x}, {}, {y}, {out});", dims(&a), dims(&b)));
+    cx.line(format!("k::linalg::wide::matmul({}, {x}, {}, {y}, {out});", dims(&a), dims(&b)));
     Ok(())
 }
 
@@ -178,15 +178,15 @@ fn det(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     if !cx.out_class(0).is_float() {
         return Err("Det takes float tensors only".into());
     }
-    if n > edgec_kernels::misc::det::DET_MAX {
+    if n > edgec_kernels::linalg::det::DET_MAX {
         return Err(format!(
             "Det of {n}x{n} matrices is not supported (at most {0}x{0})",
-            edgec_kernels::misc::det::DET_MAX
+            edgec_kernels::linalg::det::DET_MAX
         ));
     }
     let out = cx.begin(0);
     let x = cx.input(0)?;
-    cx.line(format!("k::misc::det::det({n}, {x}, {out});"));
+    cx.line(format!("k::linalg::det::det({n}, {x}, {out});"));
     Ok(())
 }
 
@@ -202,18 +202,18 @@ fn einsum(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let shapes: Vec<Vec<usize>> = (0..cx.op.operands.len()).map(|i| cx.in_static(i)).collect();
     let refs: Vec<&[usize]> = shapes.iter().map(Vec::as_slice).collect();
     let nest = edgec_numeric::einsum::loop_nest(&eq, &refs).map_err(|e| format!("Einsum: {e}"))?;
-    if nest.dims.len() > edgec_kernels::misc::einsum::EINSUM_MAX_LOOPS {
+    if nest.dims.len() > edgec_kernels::linalg::einsum::EINSUM_MAX_LOOPS {
         return Err(format!(
             "Einsum `{eq}` has {} labels, more than the kernel's {}",
             nest.dims.len(),
-            edgec_kernels::misc::einsum::EINSUM_MAX_LOOPS
+            edgec_kernels::linalg::einsum::EINSUM_MAX_LOOPS
         ));
     }
     let access: Vec<String> = nest.access.iter().map(|a| format!("&{a:?}")).collect();
     let out = cx.begin(0);
     let xs: Vec<String> = (0..shapes.len()).map(|i| cx.input(i)).collect::<Result<_, _>>()?;
     cx.line(format!(
-        "k::misc::einsum::einsum(&k::misc::einsum::Einsum {{ dims: &{:?}, n_out: {}, access: &[{}] }}, &[{}], {out});",
+        "k::linalg::einsum::einsum(&k::linalg::einsum::Einsum {{ dims: &{:?}, n_out: {}, access: &[{}] }}, &[{}], {out});",
         nest.dims,
         nest.out_shape.len(),
         access.join(", "),
@@ -228,7 +228,7 @@ fn einsum_rt(cx: &mut OpCx<'_, '_>, eq: &str) -> Result<(), String> {
     let shapes: Vec<Vec<super::Sz>> = (0..cx.op.operands.len()).map(|i| cx.in_dims(i)).collect();
     let ranks: Vec<usize> = shapes.iter().map(Vec::len).collect();
     let (loops, n_loops, n_out) = crate::rust::shapes::nn::einsum_labels(eq, &ranks)?;
-    use edgec_kernels::misc::einsum::{EINSUM_MAX_LOOPS, EINSUM_MAX_OPERANDS};
+    use edgec_kernels::linalg::einsum::{EINSUM_MAX_LOOPS, EINSUM_MAX_OPERANDS};
     if n_loops > EINSUM_MAX_LOOPS || loops.len() > EINSUM_MAX_OPERANDS {
         return Err(format!("Einsum `{eq}`: more than {EINSUM_MAX_LOOPS} labels or {EINSUM_MAX_OPERANDS} operands"));
     }
@@ -238,7 +238,7 @@ fn einsum_rt(cx: &mut OpCx<'_, '_>, eq: &str) -> Result<(), String> {
     let out = cx.begin(0);
     let xs: Vec<String> = (0..shapes.len()).map(|i| cx.input(i)).collect::<Result<_, _>>()?;
     let call = format!(
-        "k::misc::einsum::einsum_rt({what:?}, &k::misc::einsum::EinsumLabels {{ loops: &[{}], n_loops: {n_loops}, n_out: {n_out} }}, &[{}], &[{}], {out})",
+        "k::linalg::einsum::einsum_rt({what:?}, &k::linalg::einsum::EinsumLabels {{ loops: &[{}], n_loops: {n_loops}, n_out: {n_out} }}, &[{}], &[{}], {out})",
         labels.join(", "),
         dims.join(", "),
         xs.join(", ")

@@ -1,5 +1,5 @@
 //! Training losses: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss
-//! (`k::misc::loss`, f32; its optional log-probabilities result computed
+//! (`k::loss`, f32; its optional log-probabilities result computed
 //! by its own block). Shapes are static; the target's class indices stay
 //! run-time values, checked by the kernels.
 
@@ -35,7 +35,7 @@ fn loss(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     if sce && used(cx, 1) {
         let out = cx.begin(1);
         let x = cx.input(0)?;
-        cx.line(format!("k::misc::loss::log_softmax_classes({}, {x}, {out});", udims(&xs)));
+        cx.line(format!("k::loss::log_softmax_classes({}, {x}, {out});", udims(&xs)));
     }
     let out = cx.begin(0);
     let (x, t) = (cx.input(0)?, cx.input(1)?);
@@ -44,14 +44,14 @@ fn loss(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         None => "None".into(),
     };
     cx.line(format!(
-        "let p = k::misc::loss::Loss {{ shape: {}, weight: {w}, ignore_index: {ignore}, reduction: k::misc::loss::Reduction::{red} }};",
+        "let p = k::loss::Loss {{ shape: {}, weight: {w}, ignore_index: {ignore}, reduction: k::loss::Reduction::{red} }};",
         udims(&xs)
     ));
     if sce {
-        cx.scratch(format!("k::misc::loss::softmax_cross_entropy_scratch_len({})", udims(&xs)));
-        cx.line(format!("k::misc::loss::softmax_cross_entropy(&p, {x}, {t}, {out}, &mut self.scratch);"));
+        cx.scratch(format!("k::loss::softmax_cross_entropy_scratch_len({})", udims(&xs)));
+        cx.line(format!("k::loss::softmax_cross_entropy(&p, {x}, {t}, {out}, &mut self.scratch);"));
     } else {
-        cx.line(format!("k::misc::loss::nll_loss(&p, {x}, {t}, {out});"));
+        cx.line(format!("k::loss::nll_loss(&p, {x}, {t}, {out});"));
     }
     Ok(())
 }

@@ -29,7 +29,7 @@ pub use table::{lowering, TABLE};
 /// types.
 pub type LowerFn = fn(&mut OpCx<'_, '_>) -> Result<bool, String>;
 
-/// A `k::ew` kernel selector: a fixed variant name, or one built from the
+/// A `k::elementwise` kernel selector: a fixed variant name, or one built from the
 /// op's attributes (`Elu { alpha: 0.5f32 }`).
 #[derive(Copy, Clone)]
 pub enum Kernel {
@@ -56,9 +56,9 @@ pub enum Lower {
     Structural,
     /// The result is operand 0's elements: no code.
     View,
-    /// A one-input float op: `k::ew::unary` with this `Unary` variant.
+    /// A one-input float op: `k::elementwise::unary` with this `Unary` variant.
     Unary(Kernel),
-    /// A broadcasting two-input op: `k::ew::binary` with this `Binary` variant.
+    /// A broadcasting two-input op: `k::elementwise::binary` with this `Binary` variant.
     Binary(Kernel),
     /// By the `lower` of the op's family ([`Opcode::family`], mapped to its
     /// module by [`lowering`]).
@@ -312,7 +312,7 @@ pub fn all_f32(cx: &OpCx<'_, '_>, which: &[usize]) -> Result<(), String> {
     Ok(())
 }
 
-/// True if the op computes in double precision (`k::wide`): an f64 operand
+/// True if the op computes in double precision (`k::linalg::wide`, `k::norm::wide`, `k::attention::flex`): an f64 operand
 /// 0 and one f64 result. Models computed in f64 keep it (the f32 kernels
 /// serve f32, and f16/bf16 through exact widening).
 pub fn f64_op(cx: &OpCx<'_, '_>) -> bool {

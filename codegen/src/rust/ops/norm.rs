@@ -1,5 +1,5 @@
 //! Normalizations and the softmaxes: Softmax, LogSoftmax (on f64 through
-//! `k::wide`: models computed in double precision keep it), Hardmax,
+//! `k::norm::wide`: models computed in double precision keep it), Hardmax,
 //! BatchNormalization (inference), InstanceNormalization, LRN,
 //! LayerNormalization (with its `Mean`/`InvStdDev` results),
 //! RMSNormalization, GroupNormalization, MeanVarianceNormalization and
@@ -218,6 +218,6 @@ fn wide_softmax(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let log = cx.op.opcode == Opcode::LogSoftmax;
     let out = cx.begin(0);
     let x = cx.input(0)?;
-    cx.line(format!("k::wide::softmax({outer}, {n}, {inner}, {log}, {x}, {out});"));
+    cx.line(format!("k::norm::wide::softmax({outer}, {n}, {inner}, {log}, {x}, {out});"));
     Ok(())
 }

@@ -1,7 +1,7 @@
-//! Pooling: MaxPool (with its `Indices` result, `k::misc::argmax`; on 8-bit
+//! Pooling: MaxPool (with its `Indices` result, `k::pool::indices`; on 8-bit
 //! integers `k::pool::max_pool_ord`), AveragePool, GlobalAveragePool,
 //! GlobalMaxPool, LpPool (through the N-D pooling kernel) and MaxUnpool
-//! (`k::misc::unpool`). The window geometry (explicit pads or `auto_pad`)
+//! (`k::pool::unpool`). The window geometry (explicit pads or `auto_pad`)
 //! is resolved here: numbers for static dims, run-time expressions for
 //! symbolic ones; MaxUnpool over run-time sizes checks the unpooled shape
 //! and the indices when the model runs.
@@ -78,7 +78,7 @@ fn pool(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
 /// MaxPool's `Indices` result (result 1), if it is used.
 fn max_pool_indices(cx: &mut OpCx<'_, '_>, xs: &[usize], ys: &[usize], geo: [&[usize]; 4]) -> Result<(), String> {
     let [kernel, stride, dil, begin] = geo;
-    if xs.len() - 2 > edgec_kernels::misc::argmax::MAX_RANK {
+    if xs.len() - 2 > edgec_kernels::pool::indices::MAX_RANK {
         return Err("MaxPool's Indices output over more than 6 spatial axes is not supported".into());
     }
     let r = cx.op.results[1];
@@ -87,14 +87,14 @@ fn max_pool_indices(cx: &mut OpCx<'_, '_>, xs: &[usize], ys: &[usize], geo: [&[u
     }
     let col_major = cx.op.attrs.int("storage_order").unwrap_or(0) != 0;
     let g = format!(
-        "k::misc::argmax::PoolIndices {{ planes: {}, input: &{:?}, out: &{:?}, kernel: &{kernel:?}, stride: &{stride:?}, dilation: &{dil:?}, pads: &{begin:?}, col_major: {col_major} }}",
+        "k::pool::indices::PoolIndices {{ planes: {}, input: &{:?}, out: &{:?}, kernel: &{kernel:?}, stride: &{stride:?}, dilation: &{dil:?}, pads: &{begin:?}, col_major: {col_major} }}",
         xs[0] * xs[1],
         &xs[2..],
         &ys[2..]
     );
     let out = cx.begin(1);
     let x = cx.input(0)?;
-    cx.line(format!("k::misc::argmax::max_pool_indices(&{g}, {x}, {out});"));
+    cx.line(format!("k::pool::indices::max_pool_indices(&{g}, {x}, {out});"));
     Ok(())
 }
 
@@ -161,7 +161,7 @@ fn max_unpool(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         super::try_line(
             cx,
             format!(
-                "k::misc::unpool::max_unpool_checked({}, &{ks:?}, &{strides:?}, &{pads:?}, {}, {x}, {i}, {out})",
+                "k::pool::unpool::max_unpool_checked({}, &{ks:?}, &{strides:?}, &{pads:?}, {}, {x}, {i}, {out})",
                 dims(&xd),
                 dims(&yd)
             ),
@@ -171,6 +171,6 @@ fn max_unpool(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let inferred = ir::interp::pool::unpool_dims(&xs, &ks, &strides, &pads).map_err(|e| format!("MaxUnpool: {e}"))?;
     let out = cx.begin(0);
     let (x, i) = (cx.input(0)?, cx.input(1)?);
-    cx.line(format!("k::misc::unpool::max_unpool(&{inferred:?}, &{ys:?}, {x}, {i}, {out});"));
+    cx.line(format!("k::pool::unpool::max_unpool(&{inferred:?}, &{ys:?}, {x}, {i}, {out});"));
     Ok(())
 }

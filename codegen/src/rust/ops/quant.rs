@@ -2,7 +2,7 @@
 //! axis, blocked; u8/i8 with f32 scales, i32 too for dequantization),
 //! DynamicQuantizeLinear, MatMulInteger and QLinearMatMul (scalar or
 //! per-row/per-column parameters), ConvInteger and QLinearConv
-//! (`k::conv::int`: a direct N-D kernel over the window geometry resolved
+//! (`k::quant::conv`: a direct N-D kernel over the window geometry resolved
 //! here, zero points and scales read from their operands when the model
 //! runs).
 
@@ -131,7 +131,7 @@ fn quantize(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let z = opt_input(cx, 2)?;
     if float8 {
         let sat = cx.op.attrs.int("saturate").unwrap_or(1) != 0;
-        cx.line(format!("k::lowp8::quant::quantize_float({l}, {x}, {s}, {z}, {out}, {sat});"));
+        cx.line(format!("k::quant::lowp8::quantize_float({l}, {x}, {s}, {z}, {out}, {sat});"));
     } else {
         cx.line(format!("k::quant::quantize({l}, {x}, {s}, {z}, {out});"));
     }
@@ -154,7 +154,7 @@ fn dequantize(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let l = runtime_layout(cx, l);
     let (x, s) = (cx.input(0)?, cx.input(1)?);
     let z = opt_input(cx, 2)?;
-    let kernel = if fast { "k::quant::dequantize" } else { "k::lowp8::quant::dequantize_real" };
+    let kernel = if fast { "k::quant::dequantize" } else { "k::quant::lowp8::dequantize_real" };
     cx.line(format!("{kernel}({l}, {x}, {s}, {z}, {out});"));
     Ok(())
 }
@@ -351,7 +351,7 @@ fn conv_int(cx: &mut OpCx<'_, '_>, qlinear: bool) -> Result<(), String> {
     let out = cx.begin(0);
     let win = window(cx, &xs, &ws[2..], &ys);
     cx.line(format!(
-        "let p = k::conv::int::ConvInt {{ n: {}, c: {}, m: {}, group: {group}, win: {win} }};",
+        "let p = k::quant::conv::ConvInt {{ n: {}, c: {}, m: {}, group: {group}, win: {win} }};",
         xs[0], xs[1], ws[0]
     ));
     let (x, w) = (cx.input(xi)?, cx.input(wi)?);
@@ -362,10 +362,10 @@ fn conv_int(cx: &mut OpCx<'_, '_>, qlinear: bool) -> Result<(), String> {
             None => "None".into(),
         };
         cx.line(format!(
-            "let q = k::conv::int::QParams {{ x_scale: {}[0], x_zero: {}[0], w_scale: {}, w_zero: {}, y_scale: {}[0], y_zero: {}[0] }};",
+            "let q = k::quant::conv::QParams {{ x_scale: {}[0], x_zero: {}[0], w_scale: {}, w_zero: {}, y_scale: {}[0], y_zero: {}[0] }};",
             v[0], v[1], v[2], v[3], v[4], v[5]
         ));
-        cx.line(format!("k::conv::int::qlinear_conv(&p, &q, {x}, {w}, {b}, {out});"));
+        cx.line(format!("k::quant::conv::qlinear_conv(&p, &q, {x}, {w}, {b}, {out});"));
     } else {
         let zp = |cx: &mut OpCx<'_, '_>, i: usize| -> Result<String, String> {
             Ok(match cx.op.operand(i) {
@@ -374,7 +374,7 @@ fn conv_int(cx: &mut OpCx<'_, '_>, qlinear: bool) -> Result<(), String> {
             })
         };
         let (xz, wz) = (zp(cx, 2)?, zp(cx, 3)?);
-        cx.line(format!("k::conv::int::conv_integer(&p, {x}, {xz}, {w}, {wz}, {out});"));
+        cx.line(format!("k::quant::conv::conv_integer(&p, {x}, {xz}, {w}, {wz}, {out});"));
     }
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! Reductions over axes (`k::reduce`; on integers and bool the exact,
-//! wrapping `k::reduce_exact`), ArgMax/ArgMin, and the cumulative
-//! CumSum/CumProd (`k::misc::cum`).
+//! wrapping `k::reduce::exact`), ArgMax/ArgMin, and the cumulative
+//! CumSum/CumProd (`k::reduce::cum`).
 //!
 //! The axes are attributes, constants, or read from their input when the
 //! model runs (checked then: an error in a function that returns one, a
@@ -90,7 +90,7 @@ fn reduce_rt_axes(cx: &mut OpCx<'_, '_>, k: &str, xs: &[Sz], noop: bool) -> Resu
     if !cx.out_class(0).is_float() {
         exact_check(cx, k, xs)?;
         cx.line(format!(
-            "k::reduce_exact::reduce_exact(k::reduce_exact::ExactReduce::{k}, {}, axes.as_slice(), {x}, {out});",
+            "k::reduce::exact::reduce_exact(k::reduce::exact::ExactReduce::{k}, {}, axes.as_slice(), {x}, {out});",
             dims(xs)
         ));
         return Ok(());
@@ -114,7 +114,7 @@ fn exact_check(cx: &OpCx<'_, '_>, k: &str, xs: &[Sz]) -> Result<(), String> {
             c.name()
         ));
     }
-    if xs.len() > edgec_kernels::reduce_exact::EXACT_MAX_RANK {
+    if xs.len() > edgec_kernels::reduce::exact::EXACT_MAX_RANK {
         return Err(format!("{} of a rank-{} integer tensor is not supported", cx.op.opcode.name(), xs.len()));
     }
     Ok(())
@@ -123,7 +123,10 @@ fn exact_check(cx: &OpCx<'_, '_>, k: &str, xs: &[Sz]) -> Result<(), String> {
 /// A Max/Min (integers, bool) or Sum/Prod (integers) reduction, wrapping.
 fn exact_reduce(cx: &mut OpCx<'_, '_>, k: &str, xs: &[Sz], axes: &str) -> Result<(), String> {
     exact_check(cx, k, xs)?;
-    call_x_out(cx, &format!("k::reduce_exact::reduce_exact(k::reduce_exact::ExactReduce::{k}, {}, {axes}, ", dims(xs)))
+    call_x_out(
+        cx,
+        &format!("k::reduce::exact::reduce_exact(k::reduce::exact::ExactReduce::{k}, {}, {axes}, ", dims(xs)),
+    )
 }
 
 fn cum(cx: &mut OpCx<'_, '_>, fold: &str) -> Result<(), String> {
@@ -145,7 +148,7 @@ fn cum(cx: &mut OpCx<'_, '_>, fold: &str) -> Result<(), String> {
     let out = cx.begin(0);
     let x = cx.input(0)?;
     cx.line(format!(
-        "k::misc::cum::cum(&k::misc::cum::Cum {{ fold: k::misc::cum::Fold::{fold}, outer: {outer}, n: {}, inner: {inner}, exclusive: {exclusive}, reverse: {reverse} }}, {x}, {out});",
+        "k::reduce::cum::cum(&k::reduce::cum::Cum {{ fold: k::reduce::cum::Fold::{fold}, outer: {outer}, n: {}, inner: {inner}, exclusive: {exclusive}, reverse: {reverse} }}, {x}, {out});",
         xs[ax]
     ));
     Ok(())
@@ -170,7 +173,7 @@ fn cum_runtime(cx: &mut OpCx<'_, '_>, fold: &str) -> Result<(), String> {
     );
     cx.line(format!("let ax = {ax};"));
     cx.line(format!(
-        "k::misc::cum::cum(&k::misc::cum::Cum::along(k::misc::cum::Fold::{fold}, {}, ax, {exclusive}, {reverse}), {x}, {out});",
+        "k::reduce::cum::cum(&k::reduce::cum::Cum::along(k::reduce::cum::Fold::{fold}, {}, ax, {exclusive}, {reverse}), {x}, {out});",
         dims(&xs)
     ));
     Ok(())

@@ -1,10 +1,10 @@
 //! Sampling at computed coordinates: `onnx.Resize` and `onnx.Upsample` (the
 //! interpolation taps are precomputed once at construction,
-//! `k::resize::ResizePlan`, from the op's attributes and its constant
+//! `k::resample::ResizePlan`, from the op's attributes and its constant
 //! `scales`/`sizes`/`roi` operands; with symbolic dims or run-time
 //! parameters the plan is rebuilt when the sizes change), GridSample
-//! (`k::misc::grid`), AffineGrid (`k::misc::affine`) and RoiAlign
-//! (`k::misc::roi`, its batch indices read when the model runs).
+//! (`k::resample::grid`), AffineGrid (`k::resample::affine`) and RoiAlign
+//! (`k::resample::roi`, its batch indices read when the model runs).
 
 use super::{axis, dims, f32_lit, f32_only, try_line, want_class, Sz};
 use crate::plan::Class;
@@ -61,7 +61,7 @@ fn params(cx: &OpCx<'_, '_>) -> Result<String, String> {
     };
     let roi_f32 = upsample || cx.op.operand(1).is_none_or(|v| cx.func().ty(v).dtype == ir::DType::F32);
     Ok(format!(
-        "k::resize::ResizeParams {{ mode: k::resize::ResizeMode::{mode}, coord: k::resize::CoordMode::{coord}, nearest: k::resize::NearestMode::{nearest}, cubic_a: {}, exclude_outside: {}, antialias: {}, extrapolation: {}, roi_f32: {roi_f32} }}",
+        "k::resample::ResizeParams {{ mode: k::resample::ResizeMode::{mode}, coord: k::resample::CoordMode::{coord}, nearest: k::resample::NearestMode::{nearest}, cubic_a: {}, exclude_outside: {}, antialias: {}, extrapolation: {}, roi_f32: {roi_f32} }}",
         f32_lit(a.float("cubic_coeff_a").unwrap_or(-0.75)),
         a.int("exclude_outside").unwrap_or(0) != 0,
         a.int("antialias").unwrap_or(0) != 0,
@@ -106,7 +106,7 @@ fn axes(cx: &OpCx<'_, '_>, xs: &[usize], ys: &[usize]) -> Result<Vec<String>, St
         if scale == 1.0 && ys[a] == xs[a] && !crop {
             continue;
         }
-        out.push(format!("k::resize::ResizeAxis {{ axis: {a}, out: {}, scale: {scale:?}, roi: {roi_a} }}", ys[a]));
+        out.push(format!("k::resample::ResizeAxis {{ axis: {a}, out: {}, scale: {scale:?}, roi: {roi_a} }}", ys[a]));
     }
     Ok(out)
 }
@@ -168,7 +168,7 @@ fn dyn_axes(cx: &mut OpCx<'_, '_>, xs: &[Sz], ys: &[Sz]) -> Result<Vec<String>, 
         } else {
             "None".into()
         };
-        out.push(format!("k::resize::ResizeAxis {{ axis: {a}, out: {}, scale: {scale}, roi: {roi} }}", ys[a]));
+        out.push(format!("k::resample::ResizeAxis {{ axis: {a}, out: {}, scale: {scale}, roi: {roi} }}", ys[a]));
     }
     Ok(out)
 }
@@ -181,8 +181,8 @@ fn resize_dyn(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     if class.is_float() && class != Class::F32 && mode != "nearest" {
         return Err(format!("Resize in {mode} mode on {} is not supported (f32 only)", class.name()));
     }
-    let params = cx.item("k::resize::ResizeParams", params(cx)?);
-    let slot = cx.field("k::resize::ResizeSlot", "k::resize::ResizeSlot::default()".into());
+    let params = cx.item("k::resample::ResizeParams", params(cx)?);
+    let slot = cx.field("k::resample::ResizeSlot", "k::resample::ResizeSlot::default()".into());
     let out = cx.begin(0);
     let axes = dyn_axes(cx, &xs, &ys)?;
     cx.line(format!("let axes = [{}];", axes.join(", ")));
@@ -190,10 +190,10 @@ fn resize_dyn(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let x = cx.input(0)?;
     if class == Class::F32 {
         cx.line("k::rt::grow(&mut self.scratch, plan.scratch_len());".into());
-        cx.line(format!("k::resize::resize(plan, {x}, {out}, &mut self.scratch);"));
+        cx.line(format!("k::resample::resize(plan, {x}, {out}, &mut self.scratch);"));
     } else {
         let z = class.literal(0.0);
-        cx.line(format!("k::resize::resize_nearest(plan, {x}, {out}, {z}, {z});"));
+        cx.line(format!("k::resample::resize_nearest(plan, {x}, {out}, {z}, {z});"));
     }
     Ok(())
 }
@@ -205,8 +205,8 @@ pub fn resize(cx: &mut OpCx<'_, '_>, xs: &[usize]) -> Result<(), String> {
         return resize_dyn(cx);
     }
     let ys = cx.out_static(0);
-    let plan = format!("k::resize::ResizePlan::new(&{xs:?}, &[{}], &{})", axes(cx, xs, &ys)?.join(", "), params(cx)?);
-    let f = cx.field("k::resize::ResizePlan", plan);
+    let plan = format!("k::resample::ResizePlan::new(&{xs:?}, &[{}], &{})", axes(cx, xs, &ys)?.join(", "), params(cx)?);
+    let f = cx.field("k::resample::ResizePlan", plan);
     let class = cx.out_class(0);
     let mode = cx.op.attrs.str("mode").unwrap_or("nearest");
     if class.is_float() && class != Class::F32 && mode != "nearest" {
@@ -216,10 +216,10 @@ pub fn resize(cx: &mut OpCx<'_, '_>, xs: &[usize]) -> Result<(), String> {
     let x = cx.input(0)?;
     if class == Class::F32 {
         cx.scratch(format!("{f}.scratch_len()"));
-        cx.line(format!("k::resize::resize(&self.{f}, {x}, {out}, &mut self.scratch);"));
+        cx.line(format!("k::resample::resize(&self.{f}, {x}, {out}, &mut self.scratch);"));
     } else {
         let z = class.literal(0.0);
-        cx.line(format!("k::resize::resize_nearest(&self.{f}, {x}, {out}, {z}, {z});"));
+        cx.line(format!("k::resample::resize_nearest(&self.{f}, {x}, {out}, {z}, {z});"));
     }
     Ok(())
 }
@@ -231,7 +231,7 @@ fn grid_sample(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     }
     let (xs, gs) = (cx.in_static(0), cx.in_static(1));
     let r = xs.len().saturating_sub(2);
-    if r == 0 || r > edgec_kernels::misc::grid::MAX_RANK || gs.len() != r + 2 || gs[r + 1] != r || gs[0] != xs[0] {
+    if r == 0 || r > edgec_kernels::resample::grid::MAX_RANK || gs.len() != r + 2 || gs[r + 1] != r || gs[0] != xs[0] {
         return Err(format!("GridSample: grid {gs:?} for X {xs:?} is not supported (1 to 4 spatial axes)"));
     }
     let mode = match cx.op.attrs.str("mode").unwrap_or("linear") {
@@ -249,14 +249,14 @@ fn grid_sample(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let align = cx.op.attrs.int("align_corners").unwrap_or(0) != 0;
     let outs: usize = gs[1..=r].iter().product();
     let g = format!(
-        "k::misc::grid::GridSample {{ n: {}, c: {}, dims: &{:?}, outs: {outs}, mode: k::misc::grid::GridMode::{mode}, padding: k::misc::grid::GridPadding::{padding}, align_corners: {align} }}",
+        "k::resample::grid::GridSample {{ n: {}, c: {}, dims: &{:?}, outs: {outs}, mode: k::resample::grid::GridMode::{mode}, padding: k::resample::grid::GridPadding::{padding}, align_corners: {align} }}",
         xs[0],
         xs[1],
         &xs[2..]
     );
     let out = cx.begin(0);
     let (x, grid) = (cx.input(0)?, cx.input(1)?);
-    cx.line(format!("k::misc::grid::grid_sample(&{g}, {x}, {grid}, {out});"));
+    cx.line(format!("k::resample::grid::grid_sample(&{g}, {x}, {grid}, {out});"));
     Ok(())
 }
 
@@ -272,7 +272,7 @@ fn affine_grid(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let align = cx.op.attrs.int("align_corners").unwrap_or(0) != 0;
     let out = cx.begin(0);
     let t = cx.input(0)?;
-    cx.line(format!("k::misc::affine::affine_grid({}, {align}, {t}, {out});", dims(&ys[1..=r])));
+    cx.line(format!("k::resample::affine::affine_grid({}, {align}, {t}, {out});", dims(&ys[1..=r])));
     Ok(())
 }
 
@@ -291,11 +291,11 @@ fn roi_align(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let half = op.attrs.str("coordinate_transformation_mode").unwrap_or("half_pixel") == "half_pixel";
     let max = op.attrs.str("mode").unwrap_or("avg") == "max";
     let p = format!(
-        "k::misc::roi::RoiAlign {{ n: {}, c: {}, h: {}, w: {}, rois: {}, out_h: {oh}, out_w: {ow}, sampling: {sampling}, scale: {}, half_pixel: {half}, max: {max} }}",
+        "k::resample::roi::RoiAlign {{ n: {}, c: {}, h: {}, w: {}, rois: {}, out_h: {oh}, out_w: {ow}, sampling: {sampling}, scale: {}, half_pixel: {half}, max: {max} }}",
         xs[0], xs[1], xs[2], xs[3], rs[0], f32_lit(scale)
     );
     let out = cx.begin(0);
     let (x, r, b) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
-    try_line(cx, format!("k::misc::roi::roi_align(&{p}, {x}, {r}, {b}, {out})"));
+    try_line(cx, format!("k::resample::roi::roi_align(&{p}, {x}, {r}, {b}, {out})"));
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! Ops whose result depends on comparing the data: TopK
-//! (`k::misc::select`), and those whose result size depends on the data
+//! (`k::select::top_k`), and those whose result size depends on the data
 //! (NonZero, Compress, Unique, NonMaxSuppression), lowered to
-//! `k::misc::dynamic` and `k::misc::nms`.
+//! `k::select::dynamic` and `k::select::nms`.
 //!
 //! The size of such a result is a shape variable the op assigns when it
 //! runs (`shapes::ShapeCx::counted`): a first block computes the count,
@@ -51,7 +51,7 @@ fn plain(cx: &OpCx<'_, '_>, i: usize) -> Result<(), String> {
 /// checked against the size the model declares.
 fn set_count(cx: &mut OpCx<'_, '_>, d: &Sz, n: &str, op: &str, what: &str) {
     match d {
-        Sz::Lit(want) => try_line(cx, format!("k::misc::dynamic::check_count({op:?}, {what:?}, {n}, {want})")),
+        Sz::Lit(want) => try_line(cx, format!("k::rt::check_count({op:?}, {what:?}, {n}, {want})")),
         Sz::Expr(e) => cx.line(format!("{e} = {n};")),
     }
 }
@@ -68,11 +68,11 @@ fn nonzero(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     if let Sz::Expr(_) = count {
         cx.begin_none();
         let x = cx.input(0)?;
-        set_count(cx, count, &format!("k::misc::dynamic::nonzero_count({x})"), "NonZero", "non-zero elements");
+        set_count(cx, count, &format!("k::select::dynamic::nonzero_count({x})"), "NonZero", "non-zero elements");
     }
     let out = cx.begin(0);
     let x = cx.input(0)?;
-    try_line(cx, format!("k::misc::dynamic::nonzero({}, {x}, {count}, {out})", dims(&xs)));
+    try_line(cx, format!("k::select::dynamic::nonzero({}, {x}, {count}, {out})", dims(&xs)));
     Ok(())
 }
 
@@ -88,16 +88,16 @@ fn compress(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         }
         None => (Sz::Lit(1), Sz::product(&xs), Sz::Lit(1), ys.first().cloned().ok_or("Compress: result rank")?),
     };
-    let p = format!("k::misc::dynamic::Compress {{ outer: {outer}, n: {n}, inner: {inner} }}");
+    let p = format!("k::select::dynamic::Compress {{ outer: {outer}, n: {n}, inner: {inner} }}");
     if let Sz::Expr(_) = kept {
         cx.begin_none();
         let c = cx.input(1)?;
-        let n = try_expr(cx, format!("k::misc::dynamic::compress_count(&{p}, {c})"));
+        let n = try_expr(cx, format!("k::select::dynamic::compress_count(&{p}, {c})"));
         set_count(cx, &kept, &n, "Compress", "kept slices");
     }
     let out = cx.begin(0);
     let (x, c) = (cx.input(0)?, cx.input(1)?);
-    try_line(cx, format!("k::misc::dynamic::compress(&{p}, {c}, {x}, {kept}, {out})"));
+    try_line(cx, format!("k::select::dynamic::compress(&{p}, {c}, {x}, {kept}, {out})"));
     Ok(())
 }
 
@@ -122,12 +122,12 @@ fn unique(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         .filter(|&&(j, _)| j < cx.op.results.len())
         .filter_map(|&(j, k)| cx.out_dims(j).get(k).map(|d| (j, d.clone())))
         .collect();
-    let p = format!("k::misc::dynamic::Unique {{ outer: {outer}, n: {n}, inner: {inner}, sorted: {sorted} }}");
+    let p = format!("k::select::dynamic::Unique {{ outer: {outer}, n: {n}, inner: {inner}, sorted: {sorted} }}");
     let f = cx.field("Vec<usize>", "Vec::new()".into());
     let groups = |cx: &mut OpCx<'_, '_>| -> Result<(), String> {
         let x = cx.input(0)?;
-        cx.line(format!("k::rt::grow(&mut self.{f}, k::misc::dynamic::unique_scratch_len({n}));"));
-        cx.line(format!("let u = k::misc::dynamic::unique_groups(&{p}, {x}, &mut self.{f});"));
+        cx.line(format!("k::rt::grow(&mut self.{f}, k::select::dynamic::unique_scratch_len({n}));"));
+        cx.line(format!("let u = k::select::dynamic::unique_groups(&{p}, {x}, &mut self.{f});"));
         Ok(())
     };
     // Counts known only now: grouped first, the results sized from them.
@@ -153,7 +153,7 @@ fn unique(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
             // The declared number of distinct items (not needed when only the
             // inverse indices, one per item, are used).
             if let Some((_, u)) = counts.iter().find(|(j, _)| used(cx, *j)) {
-                try_line(cx, format!("k::misc::dynamic::check_count(\"Unique\", \"distinct items\", u, {u})"));
+                try_line(cx, format!("k::rt::check_count(\"Unique\", \"distinct items\", u, {u})"));
             }
             first = false;
         }
@@ -161,11 +161,11 @@ fn unique(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
             0 => {
                 let x = cx.input(0)?;
                 let u = if counted { counts[0].1.to_string() } else { "u".into() };
-                cx.line(format!("k::misc::dynamic::unique_values(&{p}, {x}, &self.{f}, {u}, {out});"));
+                cx.line(format!("k::select::dynamic::unique_values(&{p}, {x}, &self.{f}, {u}, {out});"));
             }
-            1 => cx.line(format!("k::misc::dynamic::unique_indices({n}, &self.{f}, {out});")),
-            2 => cx.line(format!("k::misc::dynamic::unique_inverse({n}, &self.{f}, {out});")),
-            _ => cx.line(format!("k::misc::dynamic::unique_counts({n}, &self.{f}, {out});")),
+            1 => cx.line(format!("k::select::dynamic::unique_indices({n}, &self.{f}, {out});")),
+            2 => cx.line(format!("k::select::dynamic::unique_inverse({n}, &self.{f}, {out});")),
+            _ => cx.line(format!("k::select::dynamic::unique_counts({n}, &self.{f}, {out});")),
         }
     }
     Ok(())
@@ -181,7 +181,7 @@ fn nms(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let selected = cx.out_dims(0).first().cloned().ok_or("NonMaxSuppression: result rank")?;
     let center = cx.op.attrs.int("center_point_box").unwrap_or(0) != 0;
     let p = format!(
-        "k::misc::nms::Nms {{ batches: {}, classes: {}, boxes: {}, center_point_box: {center} }}",
+        "k::select::nms::Nms {{ batches: {}, classes: {}, boxes: {}, center_point_box: {center} }}",
         bs[0], ss[1], bs[1]
     );
     let f = cx.field("Vec<usize>", "Vec::new()".into());
@@ -199,10 +199,10 @@ fn nms(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let iou = opt(cx, 3, Class::F32, "iou_threshold")?.map_or("0.0".into(), |e| format!("{e}.unwrap_or(0.0)"));
     let score = opt(cx, 4, Class::F32, "score_threshold")?.unwrap_or_else(|| "None".into());
     cx.line(format!("let p = {p};"));
-    cx.line(format!("let lim = k::misc::nms::NmsLimits {{ max_per_class: {max}, iou: {iou}, score: {score} }};"));
-    cx.line(format!("k::rt::grow(&mut self.{f}, k::misc::nms::nms_scratch_len(&p));"));
-    cx.line(format!("k::rt::grow(&mut self.{rows}, k::misc::nms::nms_rows_len(&p, &lim));"));
-    cx.line(format!("let n = k::misc::nms::nms(&p, &lim, {b}, {s}, &mut self.{f}, &mut self.{rows});"));
+    cx.line(format!("let lim = k::select::nms::NmsLimits {{ max_per_class: {max}, iou: {iou}, score: {score} }};"));
+    cx.line(format!("k::rt::grow(&mut self.{f}, k::select::nms::nms_scratch_len(&p));"));
+    cx.line(format!("k::rt::grow(&mut self.{rows}, k::select::nms::nms_rows_len(&p, &lim));"));
+    cx.line(format!("let n = k::select::nms::nms(&p, &lim, {b}, {s}, &mut self.{f}, &mut self.{rows});"));
     set_count(cx, &selected, "n", "NonMaxSuppression", "selected boxes");
     let out = cx.begin(0);
     cx.line(format!("{out}.copy_from_slice(&self.{rows}[..{out}.len()]);"));
@@ -217,22 +217,22 @@ fn top_k(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     if cx.in_class(0) == Some(Class::Bool) {
         return Err("TopK on bool is not supported".into());
     }
-    let p = format!("k::misc::select::TopK {{ shape: {}, axis: {a}, k: {k}, largest: {largest} }}", dims(&xs));
+    let p = format!("k::select::top_k::TopK {{ shape: {}, axis: {a}, k: {k}, largest: {largest} }}", dims(&xs));
     // K read when the model runs (or an axis of run-time size): checked first.
     let check = k.lit().is_none() || xs[a].lit().is_none();
     if used(cx, 1) {
         let out = cx.begin(1);
         if check {
-            try_line(cx, format!("k::misc::select::top_k_check(&{p})"));
+            try_line(cx, format!("k::select::top_k::top_k_check(&{p})"));
         }
         let x = cx.input(0)?;
-        cx.line(format!("k::misc::select::top_k_indices(&{p}, {x}, {out});"));
+        cx.line(format!("k::select::top_k::top_k_indices(&{p}, {x}, {out});"));
     }
     let out = cx.begin(0);
     if check && !used(cx, 1) {
-        try_line(cx, format!("k::misc::select::top_k_check(&{p})"));
+        try_line(cx, format!("k::select::top_k::top_k_check(&{p})"));
     }
     let x = cx.input(0)?;
-    cx.line(format!("k::misc::select::top_k_values(&{p}, {x}, {out});"));
+    cx.line(format!("k::select::top_k::top_k_values(&{p}, {x}, {out});"));
     Ok(())
 }

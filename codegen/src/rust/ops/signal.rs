@@ -1,6 +1,6 @@
 //! Signal processing: the Hann, Hamming and Blackman windows and
-//! MelWeightMatrix (`k::misc::generate`), STFT (`k::misc::dft::stft`) and
-//! DFT (`k::misc::dft`).
+//! MelWeightMatrix (`k::signal`), STFT (`k::signal::dft::stft`) and
+//! DFT (`k::signal::dft`).
 //!
 //! The windows', MelWeightMatrix's and STFT's sizes, lengths and steps are
 //! read when the model runs and checked against the declared result shape
@@ -56,7 +56,7 @@ fn window(cx: &mut OpCx<'_, '_>, kind: &str) -> Result<(), String> {
     try_line(
         cx,
         format!(
-            "k::misc::generate::window(k::misc::generate::Window::{kind}, {periodic}, {size}.first().map_or(0, |&v| v as i64), {out})"
+            "k::signal::window(k::signal::Window::{kind}, {periodic}, {size}.first().map_or(0, |&v| v as i64), {out})"
         ),
     );
     Ok(())
@@ -78,11 +78,11 @@ fn mel(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let out = cx.begin(0);
     let v: Vec<String> = (0..5).map(|i| cx.input(i)).collect::<Result<_, _>>()?;
     cx.line(format!(
-        "let p = k::misc::generate::Mel {{ bins: {}[0] as i64, dft_length: {}[0] as i64, sample_rate: {}[0] as i64, lower: {}[0] as f64, upper: {}[0] as f64, wide: {wide} }};",
+        "let p = k::signal::Mel {{ bins: {}[0] as i64, dft_length: {}[0] as i64, sample_rate: {}[0] as i64, lower: {}[0] as f64, upper: {}[0] as f64, wide: {wide} }};",
         v[0], v[1], v[2], v[3], v[4]
     ));
-    cx.line(format!("k::rt::grow(&mut self.{f}, k::misc::generate::mel_scratch_len({cols}));"));
-    try_line(cx, format!("k::misc::generate::mel_weight_matrix(&p, {rows}, {cols}, &mut self.{f}, {out})"));
+    cx.line(format!("k::rt::grow(&mut self.{f}, k::signal::mel_scratch_len({cols}));"));
+    try_line(cx, format!("k::signal::mel_weight_matrix(&p, {rows}, {cols}, &mut self.{f}, {out})"));
     Ok(())
 }
 
@@ -102,7 +102,7 @@ fn stft(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     }
     let onesided = cx.op.attrs.int("onesided").unwrap_or(1) != 0;
     let p = format!(
-        "k::misc::dft::Stft {{ batch: {}, len: {}, parts: {}, frames: {}, bins: {}, onesided: {onesided} }}",
+        "k::signal::dft::Stft {{ batch: {}, len: {}, parts: {}, frames: {}, bins: {}, onesided: {onesided} }}",
         xs[0], xs[1], xs[2], ys[1], ys[2]
     );
     let out = cx.begin(0);
@@ -115,7 +115,7 @@ fn stft(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         Some(_) => format!("{}.first().map(|&v| v as i64)", cx.input(3)?),
         None => "None".into(),
     };
-    try_line(cx, format!("k::misc::dft::stft(&{p}, {step}.first().map_or(0, |&v| v as i64), {fl}, {w}, {x}, {out})"));
+    try_line(cx, format!("k::signal::dft::stft(&{p}, {step}.first().map_or(0, |&v| v as i64), {fl}, {w}, {x}, {out})"));
     Ok(())
 }
 
@@ -151,22 +151,22 @@ fn dft(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let n = dft_length(given(1, "dft_length")?, xs[a] as u64, inverse, onesided)? as usize;
     let out_len = dft_out_len(n as u64, inverse, onesided) as usize;
     let p = format!(
-        "k::misc::dft::Dft {{ dims: &{:?}, parts: {}, axis: {a}, n: {n}, out_len: {out_len}, inverse: {inverse}, irfft: {} }}",
+        "k::signal::dft::Dft {{ dims: &{:?}, parts: {}, axis: {a}, n: {n}, out_len: {out_len}, inverse: {inverse}, irfft: {} }}",
         &xs[..r - 1],
         xs[r - 1],
         inverse && onesided
     );
     let out = cx.begin(0);
     let x = cx.input(0)?;
-    cx.line(format!("k::misc::dft::dft(&{p}, {x}, {out});"));
+    cx.line(format!("k::signal::dft::dft(&{p}, {x}, {out});"));
     Ok(())
 }
 
 /// DFT whose `dft_length` or `axis` is an input, or whose sizes are known
 /// when the model runs: read then and checked against the result's shape
-/// by `k::misc::dft::dft_checked`.
+/// by `k::signal::dft::dft_checked`.
 fn dft_runtime(cx: &mut OpCx<'_, '_>, xs: &[Sz], ys: &[Sz], inverse: bool, onesided: bool) -> Result<(), String> {
-    if xs.len() > edgec_kernels::misc::dft::DFT_MAX_RANK {
+    if xs.len() > edgec_kernels::signal::dft::DFT_MAX_RANK {
         return Err(format!("DFT: input {} has too many dims", Sz::array(xs)));
     }
     for i in [1, 2] {
@@ -187,7 +187,7 @@ fn dft_runtime(cx: &mut OpCx<'_, '_>, xs: &[Sz], ys: &[Sz], inverse: bool, onesi
     try_line(
         cx,
         format!(
-            "k::misc::dft::dft_checked({}, {}, {inverse}, {onesided}, {ax}, {len}, {x}, {out})",
+            "k::signal::dft::dft_checked({}, {}, {inverse}, {onesided}, {ax}, {len}, {x}, {out})",
             dims(xs),
             dims(ys)
         ),

@@ -5,7 +5,7 @@
 //! target). An opcode without a row is not supported; the `cpu` target's
 //! support and costs are read from here (see `codegen::backend`).
 //!
-//! Adding an op: one row. A one-input float op with a `k::ew::Unary` kernel
+//! Adding an op: one row. A one-input float op with a `k::elementwise::Unary` kernel
 //! needs nothing else; any other op is a `fam` row, lowered by the `lower`
 //! of its family (the family its op-table row names, `Opcode::family()`,
 //! whose module [`lowering`] picks), which gains a match arm.
@@ -100,7 +100,7 @@ pub static TABLE: &[Row] = &[
     row(CoreUnsqueeze, Lower::View).cost(0.03, 0.0, 9.0),
     // A Dropout without its mask result is a view; with it, elementwise.
     fam(Dropout).mem(Mem::ViewWithoutMask),
-    // --- Elementwise (`elementwise`): one-input float math (k::ew::Unary) ---
+    // --- Elementwise (`elementwise`): one-input float math (k::elementwise::Unary) ---
     u(Abs, "Abs"),
     u(Neg, "Neg"),
     u(Exp, "Exp").cost(0.03, 1.5, 50.0),
@@ -155,7 +155,7 @@ pub static TABLE: &[Row] = &[
         format!("ScaledTanh {{ alpha: {a}, beta: {b} }}")
     }),
     u(CoreSilu, "Silu").cost(0.03, 2.2, 50.0),
-    // --- Elementwise (`elementwise`): broadcasting arithmetic (k::ew::Binary) ---
+    // --- Elementwise (`elementwise`): broadcasting arithmetic (k::elementwise::Binary) ---
     b(Add, "Add").cost(0.03, 0.3, 50.0),
     b(Sub, "Sub").cost(0.03, 0.3, 50.0),
     b(Mul, "Mul").cost(0.03, 0.3, 50.0),

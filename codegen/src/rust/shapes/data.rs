@@ -149,7 +149,7 @@ fn col2im(sc: &mut ShapeCx<'_>) -> Result<Vec<Sz>, String> {
         }
         _ => {
             let b: Vec<String> = (0..n).map(|j| block.int(j)).collect();
-            sc.bind(format!("k::misc::seq::col2im_channels({}, &[{}])?", x[1], b.join(", ")))
+            sc.bind(format!("k::conv::col2im::col2im_channels({}, &[{}])?", x[1], b.join(", ")))
         }
     };
     let mut y = vec![x[0].clone(), channels];
@@ -174,7 +174,7 @@ fn affine_grid(sc: &mut ShapeCx<'_>) -> Result<Vec<Sz>, String> {
     let n = match (v.lit_int(0), t[0].lit()) {
         (Some(a), Some(b)) if a == b as i64 => Sz::Lit(b),
         (Some(a), Some(b)) => return Err(format!("`size` says N = {a}, theta holds {b} matrices")),
-        _ => sc.bind(format!("k::misc::affine::batch({}, {})?", v.int(0), t[0])),
+        _ => sc.bind(format!("k::resample::affine::batch({}, {})?", v.int(0), t[0])),
     };
     let mut y = vec![n];
     for j in 2..v.len() {
@@ -219,7 +219,7 @@ fn stft(sc: &mut ShapeCx<'_>) -> Result<Vec<Sz>, String> {
     let fl = fl.map_or("None".into(), |f| format!("Some({})", f.int(0)));
     let win = win.map_or("None".into(), |w| format!("Some({w})"));
     sc.lines.push(format!(
-        "let {name}: [usize; 2] = k::misc::dft::stft_dims({}, {}, {fl}, {win}, {onesided})?;",
+        "let {name}: [usize; 2] = k::signal::dft::stft_dims({}, {}, {fl}, {win}, {onesided})?;",
         x[1],
         step.int(0)
     ));
@@ -259,7 +259,7 @@ fn dft(sc: &mut ShapeCx<'_>) -> Result<Vec<Sz>, String> {
     let name = format!("{}_dft", sc.tag);
     let len = len.map_or("None".into(), |l| format!("Some({})", l.int(0)));
     sc.lines.push(format!(
-        "let mut {name} = [0usize; {r}]; k::misc::dft::dft_dims({}, {inverse}, {onesided}, {}, {len}, &mut {name})?;",
+        "let mut {name} = [0usize; {r}]; k::signal::dft::dft_dims({}, {inverse}, {onesided}, {}, {len}, &mut {name})?;",
         Sz::slice(&x),
         ax.int(0)
     ));
@@ -299,7 +299,7 @@ fn max_unpool(sc: &mut ShapeCx<'_>) -> Result<Vec<Sz>, String> {
                 let o = (d as i64 - 1) * s - pb - pe + k;
                 Sz::Lit(usize::try_from(o).map_err(|_| format!("spatial axis {i}: unpooled size {o} is negative"))?)
             }
-            None => sc.bind(format!("k::misc::unpool::unpool_size({}, {k}, {s}, {pb}, {pe})?", x[i + 2])),
+            None => sc.bind(format!("k::pool::unpool::unpool_size({}, {k}, {s}, {pb}, {pe})?", x[i + 2])),
         });
     }
     Ok(y)

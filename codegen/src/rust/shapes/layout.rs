@@ -435,7 +435,7 @@ fn reduce(sc: &mut ShapeCx<'_>, axes: &[i64], keep: bool, noop_empty: bool) -> R
 /// Elements of a Range: `max(ceil((limit - start) / delta), 0)` in the
 /// result's arithmetic (integers exactly, floats in f64 of their values).
 fn range_len(sc: &mut ShapeCx<'_>) -> Result<Sz, String> {
-    use edgec_kernels::misc::generate::{range_len_float, range_len_int};
+    use edgec_kernels::generate::{range_len_float, range_len_int};
     let float = sc.f.ty(sc.op.results[0]).dtype.is_float();
     let v = [sc.need_vals(0, "start")?, sc.need_vals(1, "limit")?, sc.need_vals(2, "delta")?];
     if let [Vals::Lit(s), Vals::Lit(l), Vals::Lit(d)] = &v {
@@ -460,7 +460,7 @@ fn range_len(sc: &mut ShapeCx<'_>) -> Result<Sz, String> {
         })
         .collect();
     let kind = if float { "float" } else { "int" };
-    Ok(sc.bind(format!("k::misc::generate::range_len_{kind}({}, {}, {})?", e[0], e[1], e[2])))
+    Ok(sc.bind(format!("k::generate::range_len_{kind}({}, {}, {})?", e[0], e[1], e[2])))
 }
 
 /// GatherND: `indices.shape[..-1] ++ data.shape[batch_dims + k..]` where

@@ -236,7 +236,7 @@ fn einsum(sc: &mut ShapeCx<'_>) -> Result<Vec<Sz>, String> {
             None if occ.iter().all(|o| o.is(1)) => Sz::Lit(1),
             _ => {
                 let what = sc.what.clone();
-                sc.bind(format!("k::misc::einsum::label_size({what:?}, {})?", Sz::slice(&occ)))
+                sc.bind(format!("k::linalg::einsum::label_size({what:?}, {})?", Sz::slice(&occ)))
             }
         });
     }

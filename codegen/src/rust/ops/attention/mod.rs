@@ -1,8 +1,8 @@
 //! Attention and its kin, lowered to the `k::attention` kernels:
 //! `core.attention` / `core.attention_blocked`, `core.window_attention` and
 //! the window partition/merge around it (`k::layout` window kernels),
-//! `onnx.CausalConvWithState` (`k::seqmix`), and (in [`onnx`])
-//! `onnx.Attention`, `onnx.FlexAttention` (on f64 through `k::wide`),
+//! `onnx.CausalConvWithState` (`k::attention::causal_conv`), and (in [`onnx`])
+//! `onnx.Attention`, `onnx.FlexAttention` (on f64 through `k::attention::flex`),
 //! `onnx.LinearAttention` and `onnx.RotaryEmbedding`. All f32 but the f64
 //! FlexAttention; shapes are checked here so a bad model is a compile
 //! error.
@@ -127,12 +127,12 @@ fn windows(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         return Err("window ops take [B, H, W, C] images".into());
     };
     let p = format!(
-        "k::layout::Windows {{ b: {b}, h: {h}, w: {w}, c: {c}, wh: {}, ww: {}, sh: {}, sw: {} }}",
+        "k::attention::Windows {{ b: {b}, h: {h}, w: {w}, c: {c}, wh: {}, ww: {}, sh: {}, sw: {} }}",
         win[0], win[1], sh[0], sh[1]
     );
-    let item = cx.item("k::layout::Windows", p);
+    let item = cx.item("k::attention::Windows", p);
     let k = if merge { "window_merge" } else { "window_partition" };
-    call_x_out(cx, &format!("k::layout::{k}(&{item}, "))
+    call_x_out(cx, &format!("k::attention::{k}(&{item}, "))
 }
 
 fn opt(cx: &mut OpCx<'_, '_>, i: usize) -> Result<String, String> {
@@ -162,12 +162,12 @@ fn causal_conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let out = cx.begin(0);
     let (xi, wi) = (cx.input(0)?, cx.input(1)?);
     let (bias, past) = (opt(cx, 2)?, opt(cx, 3)?);
-    cx.line(format!("k::seqmix::causal_conv({dims}, {xi}, {wi}, {bias}, {past}, {silu}, {out});"));
+    cx.line(format!("k::attention::causal_conv::causal_conv({dims}, {xi}, {wi}, {bias}, {past}, {silu}, {out});"));
     if cx.op.results.len() > 1 {
         let out = cx.begin(1);
         let xi = cx.input(0)?;
         let past = opt(cx, 3)?;
-        cx.line(format!("k::seqmix::causal_conv_state({dims}, {xi}, {past}, {out});"));
+        cx.line(format!("k::attention::causal_conv::causal_conv_state({dims}, {xi}, {past}, {out});"));
     }
     Ok(())
 }

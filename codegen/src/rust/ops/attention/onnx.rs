@@ -1,6 +1,6 @@
 //! `onnx.Attention`, `onnx.FlexAttention`, `onnx.LinearAttention` and
 //! `onnx.RotaryEmbedding` lowered to the `k::attention` kernels (an f64
-//! FlexAttention to `k::wide`). Attention's sizes and settings are one constant
+//! FlexAttention to `k::attention::flex`). Attention's sizes and settings are one constant
 //! [`edgec_kernels::attention::OnnxAttention`] item; the kernel writes Y into
 //! its buffer and `present_key`, `present_value` and `qk_matmul_output`
 //! into the scratch head, copied to their buffers by the blocks after it
@@ -305,7 +305,7 @@ pub fn rotary(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     Ok(())
 }
 
-/// `onnx.FlexAttention` on f64 (`k::wide`): models computed in double
+/// `onnx.FlexAttention` on f64 (`k::linalg::wide`, `k::norm::wide`, `k::attention::flex`): models computed in double
 /// precision keep it.
 pub fn flex_f64(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     if (1..3).any(|i| cx.in_class(i) != Some(Class::F64)) {
@@ -325,12 +325,12 @@ pub fn flex_f64(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     }
     let scale = cx.op.attrs.float("scale").unwrap_or((1.0 / (e as f64).sqrt()) as f32);
     let p = format!(
-        "k::wide::Flex {{ b: {b}, hq: {hq}, l: {l}, e: {e}, hkv: {hkv}, s: {s}, ev: {ev}, scale: {} }}",
+        "k::attention::flex::Flex {{ b: {b}, hq: {hq}, l: {l}, e: {e}, hkv: {hkv}, s: {s}, ev: {ev}, scale: {} }}",
         f32_lit(scale)
     );
     let f = cx.field("Vec<f64>", format!("vec![0.0; {s}]"));
     let out = cx.begin(0);
     let (qi, ki, vi) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
-    cx.line(format!("k::wide::flex_attention(&{p}, {qi}, {ki}, {vi}, &mut self.{f}, {out});"));
+    cx.line(format!("k::attention::flex::flex_attention(&{p}, {qi}, {ki}, {vi}, &mut self.{f}, {out});"));
     Ok(())
 }
