@@ -105,6 +105,7 @@ pub fn write_crate(
         ir::Phase::Target => codegen::rust::emit(m, &opts)?,
         _ => codegen::rust::generate(m, &opts)?,
     };
+    clear_vendored(dir)?;
     for (path, bytes) in &generated.files {
         let p = dir.join(path);
         if let Some(parent) = p.parent() {
@@ -120,6 +121,26 @@ pub fn write_crate(
     std::fs::write(meta_path(dir), serde_json::to_string_pretty(&meta)? + "\n")?;
     write_cargo_config(dir, cross)?;
     Ok(generated.report)
+}
+
+/// The crate directories edgec copies whole into every crate (the kernel
+/// runtime and the numeric core): their contents are edgec's alone.
+const VENDORED: &[&str] = &["kernels/src", "numeric/src"];
+
+/// Recompiling into a crate edgec wrote: remove the vendored sources first,
+/// so files an older edgec wrote there (a module since moved) cannot linger
+/// and break the build. A directory without edgec's metadata is left alone.
+fn clear_vendored(dir: &Path) -> Result<(), anyhow::Error> {
+    if !meta_path(dir).is_file() {
+        return Ok(());
+    }
+    for v in VENDORED {
+        let p = dir.join(v);
+        if p.is_dir() {
+            std::fs::remove_dir_all(&p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+        }
+    }
+    Ok(())
 }
 
 /// Write (or, compiling for the host, remove a previous edgec-written)

@@ -147,6 +147,27 @@ fn compile_for_aarch64_names_the_linker_and_records_the_triple() {
 }
 
 #[test]
+fn recompiling_a_crate_replaces_the_vendored_runtime() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testsuite/models/det_head/model.onnx");
+    let krate = dir.path().join("k");
+    let first = edgec(&["compile", s(&model), "-o", s(&krate)]);
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    // A module an older edgec wrote (since moved) must not survive: `pool.rs`
+    // beside `pool/mod.rs` would make the crate ambiguous.
+    let stale = [krate.join("kernels/src/stale_module.rs"), krate.join("numeric/src/stale_module.rs")];
+    for f in &stale {
+        std::fs::write(f, "// stale\n").expect("write");
+    }
+    let again = edgec(&["compile", s(&model), "-o", s(&krate)]);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
+    for f in &stale {
+        assert!(!f.exists(), "{} survived a recompile", f.display());
+    }
+    assert!(krate.join("kernels/src/lib.rs").is_file() && krate.join("numeric/src/lib.rs").is_file());
+}
+
+#[test]
 fn cross_flags_are_checked() {
     let dir = tempfile::tempdir().expect("tmp");
     let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testsuite/models/det_head/model.onnx");
