@@ -5,31 +5,42 @@ use crate::interp::tensor::real::{from_int_bits, int_bits, reals, to_tensor, to_
 use crate::interp::{EvalCtx, Tensor};
 use crate::types::DType;
 
-/// The index bookkeeping of a numpy matmul: `[.., M, K] @ [.., K, N]`.
-struct Plan {
-    out_shape: Vec<usize>,
-    m: usize,
-    k: usize,
-    n: usize,
-    /// Per output batch: the element offset of the A and B matrices.
-    offsets: Vec<(usize, usize)>,
+/// The index bookkeeping of a numpy matmul: `[.., M, K] @ [.., K, N]`
+/// (MatMul here, MatMulInteger and QLinearMatMul in the quant family).
+pub(crate) struct Plan {
+    /// A's shape with a 1-D A promoted to `[1, K]`.
+    pub(crate) a_shape: Vec<usize>,
+    /// B's shape with a 1-D B promoted to `[K, 1]`.
+    pub(crate) b_shape: Vec<usize>,
+    /// `[batch.., M, N]`, before promoted axes are removed.
+    pub(crate) full: Vec<usize>,
+    /// The result shape.
+    pub(crate) out_shape: Vec<usize>,
+    pub(crate) m: usize,
+    pub(crate) k: usize,
+    pub(crate) n: usize,
+    /// Per output batch: the element offsets of the A and B matrices.
+    pub(crate) offsets: Vec<(usize, usize)>,
 }
 
-fn plan(a: &[usize], b: &[usize]) -> Result<Plan, String> {
+/// Plan `a @ b`; errors name the op as `what`.
+pub(crate) fn plan(a: &[usize], b: &[usize], what: &str) -> Result<Plan, String> {
     if a.is_empty() || b.is_empty() {
-        return Err(format!("MatMul operands must have rank ≥ 1, found {a:?} and {b:?}"));
+        return Err(format!("{what} operands must have rank ≥ 1, found {a:?} and {b:?}"));
     }
     let a2: Vec<usize> = if a.len() == 1 { vec![1, a[0]] } else { a.to_vec() };
     let b2: Vec<usize> = if b.len() == 1 { vec![b[0], 1] } else { b.to_vec() };
     let (m, k) = (a2[a2.len() - 2], a2[a2.len() - 1]);
     let (kb, n) = (b2[b2.len() - 2], b2[b2.len() - 1]);
     if k != kb {
-        return Err(format!("MatMul inner dimensions differ: A {a:?} and B {b:?}"));
+        return Err(format!("{what} inner dimensions differ: A {a:?} and B {b:?}"));
     }
     let (ab, bb) = (&a2[..a2.len() - 2], &b2[..b2.len() - 2]);
-    let batch = broadcast_shapes(&[ab, bb]).map_err(|e| format!("MatMul batch dims: {e}"))?;
+    let batch = broadcast_shapes(&[ab, bb]).map_err(|e| format!("{what} batch dims: {e}"))?;
     let (am, bm) = (broadcast_map(ab, &batch), broadcast_map(bb, &batch));
     let offsets = am.iter().zip(&bm).map(|(&i, &j)| (i * m * k, j * k * n)).collect();
+    let mut full = batch.clone();
+    full.extend([m, n]);
     let mut out_shape = batch;
     if a.len() > 1 {
         out_shape.push(m);
@@ -37,7 +48,7 @@ fn plan(a: &[usize], b: &[usize]) -> Result<Plan, String> {
     if b.len() > 1 {
         out_shape.push(n);
     }
-    Ok(Plan { out_shape, m, k, n, offsets })
+    Ok(Plan { a_shape: a2, b_shape: b2, full, out_shape, m, k, n, offsets })
 }
 
 /// Batched matrix product accumulating in `T`.
@@ -75,7 +86,7 @@ fn same_dtype(a: &Tensor, b: &Tensor, what: &str) -> Result<(), String> {
 pub fn matmul(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
     let (a, b) = (ctx.input(0)?, ctx.input(1)?);
     same_dtype(a, b, "B")?;
-    let p = plan(&a.shape, &b.shape)?;
+    let p = plan(&a.shape, &b.shape, "MatMul")?;
     let y = match a.dtype() {
         DType::F64 => matmul_float::<f64>(a, b, &p)?,
         dt if dt.is_float() => matmul_float::<f32>(a, b, &p)?,

@@ -1,52 +1,8 @@
 //! MatMulInteger and QLinearMatMul.
 
 use super::{centered, param_map, q8_values, round_to, saturate, scale_values};
-use crate::interp::broadcast::{broadcast_map, broadcast_shapes};
+use crate::interp::linalg::matmul::{plan, Plan};
 use crate::interp::{Data, EvalCtx, Tensor};
-
-/// The index bookkeeping of a numpy matmul `[.., M, K] @ [.., K, N]`.
-struct Plan {
-    /// A's shape with a 1-D A promoted to `[1, K]`.
-    a_shape: Vec<usize>,
-    /// B's shape with a 1-D B promoted to `[K, 1]`.
-    b_shape: Vec<usize>,
-    /// `[batch.., M, N]`, before promoted axes are removed.
-    full: Vec<usize>,
-    /// The result shape.
-    out_shape: Vec<usize>,
-    m: usize,
-    k: usize,
-    n: usize,
-    /// Per output batch: the element offsets of the A and B matrices.
-    offsets: Vec<(usize, usize)>,
-}
-
-fn plan(a: &[usize], b: &[usize]) -> Result<Plan, String> {
-    if a.is_empty() || b.is_empty() {
-        return Err(format!("matmul operands must have rank ≥ 1, found {a:?} and {b:?}"));
-    }
-    let a2: Vec<usize> = if a.len() == 1 { vec![1, a[0]] } else { a.to_vec() };
-    let b2: Vec<usize> = if b.len() == 1 { vec![b[0], 1] } else { b.to_vec() };
-    let (m, k) = (a2[a2.len() - 2], a2[a2.len() - 1]);
-    let (kb, n) = (b2[b2.len() - 2], b2[b2.len() - 1]);
-    if k != kb {
-        return Err(format!("matmul inner dimensions differ: A {a:?} and B {b:?}"));
-    }
-    let (ab, bb) = (&a2[..a2.len() - 2], &b2[..b2.len() - 2]);
-    let batch = broadcast_shapes(&[ab, bb]).map_err(|e| format!("matmul batch dims: {e}"))?;
-    let (am, bm) = (broadcast_map(ab, &batch), broadcast_map(bb, &batch));
-    let offsets = am.iter().zip(&bm).map(|(&i, &j)| (i * m * k, j * k * n)).collect();
-    let mut full = batch.clone();
-    full.extend([m, n]);
-    let mut out_shape = batch;
-    if a.len() > 1 {
-        out_shape.push(m);
-    }
-    if b.len() > 1 {
-        out_shape.push(n);
-    }
-    Ok(Plan { a_shape: a2, b_shape: b2, full, out_shape, m, k, n, offsets })
-}
 
 /// The batched product on i32 with wrapping accumulation.
 fn product(p: &Plan, a: &[i32], b: &[i32]) -> Vec<i32> {
@@ -70,7 +26,7 @@ fn product(p: &Plan, a: &[i32], b: &[i32]) -> Vec<i32> {
 /// `b_zero_point` per column of B (`[N]`); N-D zero points broadcast (`[.., M, 1]`, `[.., 1, N]`).
 pub fn matmul_integer(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
     let (a, b) = (ctx.input(0)?, ctx.input(1)?);
-    let p = plan(&a.shape, &b.shape)?;
+    let p = plan(&a.shape, &b.shape, "matmul")?;
     let av = centered(a, ctx.opt(2), &p.a_shape, a.rank() >= 2, "a_zero_point")?;
     let bv = centered(b, ctx.opt(3), &p.b_shape, false, "b_zero_point")?;
     Ok(vec![Tensor::new(p.out_shape.clone(), Data::I32(product(&p, &av, &bv)))])
@@ -82,7 +38,7 @@ pub fn matmul_integer(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
 /// column; `y`'s broadcast against the result.
 pub fn qlinear_matmul(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
     let (a, b) = (ctx.input(0)?, ctx.input(3)?);
-    let p = plan(&a.shape, &b.shape)?;
+    let p = plan(&a.shape, &b.shape, "matmul")?;
     let row = a.rank() >= 2;
     let av = centered(a, Some(ctx.input(2)?), &p.a_shape, row, "a_zero_point")?;
     let bv = centered(b, Some(ctx.input(5)?), &p.b_shape, false, "b_zero_point")?;
