@@ -6,6 +6,7 @@
 
 pub mod approx;
 pub mod bucket;
+pub mod calibrate;
 pub mod egraph;
 mod legalize_core;
 pub mod manager;
