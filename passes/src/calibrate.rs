@@ -18,6 +18,10 @@
 //! only on the values observed and their order within a pass does not
 //! matter (histogram counts), so calibration is deterministic.
 
+use ir::interp::{Data, InterpError, Tensor};
+use ir::{Module, Value};
+use std::collections::BTreeMap;
+
 /// Histogram bins per tensor (TensorRT and onnxruntime use 2048).
 pub const BINS: usize = 2048;
 
@@ -245,6 +249,53 @@ impl Observer {
         }
         best
     }
+}
+
+/// A calibration run that could not complete.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CalibError {
+    /// No samples were given.
+    #[error("the calibration set is empty")]
+    Empty,
+    /// The interpreter failed on a sample.
+    #[error("calibration sample #{sample}: {source}")]
+    Run {
+        /// Index of the sample in the set.
+        sample: usize,
+        /// What the interpreter reported (it names the op and ONNX node).
+        source: InterpError,
+    },
+}
+
+/// Observe every f32 value of `@main` computed by an op (not the inputs,
+/// not values inside regions) over `samples` (one input list per sample),
+/// running the reference interpreter twice per sample: once for the
+/// extremes, once for the histograms. Keyed by value, in value order.
+pub fn observe(m: &Module, samples: &[Vec<Tensor>]) -> Result<BTreeMap<Value, Observer>, CalibError> {
+    if samples.is_empty() {
+        return Err(CalibError::Empty);
+    }
+    let mut obs: BTreeMap<Value, Observer> = BTreeMap::new();
+    for pass in 0..2 {
+        for (sample, inputs) in samples.iter().enumerate() {
+            let (_, env) = ir::interp::run_traced(m, "main", inputs.clone())
+                .map_err(|source| CalibError::Run { sample, source })?;
+            let main = m.func("main").expect("run_traced found @main");
+            for (v, t) in &env {
+                let (Data::F32(xs), false) = (&t.data, main.body.params.contains(v)) else { continue };
+                let o = obs.entry(*v).or_default();
+                if pass == 0 {
+                    o.observe_range(xs);
+                } else {
+                    o.observe_hist(xs);
+                }
+            }
+        }
+        if pass == 0 {
+            obs.values_mut().for_each(Observer::freeze);
+        }
+    }
+    Ok(obs)
 }
 
 /// The bin of a value `v` in `[0, width]` among [`BINS`] (clamped).

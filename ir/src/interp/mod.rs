@@ -175,6 +175,18 @@ pub struct InterpError {
 
 /// Run function `name` of `m` on `inputs` (one per parameter, in order).
 pub fn run(m: &Module, name: &str, inputs: Vec<Tensor>) -> Result<Vec<Tensor>, InterpError> {
+    run_traced(m, name, inputs).map(|(out, _)| out)
+}
+
+/// [`run`], also returning every value of the function's body (its
+/// parameters and each op's results; not the values inside regions), as
+/// calibration and per-layer comparison need. The interpreter keeps them
+/// all while it runs, so this costs no extra memory.
+pub fn run_traced(
+    m: &Module,
+    name: &str,
+    inputs: Vec<Tensor>,
+) -> Result<(Vec<Tensor>, HashMap<Value, Tensor>), InterpError> {
     let f = m.func(name).ok_or_else(|| boundary(format!("no function @{name}")))?;
     if inputs.len() != f.body.params.len() {
         return Err(boundary(format!("@{name} takes {} inputs, {} given", f.body.params.len(), inputs.len())));
@@ -192,7 +204,7 @@ pub fn run(m: &Module, name: &str, inputs: Vec<Tensor>) -> Result<Vec<Tensor>, I
         st.check_type(&t, &f.result_types[i]).map_err(|e| boundary(format!("output #{i}: {e}")))?;
         out.push(t);
     }
-    Ok(out)
+    Ok((out, st.env))
 }
 
 fn boundary(message: String) -> InterpError {

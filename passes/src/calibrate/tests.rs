@@ -139,3 +139,31 @@ proptest! {
         prop_assert!(p.scale > 0.0 && (qmin..=qmax).contains(&p.zero_point));
     }
 }
+
+const MODULE: &str = r#"module @m {
+  func @main(%x: f32[4]) -> (f32[4]) {
+    %r = onnx.Relu %x : f32[4]
+    %y = onnx.Mul %r, %x : f32[4]
+    return %y
+  }
+}"#;
+
+#[test]
+fn observe_watches_every_computed_f32_value_over_the_set() {
+    let m = ir::text::parse_module(MODULE, "calib.eir", None).expect("parses").module;
+    let sample = |xs: [f32; 4]| vec![Tensor::new(vec![4], Data::F32(xs.to_vec()))];
+    let set = [sample([-1.0, 0.5, 2.0, -3.0]), sample([4.0, -2.0, 0.0, 1.0])];
+    let obs = observe(&m, &set).expect("calibrates");
+    let main = m.func("main").expect("main");
+    let ops = main.live_ops();
+    let result = |i: usize| obs.get(&main.ops[ops[i]].results[0]).expect("op result observed");
+    assert!(!obs.contains_key(&main.body.params[0]), "inputs are not observed");
+    assert_eq!(result(0).range(Method::MinMax, QType::U8), (0.0, 4.0));
+    // Relu(x) * x over both samples: 0.25, 4, 16, 1 and zeros.
+    assert_eq!(result(1).range(Method::MinMax, QType::U8), (0.0, 16.0));
+    assert_eq!(obs.len(), 2);
+    assert_eq!(observe(&m, &[]).unwrap_err(), CalibError::Empty);
+    let bad = [sample([1.0; 4]), vec![Tensor::new(vec![3], Data::F32(vec![0.0; 3]))]];
+    let e = observe(&m, &bad).unwrap_err().to_string();
+    assert!(e.starts_with("calibration sample #1: "), "{e}");
+}
