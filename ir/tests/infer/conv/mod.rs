@@ -1,0 +1,4 @@
+//! Shape inference of the Conv family.
+
+mod deform;
+mod onnx;

@@ -1,0 +1,4 @@
+//! Shape inference of the Index family.
+
+mod gather;
+mod tensor_scatter;

@@ -1,0 +1,4 @@
+//! Shape inference of the Layout family.
+
+mod ops;
+mod split_uneven;

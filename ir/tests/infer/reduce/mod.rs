@@ -1,0 +1,4 @@
+//! Shape inference of the Reduce family.
+
+mod cum_prod;
+mod ops;

@@ -1,0 +1,4 @@
+//! Shape inference of the Resample family.
+
+mod affine_grid;
+mod resize;

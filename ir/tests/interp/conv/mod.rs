@@ -1,0 +1,5 @@
+//! Conv-family kernels: Conv, ConvTranspose and Col2Im node tests, DeformConv, fused `core.conv`.
+
+mod deform;
+mod fused;
+mod onnx;

@@ -1,0 +1,4 @@
+//! Reduce-family kernels: the Reduce* ops, ArgMax / ArgMin, CumSum, CumProd.
+
+mod cum_prod;
+mod ops;

@@ -1,0 +1,5 @@
+//! Select-family kernels: Compress, NonZero, NonMaxSuppression, TopK, Unique.
+
+mod compress_nonzero;
+mod nms;
+mod sort;
