@@ -1,14 +1,20 @@
 //! Attention kernels against the reference interpreter (`core.attention`,
-//! `core.attention_blocked`), for every GEMM family this CPU runs.
+//! `core.attention_blocked`), for every GEMM family this CPU runs, and
+//! CausalConvWithState (bias, past state, SiLU, present state), bit for bit.
+//! The ONNX-level attention ops (Attention, FlexAttention, LinearAttention,
+//! RotaryEmbedding) are tested in the `onnx` submodule.
 
 mod common;
 
 use common::*;
-use edgec_kernels::attention::{self, Mask};
+use edgec_kernels::attention::{self, causal_conv, Mask};
 use edgec_kernels::gemm;
-use ir::interp::Tensor;
+use ir::interp::{eval_op, Tensor};
 use ir::{Attr, Attrs, Opcode};
 use proptest::prelude::*;
+
+#[path = "attention/onnx.rs"]
+mod onnx;
 
 /// The test's mask: none, bool or float, with its shape.
 #[derive(Clone, Debug)]
@@ -188,4 +194,33 @@ fn blocked_equals_unblocked_on_long_sequences() {
         &mut scratch,
     );
     assert_close(&out, &want, "blocked vs core.attention");
+}
+
+/// `n` deterministic values from `seed` (the shared dyadic generator).
+fn vals(n: usize, seed: u64) -> Vec<f32> {
+    common::values(n, seed)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    #[test]
+    fn causal_conv_matches_the_interpreter(
+        (b, c, l, k) in (1usize..3, 1usize..4, 1usize..7, 1usize..5),
+        bias in any::<bool>(), past in any::<bool>(), silu in any::<bool>(), seed in any::<u64>()
+    ) {
+        let (x, w) = (vals(b * c * l, seed), vals(c * k, seed ^ 1));
+        let bv = bias.then(|| vals(c, seed ^ 2));
+        let pv = past.then(|| vals(b * c * (k - 1), seed ^ 3));
+        let mut attrs = Attrs::default();
+        attrs.set("activation", Attr::Str(if silu { "silu" } else { "none" }.into()));
+        let inputs = [t(&[b, c, l], x.clone()), t(&[c, 1, k], w.clone()), bv.clone().and_then(|v| t(&[c], v)), pv.clone().and_then(|v| t(&[b, c, k - 1], v))];
+        let want = eval_op(Opcode::CausalConvWithState, &inputs, attrs, 2).expect("interpreter");
+        let mut out = vec![0.0; b * c * l];
+        causal_conv::causal_conv((b, c, l, k), &x, &w, bv.as_deref(), pv.as_deref(), silu, &mut out);
+        prop_assert_eq!(out, f32s(&want[0]));
+        let mut st = vec![0.0; b * c * (k - 1)];
+        causal_conv::causal_conv_state((b, c, l, k), &x, pv.as_deref(), &mut st);
+        prop_assert_eq!(st, f32s(&want[1]));
+    }
 }

@@ -248,3 +248,37 @@ fn conv_transpose2d_chunks() {
     conv::conv_transpose2d(&p, &x, &w, None, Act::None, &mut y, &mut scratch);
     assert_close(&y, &want, "conv_transpose2d chunks");
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn col2im_matches(
+        n in 1usize..3, c in 1usize..3, rank in 1usize..3,
+        geo in prop::collection::vec((2usize..7, 1usize..4, 1usize..3, 1usize..3, 0usize..2, 0usize..2), 2),
+        seed in any::<u64>(),
+    ) {
+        let geo = &geo[..rank];
+        // Keep cases whose padded image holds at least one block.
+        let ok = geo.iter().all(|&(i, k, _, d, p0, p1)| i + p0 + p1 > d * (k - 1));
+        prop_assume!(ok);
+        let image: Vec<usize> = geo.iter().map(|g| g.0).collect();
+        let block: Vec<usize> = geo.iter().map(|g| g.1).collect();
+        let strides: Vec<usize> = geo.iter().map(|g| g.2).collect();
+        let dilations: Vec<usize> = geo.iter().map(|g| g.3).collect();
+        let pads: Vec<usize> = geo.iter().map(|g| g.4).chain(geo.iter().map(|g| g.5)).collect();
+        let blocks: Vec<usize> = geo.iter().map(|&(i, k, s, d, p0, p1)| (i + p0 + p1 - (d * (k - 1) + 1)) / s + 1).collect();
+        let xs = [n, c * numel(&block), numel(&blocks)];
+        let x = values(numel(&xs), seed);
+        let a = attrs(&[("strides", ints(&strides)), ("dilations", ints(&dilations)), ("pads", ints(&pads))]);
+        let iv = |v: &[usize]| ti(&[v.len()], v.iter().map(|&d| d as i64).collect());
+        let want = run(Opcode::Col2Im, &[t_(&xs, &x), iv(&image), iv(&block)], a, 1);
+        let g = edgec_kernels::conv::col2im::Col2Im {
+            batch: n, channels: c, image: &image, block: &block, blocks: &blocks,
+            strides: &strides, dilations: &dilations, pads: &pads[..rank],
+        };
+        let mut y = vec![7f32; n * c * numel(&image)];
+        edgec_kernels::conv::col2im::col2im(&g, &x, &mut y);
+        assert_close(&y, &f32s(&want[0]), "col2im");
+    }
+}

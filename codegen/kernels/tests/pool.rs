@@ -156,3 +156,39 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn max_pool_indices_match(
+        nc in (1usize..3, 1usize..3), rank in 1usize..3, col_major in any::<bool>(),
+        geo in prop::collection::vec((2usize..7, 1usize..4, 1usize..3, 1usize..3, 0usize..2), 2),
+        seed in any::<u64>(),
+    ) {
+        let geo = &geo[..rank];
+        // The pads are smaller than the window extent, so every window holds an input tap.
+        prop_assume!(geo.iter().all(|&(i, k, _, d, p)| i + 2 * p > d * (k - 1) && p <= d * (k - 1)));
+        let input: Vec<usize> = geo.iter().map(|g| g.0).collect();
+        let kernel: Vec<usize> = geo.iter().map(|g| g.1).collect();
+        let stride: Vec<usize> = geo.iter().map(|g| g.2).collect();
+        let dilation: Vec<usize> = geo.iter().map(|g| g.3).collect();
+        let pads: Vec<usize> = geo.iter().map(|g| g.4).collect();
+        let out: Vec<usize> = geo.iter().map(|&(i, k, s, d, p)| (i + 2 * p - (d * (k - 1) + 1)) / s + 1).collect();
+        let xs = [vec![nc.0, nc.1], input.clone()].concat();
+        // Coarse values: ties, where the first maximum must win.
+        let x: Vec<f32> = values(numel(&xs), seed).iter().map(|v| v.round()).collect();
+        let a = attrs(&[
+            ("kernel_shape", ints(&kernel)), ("strides", ints(&stride)), ("dilations", ints(&dilation)),
+            ("pads", ints(&[pads.clone(), pads.clone()].concat())), ("storage_order", Attr::Int(col_major as i64)),
+        ]);
+        let want = run(Opcode::MaxPool, &[t_(&xs, &x)], a, 2);
+        let p = edgec_kernels::pool::indices::PoolIndices {
+            planes: nc.0 * nc.1, input: &input, out: &out, kernel: &kernel, stride: &stride,
+            dilation: &dilation, pads: &pads, col_major,
+        };
+        let mut y = vec![0i64; nc.0 * nc.1 * numel(&out)];
+        edgec_kernels::pool::indices::max_pool_indices(&p, &x, &mut y);
+        prop_assert_eq!(y, i64s(&want[1]));
+    }
+}

@@ -119,3 +119,66 @@ pub fn act_attrs(act: Act, mut attrs: Attrs) -> Attrs {
 pub fn ints(v: &[usize]) -> Attr {
     Attr::Ints(v.iter().map(|&x| x as i64).collect())
 }
+
+/// The interpreter's results of `op` (panics if it rejects the case).
+pub fn run(op: Opcode, inputs: &[Option<Tensor>], attrs: Attrs, n: usize) -> Vec<Tensor> {
+    eval_op(op, inputs, attrs, n).unwrap_or_else(|e| panic!("interpreter rejected {op:?}: {e}"))
+}
+
+/// The data of an f32 tensor.
+pub fn f32s(t: &Tensor) -> Vec<f32> {
+    match &t.data {
+        Data::F32(v) => v.clone(),
+        d => panic!("expected f32, got {:?}", d.dtype()),
+    }
+}
+
+/// The data of an i64 tensor.
+pub fn i64s(t: &Tensor) -> Vec<i64> {
+    match &t.data {
+        Data::I64(v) => v.clone(),
+        d => panic!("expected i64, got {:?}", d.dtype()),
+    }
+}
+
+/// An i64 tensor.
+pub fn ti(shape: &[usize], v: Vec<i64>) -> Option<Tensor> {
+    Some(Tensor::new(shape.to_vec(), Data::I64(v)))
+}
+
+/// `n` deterministic integers in `lo..hi` from `seed`.
+pub fn rand_ints(n: usize, seed: u64, lo: i64, hi: i64) -> Vec<i64> {
+    let mut s = seed.wrapping_mul(0x2545_F491_4F6C_DD1D) | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            lo + ((s >> 11) % (hi - lo).max(1) as u64) as i64
+        })
+        .collect()
+}
+
+/// Number of elements of a shape.
+pub fn numel(s: &[usize]) -> usize {
+    s.iter().product()
+}
+
+/// Attributes from (name, value) pairs.
+pub fn attrs(items: &[(&str, Attr)]) -> Attrs {
+    let mut a = Attrs::new();
+    for (k, v) in items {
+        a.set(*k, v.clone());
+    }
+    a
+}
+
+/// An f32 tensor from a slice.
+pub fn t_(shape: &[usize], v: &[f32]) -> Option<Tensor> {
+    t(shape, v.to_vec())
+}
+
+/// A shape of rank 1..=3 with dims 1..=4.
+pub fn shape() -> impl Strategy<Value = Vec<usize>> {
+    prop::collection::vec(1usize..5, 1..4)
+}

@@ -4,14 +4,14 @@
 mod common;
 mod datadep;
 mod dtypes;
-mod ew;
+mod elementwise;
 mod layout;
 mod lowp8;
 mod norm;
 mod quant_low;
 mod quant_shaped;
 mod reduce;
-mod resize;
+mod resample;
 mod scan;
 mod signal;
 mod sizes;

@@ -1,25 +1,10 @@
-//! The Rust backend's lowering of attention and normalization ops: what it
-//! accepts, and the compile errors (naming the op and what is unsupported)
-//! for what it does not.
+//! The Rust backend's lowering of the attention ops (Attention, FlexAttention,
+//! RotaryEmbedding, LinearAttention): what it accepts, and the compile errors
+//! (naming the op and what is unsupported) for what it does not.
 
-use codegen::rust::{generate, EmitOptions};
+mod common;
 
-/// Emit a one-op module: `params` of `main`, the op line producing `%y : ty`.
-fn emit_op(params: &str, op: &str, ty: &str) -> Result<(), String> {
-    let src = format!(
-        "module @m attributes {{phase = \"onnx\"}} {{\n  func @main({params}) -> ({ty}) {{\n    %y = {op} : {ty}\n    return %y\n  }}\n}}\n"
-    );
-    let m = ir::text::parse_module(&src, "case", None).map_err(|e| format!("parse: {e}\n{src}"))?.module;
-    let opts = EmitOptions { name: "t".into(), source: "case".into() };
-    generate(&m, &opts).map(|_| ()).map_err(|e| e.to_string())
-}
-
-fn expect_err(params: &str, op: &str, ty: &str, needles: &[&str]) {
-    let e = emit_op(params, op, ty).expect_err("the backend must refuse this op");
-    for n in needles {
-        assert!(e.contains(n), "error {e:?} should mention {n:?}");
-    }
-}
+use common::*;
 
 const QKV4: &str = "%q: f32[2, 3, 4, 8], %k: f32[2, 3, 6, 8], %v: f32[2, 3, 6, 5]";
 
@@ -58,15 +43,4 @@ fn linear_attention_checks_its_update_rule() {
     emit_op(p, &format!("onnx.LinearAttention %q, %k, %v {{{a}, update_rule = \"linear\"}}"), "f32[2, 4, 32]").unwrap();
     let op = format!("onnx.LinearAttention %q, %k, %v {{{a}, update_rule = \"gated\"}}");
     expect_err(p, &op, "f32[2, 4, 32]", &["LinearAttention", "decay"]);
-}
-
-#[test]
-fn unsupported_normalization_parameters_are_compile_errors() {
-    // A scale that broadcasts across the normalized rows, not along them.
-    let p = "%x: f32[2, 4, 5], %s: f32[4, 1]";
-    expect_err(p, "onnx.LayerNormalization %x, %s {axis = 1}", "f32[2, 4, 5]", &["LayerNormalization", "Scale"]);
-    expect_err(p, "onnx.RMSNormalization %x, %s {axis = 1}", "f32[2, 4, 5]", &["RMSNormalization", "scale"]);
-    // Opset-18 GroupNormalization (scale per group).
-    let p = "%x: f32[3, 4, 2, 2], %s: f32[2], %b: f32[2]";
-    expect_err(p, "onnx.GroupNormalization %x, %s, %b {num_groups = 2}", "f32[3, 4, 2, 2]", &["per channel"]);
 }
