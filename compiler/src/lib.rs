@@ -3,6 +3,7 @@
 //! frontends (ONNX) and backends plug in here.
 
 pub mod bucket;
+pub mod calib;
 pub mod check;
 pub mod compile;
 pub mod cross;
