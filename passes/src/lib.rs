@@ -11,6 +11,7 @@ pub mod egraph;
 mod legalize_core;
 pub mod manager;
 pub mod optimize;
+pub mod quantize;
 pub mod registry;
 pub mod rules;
 pub mod saturate;

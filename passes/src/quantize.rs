@@ -1,0 +1,248 @@
+//! INT8 post-training quantization (issue 16) in QDQ form.
+//!
+//! Given a module and the calibration [`Observer`]s of its `@main`
+//! activations, [`quantize`] decides per op, by a [`Policy`], whether it
+//! computes in int8, and rewrites the module so that every int8 op reads
+//! and writes quantized tensors:
+//!
+//! - each float activation entering or leaving an int8 op is followed by
+//!   `QuantizeLinear → DequantizeLinear` with its calibrated, asymmetric
+//!   per-tensor scale and zero point, and every consumer reads the
+//!   dequantized value (so a tensor is quantized once, for all readers);
+//! - weights become int8 constants (symmetric, per output channel unless
+//!   per-tensor is asked) behind a `DequantizeLinear`, and biases int32
+//!   constants with scale `input scale × weight scale` and zero point 0.
+//!
+//! The result is the QDQ form onnxruntime and TFLite converters use: the
+//! interpreter runs it with ONNX's QDQ semantics bit for bit, so it is the
+//! accuracy model of the integer program. Invariants: the module verifies;
+//! every op either keeps its float operands or has all of them quantized;
+//! values in region bodies are not quantized; constants other than weights
+//! and biases of the ops in [`weight_slots`] stay float.
+
+pub mod eval;
+mod policy;
+mod rewrite;
+#[cfg(test)]
+#[path = "quantize/tests.rs"]
+mod tests;
+
+pub use policy::{onnx_locs, selects, Graph, Policy, DEFAULT_POLICY, PATTERNS};
+
+use crate::calibrate::{Method, Observer, QParams, QType};
+use ir::{Module, OpData, OpId, Opcode, Value};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What to quantize and how.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// How activation ranges are chosen.
+    pub method: Method,
+    /// Element type of activations (u8 and i8 asymmetric, i16 symmetric).
+    pub act: QType,
+    /// Weights per output channel (else per tensor).
+    pub per_channel: bool,
+    /// Op names, op types or ONNX node names kept in float (see [`selects`]).
+    pub keep_float: Vec<String>,
+    /// The mixed-precision policy.
+    pub policy: Policy,
+    /// Ops (ids of the input module) kept in float by `--auto-mixed`.
+    pub keep_ops: BTreeSet<OpId>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            method: Method::Entropy,
+            act: QType::U8,
+            per_channel: true,
+            keep_float: Vec::new(),
+            policy: Policy::default_policy(),
+            keep_ops: BTreeSet::new(),
+        }
+    }
+}
+
+/// The precision chosen for one op of the policy's lists.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Precision {
+    /// Computes on quantized operands.
+    Int8,
+    /// Stays in float, with the reason.
+    Float(String),
+}
+
+/// One op the policy considered.
+#[derive(Clone, Debug)]
+pub struct Layer {
+    /// The op (ids are those of the input module).
+    pub op: OpId,
+    /// Its label: ONNX node names joined by `+`, or the op name and id.
+    pub name: String,
+    /// The op's name, e.g. `core.conv`.
+    pub kind: &'static str,
+    /// The chosen precision.
+    pub precision: Precision,
+}
+
+/// A quantized activation.
+#[derive(Copy, Clone, Debug)]
+pub struct ActQ {
+    /// The dequantized value that replaced it in the quantized module.
+    pub dq: Value,
+    /// Its element type.
+    pub qtype: QType,
+    /// Its scale and zero point.
+    pub params: QParams,
+}
+
+impl ActQ {
+    /// The float range the quantized type represents.
+    pub fn range(&self) -> (f32, f32) {
+        let (lo, hi) = self.qtype.bounds();
+        let (s, z) = (self.params.scale, self.params.zero_point);
+        ((lo - z) as f32 * s, (hi - z) as f32 * s)
+    }
+}
+
+/// The quantized module and what was done to it.
+#[derive(Clone, Debug)]
+pub struct Quantized {
+    /// The module in QDQ form.
+    pub module: Module,
+    /// Every activation quantized, keyed by the value of the input module.
+    pub acts: BTreeMap<Value, ActQ>,
+    /// Every op of the policy's lists, in program order.
+    pub layers: Vec<Layer>,
+    /// Weights quantized: (op, operand index), per channel or not.
+    pub weights: Vec<(OpId, usize, bool)>,
+}
+
+/// Why quantization could not run.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum QuantError {
+    /// The module has no `@main`.
+    #[error("the module has no @main function")]
+    NoMain,
+    /// `--keep-float` names that select no op.
+    #[error("--keep-float {}: no op has this name, op type or ONNX node name", .0.join(", "))]
+    UnknownKeep(Vec<String>),
+    /// Evaluating a quantization on the data failed.
+    #[error("evaluation: {0}")]
+    Eval(String),
+    /// The rewritten module does not verify (an internal error).
+    #[error("the quantized module does not verify:\n{0}")]
+    Verify(String),
+}
+
+/// Where an op keeps its weight and bias, and the weight's output-channel axis.
+#[derive(Copy, Clone, Debug)]
+pub struct WeightSlots {
+    /// Operand index of the weight.
+    pub weight: usize,
+    /// Operand index of the bias, if the op has one.
+    pub bias: Option<usize>,
+    /// The weight's output-channel axis, or `None` when only per-tensor
+    /// scales are exact for this op instance (grouped transposed conv).
+    pub axis: Option<usize>,
+}
+
+/// The weight layout of the ops that have weights (backend facts keyed by opcode).
+pub fn weight_slots(op: &OpData) -> Option<WeightSlots> {
+    let int = |name: &str, d: i64| match op.attrs.get(name) {
+        Some(ir::Attr::Int(v)) => *v,
+        _ => d,
+    };
+    let (weight, bias, axis) = match op.opcode {
+        Opcode::CoreConv | Opcode::Conv => (1, Some(2), Some(0)),
+        Opcode::CoreConvTranspose | Opcode::ConvTranspose => (1, Some(2), (int("group", 1) == 1).then_some(1)),
+        Opcode::CoreLinear => (1, Some(2), Some(if int("trans_b", 0) == 1 { 0 } else { 1 })),
+        Opcode::Gemm => (1, Some(2), Some(if int("transB", 0) == 1 { 0 } else { 1 })),
+        Opcode::MatMul => (1, None, Some(1)),
+        _ => return None,
+    };
+    Some(WeightSlots { weight, bias, axis })
+}
+
+/// Quantize `m`'s `@main` by `opts`, using the activation ranges in `obs`
+/// (from [`crate::calibrate::observe`] on the same module).
+pub fn quantize(m: &Module, obs: &BTreeMap<Value, Observer>, opts: &Options) -> Result<Quantized, QuantError> {
+    let f = m.func("main").ok_or(QuantError::NoMain)?;
+    let unknown: Vec<String> =
+        opts.keep_float.iter().filter(|n| !f.body.ops.iter().any(|&id| selects(n, &f.ops[id]))).cloned().collect();
+    if !unknown.is_empty() {
+        return Err(QuantError::UnknownKeep(unknown));
+    }
+    let layers = plan_layers(m, opts);
+    let graph = Graph::new(f);
+    let mut acts = BTreeMap::new();
+    for l in layers.iter().filter(|l| l.precision == Precision::Int8) {
+        let op = &f.ops[l.op];
+        let wslot = weight_slots(op);
+        let weight_operands = [wslot.map(|w| w.weight), wslot.and_then(|w| w.bias)];
+        for (i, v) in op.operands.iter().enumerate() {
+            let Some(v) = *v else { continue };
+            if graph.is_const(v) && weight_operands.contains(&Some(i)) {
+                continue;
+            }
+            acts.entry(v).or_insert(());
+        }
+        op.results.iter().for_each(|&r| {
+            acts.entry(r).or_insert(());
+        });
+    }
+    let params: BTreeMap<Value, (QType, QParams)> = acts
+        .keys()
+        .filter(|&&v| f.ty(v).dtype == ir::DType::F32 && !graph.is_const(v))
+        .filter_map(|v| obs.get(v).map(|o| (*v, act_params(o, opts))))
+        .collect();
+    rewrite::apply(m, layers, &params, opts)
+}
+
+/// The policy's decision for every op of its lists, in program order.
+fn plan_layers(m: &Module, opts: &Options) -> Vec<Layer> {
+    let Some(f) = m.func("main") else { return vec![] };
+    let graph = Graph::new(f);
+    let pol = &opts.policy;
+    let mut layers = Vec::new();
+    for &id in &f.body.ops {
+        let op = &f.ops[id];
+        let kind = op.opcode.name();
+        let listed = pol.quantize.iter().any(|n| n == kind);
+        let reason = if opts.keep_ops.contains(&id) {
+            Some("--auto-mixed: it lost the most accuracy".to_string())
+        } else if let Some(r) = pol.keep_float.get(kind) {
+            Some(format!("policy: {r}"))
+        } else if let Some(n) = opts.keep_float.iter().find(|n| selects(n, op)) {
+            Some(format!("--keep-float {n}"))
+        } else {
+            graph.pattern(id, &pol.patterns).map(|(p, r)| format!("pattern {p}: {r}"))
+        };
+        if !listed && reason.is_none() {
+            continue;
+        }
+        let precision = match reason {
+            Some(r) => Precision::Float(r),
+            None => Precision::Int8,
+        };
+        layers.push(Layer { op: id, name: label(op, id), kind, precision });
+    }
+    layers
+}
+
+/// An op's label for reports: its ONNX node names, or its op name and id.
+pub fn label(op: &OpData, id: OpId) -> String {
+    let names: Vec<&str> = onnx_locs(&op.loc).map(|(n, _)| n).collect();
+    if names.is_empty() {
+        format!("{}#{id}", op.opcode.name())
+    } else {
+        names.join("+")
+    }
+}
+
+/// An activation's element type and parameters under `opts`.
+fn act_params(o: &Observer, opts: &Options) -> (QType, QParams) {
+    let (lo, hi) = o.range(opts.method, opts.act);
+    let symmetric = opts.act == QType::I16;
+    (opts.act, crate::calibrate::qparams(lo, hi, opts.act, symmetric))
+}

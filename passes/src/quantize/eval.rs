@@ -1,0 +1,239 @@
+//! Accuracy of a quantized module against its float original: per output,
+//! per quantized activation (as the next layer reads it) and the share of
+//! values each calibrated range clips; and `--auto-mixed`, which moves the
+//! int8 ops that lose most back to float until the outputs agree.
+
+use super::{quantize, Options, Precision, Quantized};
+use crate::calibrate::{CalibError, Observer};
+use ir::interp::{Data, Tensor};
+use ir::{Module, OpId, Opcode, Value};
+use std::collections::{BTreeMap, HashMap};
+
+/// Running agreement between a reference tensor stream and a test one.
+#[derive(Clone, Debug, Default)]
+pub struct Agreement {
+    dot: f64,
+    ref2: f64,
+    test2: f64,
+    err2: f64,
+    /// Largest absolute difference.
+    pub max_abs: f64,
+    /// Elements compared.
+    pub count: u64,
+    rows: u64,
+    rows_agree: u64,
+}
+
+impl Agreement {
+    /// Add one pair of tensors; rows of `row` elements (the last axis)
+    /// count toward top-1 agreement.
+    pub fn add(&mut self, reference: &[f32], test: &[f32], row: usize) {
+        for (&a, &b) in reference.iter().zip(test) {
+            let (a, b) = (f64::from(a), f64::from(b));
+            if !(a.is_finite() && b.is_finite()) {
+                continue;
+            }
+            self.dot += a * b;
+            self.ref2 += a * a;
+            self.test2 += b * b;
+            self.err2 += (a - b) * (a - b);
+            self.max_abs = self.max_abs.max((a - b).abs());
+            self.count += 1;
+        }
+        if row > 1 {
+            for (ra, rb) in reference.chunks_exact(row).zip(test.chunks_exact(row)) {
+                self.rows += 1;
+                self.rows_agree += u64::from(argmax(ra) == argmax(rb));
+            }
+        }
+    }
+    /// Cosine similarity (1 when both are all zero, 0 when only one is).
+    pub fn cosine(&self) -> f64 {
+        match (self.ref2 > 0.0, self.test2 > 0.0) {
+            (false, false) => 1.0,
+            (true, true) => self.dot / (self.ref2.sqrt() * self.test2.sqrt()),
+            _ => 0.0,
+        }
+    }
+    /// Signal-to-noise ratio in dB (infinite when identical).
+    pub fn snr_db(&self) -> f64 {
+        if self.err2 == 0.0 {
+            f64::INFINITY
+        } else {
+            10.0 * (self.ref2 / self.err2).log10()
+        }
+    }
+    /// Share of last-axis rows whose arg-max agrees, when rows have more than one element.
+    pub fn top1(&self) -> Option<f64> {
+        (self.rows > 0).then(|| self.rows_agree as f64 / self.rows as f64)
+    }
+}
+
+fn argmax(xs: &[f32]) -> usize {
+    let mut best = 0;
+    for (i, &x) in xs.iter().enumerate() {
+        if x > xs[best] {
+            best = i;
+        }
+    }
+    best
+}
+
+/// How a quantized module compares with its float original over a data set.
+#[derive(Clone, Debug, Default)]
+pub struct Eval {
+    /// Per f32 output of `@main`, by position.
+    pub outputs: Vec<Agreement>,
+    /// Per quantized activation (original value), the float tensor against
+    /// the dequantized one the readers see.
+    pub layers: BTreeMap<Value, Agreement>,
+    /// Per quantized activation, (values outside the calibrated range, values).
+    pub clipped: BTreeMap<Value, (u64, u64)>,
+    /// Multiply-accumulates per op of the float module, on the first sample.
+    pub macs: BTreeMap<OpId, u64>,
+}
+
+impl Eval {
+    /// The worst output cosine (1 when there is no f32 output).
+    pub fn min_cosine(&self) -> f64 {
+        self.outputs.iter().filter(|a| a.count > 0).map(Agreement::cosine).fold(1.0, f64::min)
+    }
+    /// The share of multiply-accumulates in int8 ops.
+    pub fn int8_mac_share(&self, q: &Quantized) -> f64 {
+        let total: u64 = self.macs.values().sum();
+        let int8: u64 =
+            q.layers.iter().filter(|l| l.precision == Precision::Int8).filter_map(|l| self.macs.get(&l.op)).sum();
+        if total == 0 {
+            0.0
+        } else {
+            int8 as f64 / total as f64
+        }
+    }
+}
+
+fn f32s(t: &Tensor) -> Option<&[f32]> {
+    match &t.data {
+        Data::F32(v) => Some(v),
+        _ => None,
+    }
+}
+
+/// Run `fp` and `q.module` on every sample and compare them; `tick` is
+/// called after each sample.
+pub fn evaluate(
+    fp: &Module,
+    q: &Quantized,
+    samples: &[Vec<Tensor>],
+    tick: &mut dyn FnMut(),
+) -> Result<Eval, CalibError> {
+    let mut ev = Eval::default();
+    for (sample, inputs) in samples.iter().enumerate() {
+        let err = |source| CalibError::Run { sample, source };
+        let (fo, fenv) = ir::interp::run_traced(fp, "main", inputs.clone()).map_err(err)?;
+        let (qo, qenv) = ir::interp::run_traced(&q.module, "main", inputs.clone()).map_err(err)?;
+        ev.outputs.resize(fo.len(), Agreement::default());
+        for ((a, b), agg) in fo.iter().zip(&qo).zip(&mut ev.outputs) {
+            if let (Some(x), Some(y)) = (f32s(a), f32s(b)) {
+                agg.add(x, y, a.shape.last().copied().unwrap_or(1));
+            }
+        }
+        for (v, act) in &q.acts {
+            let (Some(x), Some(y)) = (fenv.get(v).and_then(f32s), qenv.get(&act.dq).and_then(f32s)) else { continue };
+            ev.layers.entry(*v).or_default().add(x, y, 0);
+            let (lo, hi) = act.range();
+            let out = x.iter().filter(|&&x| x < lo || x > hi).count() as u64;
+            let c = ev.clipped.entry(*v).or_default();
+            *c = (c.0 + out, c.1 + x.len() as u64);
+        }
+        if sample == 0 {
+            ev.macs = macs(fp, &fenv);
+        }
+        tick();
+    }
+    Ok(ev)
+}
+
+/// Multiply-accumulates of the conv and matmul ops of `@main`, from the
+/// tensors of one run.
+pub fn macs(m: &Module, env: &HashMap<Value, Tensor>) -> BTreeMap<OpId, u64> {
+    let Some(f) = m.func("main") else { return BTreeMap::new() };
+    let numel = |v: Option<Value>| v.and_then(|v| env.get(&v)).map_or(0, |t| t.shape.iter().product::<usize>() as u64);
+    let dim = |v: Option<Value>, i: usize| {
+        v.and_then(|v| env.get(&v)).and_then(|t| t.shape.get(i).copied()).map_or(0, |d| d as u64)
+    };
+    let last = |v: Option<Value>| v.and_then(|v| env.get(&v)).and_then(|t| t.shape.last().copied()).unwrap_or(0) as u64;
+    let mut out = BTreeMap::new();
+    for &id in &f.body.ops {
+        let op = &f.ops[id];
+        let (x, w, y) = (op.operand(0), op.operand(1), op.results.first().copied());
+        let n = match op.opcode {
+            Opcode::CoreConv | Opcode::Conv => numel(y) * numel(w) / dim(w, 0).max(1),
+            Opcode::CoreConvTranspose | Opcode::ConvTranspose => numel(x) * numel(w) / dim(w, 0).max(1),
+            Opcode::CoreLinear | Opcode::MatMul | Opcode::Gemm => numel(y) * last(x),
+            _ => continue,
+        };
+        out.insert(id, n);
+    }
+    out
+}
+
+/// An op `--auto-mixed` moved back to float.
+#[derive(Clone, Debug)]
+pub struct Moved {
+    /// The op's label.
+    pub name: String,
+    /// Its op name.
+    pub kind: &'static str,
+    /// Cosine lost across the op (its inputs' worst cosine minus its output's).
+    pub drop: f64,
+    /// The worst output cosine after moving it.
+    pub cosine_after: f64,
+}
+
+/// Quantize, then move the int8 op whose output loses most cosine relative
+/// to its inputs back to float, one at a time, until the worst output
+/// cosine reaches `target` or no int8 op is left. Returns the last
+/// quantization, its evaluation and the ops moved, in order.
+pub fn auto_mixed(
+    fp: &Module,
+    obs: &BTreeMap<Value, Observer>,
+    opts: &Options,
+    samples: &[Vec<Tensor>],
+    target: f64,
+    tick: &mut dyn FnMut(),
+) -> Result<(Quantized, Eval, Vec<Moved>), super::QuantError> {
+    let run_err = |e: CalibError| super::QuantError::Eval(e.to_string());
+    let mut opts = opts.clone();
+    let mut q = quantize(fp, obs, &opts)?;
+    let mut ev = evaluate(fp, &q, samples, tick).map_err(run_err)?;
+    let mut moved = Vec::new();
+    while ev.min_cosine() < target {
+        let Some((op, drop)) = worst_layer(fp, &q, &ev) else { break };
+        let layer = q.layers.iter().find(|l| l.op == op).cloned();
+        opts.keep_ops.insert(op);
+        q = quantize(fp, obs, &opts)?;
+        ev = evaluate(fp, &q, samples, tick).map_err(run_err)?;
+        if let Some(l) = layer {
+            moved.push(Moved { name: l.name, kind: l.kind, drop, cosine_after: ev.min_cosine() });
+        }
+    }
+    Ok((q, ev, moved))
+}
+
+/// The int8 op with the largest cosine drop from its quantized inputs to its
+/// quantized results (inputs not quantized count as exact).
+fn worst_layer(fp: &Module, q: &Quantized, ev: &Eval) -> Option<(OpId, f64)> {
+    let f = fp.func("main")?;
+    let cos = |v: Value| ev.layers.get(&v).map(Agreement::cosine);
+    let mut best: Option<(OpId, f64)> = None;
+    for l in q.layers.iter().filter(|l| l.precision == Precision::Int8) {
+        let op = &f.ops[l.op];
+        let input = op.inputs().filter_map(cos).fold(1.0, f64::min);
+        let output = op.results.iter().filter_map(|&r| cos(r)).fold(1.0, f64::min);
+        let drop = input - output;
+        if best.is_none_or(|(_, d)| drop > d) {
+            best = Some((l.op, drop));
+        }
+    }
+    best
+}

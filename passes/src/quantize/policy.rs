@@ -1,0 +1,186 @@
+//! The mixed-precision policy: which ops compute in int8 and which stay in
+//! float, and why. A policy is data (`passes/policy/quant-default.toml` is
+//! the default); the user adds to its float list by op type or node name.
+//!
+//! Invariant: every op the policy keeps in float carries a reason, and the
+//! report prints it; an op in neither list stays float as "no int8 form".
+
+use ir::{Function, Loc, OpData, OpId, Opcode, Value};
+use serde::Deserialize;
+use std::collections::{BTreeMap, HashMap};
+
+/// The default policy's source text.
+pub const DEFAULT_POLICY: &str = include_str!("../../policy/quant-default.toml");
+
+/// A parsed policy.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Policy {
+    /// Op names (`core.conv`, `onnx.Add`) computed in int8.
+    pub quantize: Vec<String>,
+    /// Op names kept in float wherever they appear, with the reason.
+    #[serde(default)]
+    pub keep_float: BTreeMap<String, String>,
+    /// Graph patterns kept in float ([`PATTERNS`]), with the reason.
+    #[serde(default)]
+    pub patterns: BTreeMap<String, String>,
+}
+
+/// The graph patterns a policy can name.
+pub const PATTERNS: &[&str] = &["attention-scores", "output-sigmoid"];
+
+impl Policy {
+    /// The built-in default policy.
+    pub fn default_policy() -> Policy {
+        Policy::parse(DEFAULT_POLICY, "<default policy>").unwrap_or_else(|e| unreachable!("built-in policy: {e}"))
+    }
+
+    /// Parse a policy; `origin` names the file in errors, which list every
+    /// unknown op and pattern.
+    pub fn parse(src: &str, origin: &str) -> Result<Policy, String> {
+        let p: Policy = toml::from_str(src).map_err(|e| format!("{origin}: {e}"))?;
+        let mut errs = Vec::new();
+        for name in p.quantize.iter().chain(p.keep_float.keys()) {
+            if Opcode::from_name(name).is_none() {
+                errs.push(format!("{origin}: unknown op `{name}` (write it as `onnx.Conv`, `core.conv`, ...)"));
+            }
+        }
+        for name in p.patterns.keys().filter(|n| !PATTERNS.contains(&n.as_str())) {
+            errs.push(format!("{origin}: unknown pattern `{name}` (known: {})", PATTERNS.join(", ")));
+        }
+        if errs.is_empty() {
+            Ok(p)
+        } else {
+            Err(errs.join("\n"))
+        }
+    }
+}
+
+/// Does the user's `--keep-float` name select `op`? By op name (`onnx.Softmax`,
+/// `core.conv`), op name without dialect (`Softmax`), or any ONNX node name
+/// or op type the op was built from (`Conv` selects a fused `core.conv`).
+pub fn selects(name: &str, op: &OpData) -> bool {
+    let full = op.opcode.name();
+    if full == name || full.split_once('.').is_some_and(|(_, short)| short == name) {
+        return true;
+    }
+    onnx_locs(&op.loc).any(|(node, ty)| node == name || ty == name)
+}
+
+/// The ONNX (node, op type) pairs of a provenance.
+pub fn onnx_locs(loc: &Loc) -> Box<dyn Iterator<Item = (&str, &str)> + '_> {
+    match loc {
+        Loc::Unknown => Box::new(std::iter::empty()),
+        Loc::Onnx { node, op_type } => Box::new(std::iter::once((node.as_str(), op_type.as_str()))),
+        Loc::Fused(v) => Box::new(v.iter().flat_map(onnx_locs)),
+    }
+}
+
+/// Ops that move or rescale values without changing what they mean, for
+/// following attention scores and outputs through a graph.
+fn passes_through(op: Opcode) -> bool {
+    matches!(
+        op.name(),
+        "onnx.Add"
+            | "onnx.Sub"
+            | "onnx.Mul"
+            | "onnx.Div"
+            | "onnx.Where"
+            | "onnx.Cast"
+            | "onnx.Reshape"
+            | "onnx.Transpose"
+            | "onnx.Squeeze"
+            | "onnx.Unsqueeze"
+            | "onnx.Flatten"
+            | "onnx.Concat"
+            | "onnx.Slice"
+            | "core.reshape"
+            | "core.squeeze"
+            | "core.unsqueeze"
+            | "core.slice"
+    )
+}
+
+/// Uses and definitions of the values of a function's body.
+pub struct Graph<'f> {
+    f: &'f Function,
+    users: HashMap<Value, Vec<OpId>>,
+    producer: HashMap<Value, OpId>,
+}
+
+impl<'f> Graph<'f> {
+    /// Index the body of `f` (ops inside regions are not followed).
+    pub fn new(f: &'f Function) -> Graph<'f> {
+        let (mut users, mut producer) = (HashMap::<Value, Vec<OpId>>::new(), HashMap::new());
+        for &id in &f.body.ops {
+            for v in f.ops[id].inputs() {
+                users.entry(v).or_default().push(id);
+            }
+            for &r in &f.ops[id].results {
+                producer.insert(r, id);
+            }
+        }
+        Graph { f, users, producer }
+    }
+
+    /// The op defining `v` in the body, if any.
+    pub fn producer(&self, v: Value) -> Option<OpId> {
+        self.producer.get(&v).copied()
+    }
+
+    /// Is `v` defined by a `core.const`?
+    pub fn is_const(&self, v: Value) -> bool {
+        self.producer(v).is_some_and(|p| self.f.ops[p].opcode == Opcode::CoreConst)
+    }
+
+    /// Does `v` reach an op with opcode `target` forward (`down`) or come
+    /// from one backward, through at most `hops` pass-through ops?
+    fn linked(&self, v: Value, target: &str, down: bool, hops: usize) -> bool {
+        let next: Vec<OpId> =
+            if down { self.users.get(&v).cloned().unwrap_or_default() } else { self.producer(v).into_iter().collect() };
+        next.into_iter().any(|id| {
+            let op = &self.f.ops[id];
+            if op.opcode.name() == target {
+                return true;
+            }
+            if hops == 0 || !passes_through(op.opcode) {
+                return false;
+            }
+            let vals: Vec<Value> = if down { op.results.to_vec() } else { op.inputs().collect() };
+            vals.into_iter().any(|w| self.linked(w, target, down, hops - 1))
+        })
+    }
+
+    /// Does `v` reach a function result through pass-through ops only?
+    fn reaches_output(&self, v: Value, hops: usize) -> bool {
+        if self.f.body.results.contains(&v) {
+            return true;
+        }
+        hops > 0
+            && self.users.get(&v).is_some_and(|us| {
+                us.iter().any(|&id| {
+                    let op = &self.f.ops[id];
+                    passes_through(op.opcode) && op.results.iter().any(|&r| self.reaches_output(r, hops - 1))
+                })
+            })
+    }
+
+    /// The first pattern of `patterns` that `op` matches.
+    pub fn pattern<'p>(&self, id: OpId, patterns: &'p BTreeMap<String, String>) -> Option<(&'p str, &'p str)> {
+        let op = &self.f.ops[id];
+        patterns.iter().map(|(n, r)| (n.as_str(), r.as_str())).find(|(name, _)| match *name {
+            "attention-scores" => {
+                op.opcode.name() == "onnx.MatMul"
+                    && op.inputs().all(|v| !self.is_const(v))
+                    && (op.results.iter().any(|&r| self.linked(r, "onnx.Softmax", true, 4))
+                        || op.inputs().any(|v| self.linked(v, "onnx.Softmax", false, 4)))
+            }
+            "output-sigmoid" => {
+                let sigmoid = matches!(op.opcode.name(), "onnx.Sigmoid" | "onnx.HardSigmoid")
+                    || matches!(op.attrs.get("act"), Some(ir::Attr::Str(a)) if a == "sigmoid" || a == "hard_sigmoid");
+                sigmoid && op.results.iter().any(|&r| self.reaches_output(r, 6))
+            }
+            _ => false,
+        })
+    }
+}

@@ -1,0 +1,251 @@
+//! The QDQ rewrite: activations get `QuantizeLinear → DequantizeLinear`
+//! after their producer; weights and biases of int8 ops become integer
+//! constants behind a `DequantizeLinear` placed before their op.
+
+use super::{weight_slots, ActQ, Layer, Options, Precision, QuantError, Quantized};
+use crate::calibrate::{QParams, QType};
+use ir::{Attr, Attrs, ConstData, Constant, DType, Function, Loc, Module, OpId, Opcode, TensorType, Value};
+use std::collections::{BTreeMap, HashMap};
+
+/// Rewrite a copy of `m` (see the module docs of [`super`]).
+pub(super) fn apply(
+    m: &Module,
+    layers: Vec<Layer>,
+    params: &BTreeMap<Value, (QType, QParams)>,
+    opts: &Options,
+) -> Result<Quantized, QuantError> {
+    let mut out = m.clone();
+    let fi = out.funcs.iter().position(|f| f.name == "main").ok_or(QuantError::NoMain)?;
+    let mut f = std::mem::take(&mut out.funcs[fi]);
+    let mut cx = Cx { m: &mut out, before: HashMap::new(), after: HashMap::new() };
+
+    let mut acts = BTreeMap::new();
+    for (&v, &(qtype, p)) in params {
+        let producer = match f.values[v].def {
+            ir::ValueDef::Result(op, _) => Some(op),
+            _ => None,
+        };
+        let loc = producer.map(|op| f.ops[op].loc.clone()).unwrap_or_default();
+        let ty = f.ty(v).clone();
+        let (scale, zp) = cx.scalar_params(&mut f, v, qtype, p, &loc);
+        let qt = TensorType { dtype: dtype(qtype), shape: ty.shape.clone() };
+        let q = f.create_op(Opcode::QuantizeLinear, [Some(v), Some(scale), Some(zp)], Attrs::new(), [qt], loc.clone());
+        let qv = f.result(q);
+        let dq = f.create_op(Opcode::DequantizeLinear, [Some(qv), Some(scale), Some(zp)], Attrs::new(), [ty], loc);
+        cx.after.entry(producer).or_default().extend([q, dq]);
+        acts.insert(v, ActQ { dq: f.result(dq), qtype, params: p });
+    }
+
+    let mut weights = Vec::new();
+    for l in layers.iter().filter(|l| l.precision == Precision::Int8) {
+        weights.extend(cx.weights(&mut f, l.op, &acts, opts.per_channel));
+    }
+
+    // Place the new ops, then route every reader of a quantized value to its dequantized form.
+    let mut body = Vec::with_capacity(f.body.ops.len());
+    body.extend(cx.after.remove(&None).unwrap_or_default());
+    for &id in &f.body.ops {
+        body.extend(cx.before.remove(&id).unwrap_or_default());
+        body.push(id);
+        body.extend(cx.after.remove(&Some(id)).unwrap_or_default());
+    }
+    f.body.ops = body;
+    for (&v, a) in &acts {
+        f.replace_all_uses(v, a.dq);
+        let q = match f.values[a.dq].def {
+            ir::ValueDef::Result(dq, _) => f.ops[dq].operand(0),
+            _ => None,
+        };
+        if let Some(ir::ValueDef::Result(q, _)) = q.map(|q| f.values[q].def) {
+            f.ops[q].operands[0] = Some(v);
+        }
+    }
+    out.funcs[fi] = f;
+    ir::verify::verify(&out).map_err(|e| QuantError::Verify(e.to_string()))?;
+    Ok(Quantized { module: out, acts, layers, weights })
+}
+
+fn dtype(q: QType) -> DType {
+    match q {
+        QType::U8 => DType::U8,
+        QType::I8 => DType::I8,
+        QType::I16 => DType::I16,
+    }
+}
+
+/// The rewrite's state: the module (for constants) and ops to place.
+struct Cx<'m> {
+    m: &'m mut Module,
+    /// New ops to place before an op.
+    before: HashMap<OpId, Vec<OpId>>,
+    /// New ops to place after an op (`None`: at the start of the body).
+    after: HashMap<Option<OpId>, Vec<OpId>>,
+}
+
+impl Cx<'_> {
+    /// Add a constant under a fresh name based on `base`, and a `core.const`
+    /// op for it (not placed); returns the op and its value.
+    fn constant(&mut self, f: &mut Function, base: &str, c: (DType, Vec<u64>, Vec<u8>), loc: &Loc) -> (OpId, Value) {
+        let mut name = base.to_string();
+        let mut n = 1;
+        while self.m.const_by_name(&name).is_some() {
+            name = format!("{base}.{n}");
+            n += 1;
+        }
+        let ty = TensorType::fixed(c.0, &c.1);
+        let konst = Constant { name: name.clone(), ty: ty.clone(), data: ConstData::Bytes(c.2.into()) };
+        let _ = self.m.add_const(konst); // the name is fresh
+        let mut attrs = Attrs::new();
+        attrs.set("value", Attr::Sym(name));
+        let op = f.create_op(Opcode::CoreConst, [], attrs, [ty], loc.clone());
+        (op, f.result(op))
+    }
+
+    /// Scalar scale and zero point constants of activation `v`, placed with its Q/DQ.
+    fn scalar_params(&mut self, f: &mut Function, v: Value, q: QType, p: QParams, loc: &Loc) -> (Value, Value) {
+        let zp_bytes = match q {
+            QType::U8 => vec![p.zero_point as u8],
+            QType::I8 => vec![p.zero_point as i8 as u8],
+            QType::I16 => (p.zero_point as i16).to_le_bytes().to_vec(),
+        };
+        let base = format!("q{}", v.as_u32());
+        let (s_op, s) =
+            self.constant(f, &format!("{base}.scale"), (DType::F32, vec![], p.scale.to_le_bytes().to_vec()), loc);
+        let (z_op, z) = self.constant(f, &format!("{base}.zero_point"), (dtype(q), vec![], zp_bytes), loc);
+        let producer = match f.values[v].def {
+            ir::ValueDef::Result(op, _) => Some(op),
+            _ => None,
+        };
+        self.after.entry(producer).or_default().extend([s_op, z_op]);
+        (s, z)
+    }
+
+    /// Quantize the weight (and bias) of int8 op `id`; returns what was quantized.
+    fn weights(
+        &mut self,
+        f: &mut Function,
+        id: OpId,
+        acts: &BTreeMap<Value, ActQ>,
+        per_channel: bool,
+    ) -> Vec<(OpId, usize, bool)> {
+        let Some(slots) = weight_slots(&f.ops[id]) else { return vec![] };
+        let Some(w) = self.const_f32(f, f.ops[id].operand(slots.weight)) else { return vec![] };
+        let axis = slots.axis.filter(|&a| per_channel && a < w.0.len());
+        let loc = f.ops[id].loc.clone();
+        let scales = weight_scales(&w.0, &w.1, axis);
+        let q = quantize_weight(&w.0, &w.1, axis, &scales);
+        let (wdims, channels) = (w.0.clone(), scales.len() as u64);
+        let base = format!("w{id}");
+        let (s_op, s) = self.constant(f, &format!("{base}.scale"), f32_const(&scales, axis.map(|_| channels)), &loc);
+        let zp = vec![0u8; scales.len()];
+        let (z_op, z) =
+            self.constant(f, &format!("{base}.zero_point"), (DType::I8, dims(axis.map(|_| channels)), zp), &loc);
+        let qbytes: Vec<u8> = q.iter().map(|&x| x as u8).collect();
+        let (w_op, wq) = self.constant(f, &format!("{base}.q"), (DType::I8, wdims.clone(), qbytes), &loc);
+        let deq = self.dequantize(f, [wq, s, z], axis, TensorType::fixed(DType::F32, &wdims), &loc);
+        self.before.entry(id).or_default().extend([s_op, z_op, w_op, deq.0]);
+        f.ops[id].operands[slots.weight] = Some(deq.1);
+        let mut done = vec![(id, slots.weight, axis.is_some())];
+        // Bias: int32 with scale input scale × weight scale, when the input is quantized.
+        let x_scale = f.ops[id].operand(0).and_then(|x| acts.get(&x)).map(|a| a.params.scale);
+        if let (Some(b_slot), Some(sx)) = (slots.bias, x_scale) {
+            if let Some((bdims, b)) = self.const_f32(f, f.ops[id].operand(b_slot)) {
+                let n = b.len();
+                let bscale: Vec<f32> = (0..n).map(|c| sx * scales[if axis.is_some() { c } else { 0 }]).collect();
+                if bdims.len() == 1 && (axis.is_none() || n == scales.len()) {
+                    let bq: Vec<u8> = b
+                        .iter()
+                        .zip(&bscale)
+                        .map(|(&x, &s)| (f64::from(x) / f64::from(s)).round_ties_even().clamp(-2.0e9, 2.0e9) as i32)
+                        .flat_map(i32::to_le_bytes)
+                        .collect();
+                    let ax = Some(0).filter(|_| axis.is_some());
+                    let bscale = if ax.is_some() { bscale } else { vec![bscale[0]] };
+                    let (bs_op, bs) =
+                        self.constant(f, &format!("{base}.bias_scale"), f32_const(&bscale, ax.map(|_| n as u64)), &loc);
+                    let zeros = vec![0u8; 4 * bscale.len()];
+                    let (bz_op, bz) = self.constant(
+                        f,
+                        &format!("{base}.bias_zero_point"),
+                        (DType::I32, dims(ax.map(|_| n as u64)), zeros),
+                        &loc,
+                    );
+                    let (bq_op, bqv) =
+                        self.constant(f, &format!("{base}.bias_q"), (DType::I32, bdims.clone(), bq), &loc);
+                    let bt = TensorType::fixed(DType::F32, &bdims);
+                    let deq = self.dequantize(f, [bqv, bs, bz], ax, bt, &loc);
+                    self.before.entry(id).or_default().extend([bs_op, bz_op, bq_op, deq.0]);
+                    f.ops[id].operands[b_slot] = Some(deq.1);
+                    done.push((id, b_slot, ax.is_some()));
+                }
+            }
+        }
+        done
+    }
+
+    fn dequantize(
+        &mut self,
+        f: &mut Function,
+        ops: [Value; 3],
+        axis: Option<usize>,
+        ty: TensorType,
+        loc: &Loc,
+    ) -> (OpId, Value) {
+        let mut attrs = Attrs::new();
+        if let Some(a) = axis {
+            attrs.set("axis", Attr::Int(a as i64));
+        }
+        let op = f.create_op(Opcode::DequantizeLinear, ops.map(Some), attrs, [ty], loc.clone());
+        (op, f.result(op))
+    }
+
+    /// The dims and f32 elements of a `core.const` operand.
+    fn const_f32(&self, f: &Function, v: Option<Value>) -> Option<(Vec<u64>, Vec<f32>)> {
+        let ir::ValueDef::Result(op, _) = f.values[v?].def else { return None };
+        let c = self.m.const_of_op(&f.ops[op])?;
+        if c.ty.dtype != DType::F32 {
+            return None;
+        }
+        let d = c.ty.shape.static_dims()?;
+        Some((d, c.to_f64s()?.into_iter().map(|x| x as f32).collect()))
+    }
+}
+
+fn dims(n: Option<u64>) -> Vec<u64> {
+    n.map(|n| vec![n]).unwrap_or_default()
+}
+
+fn f32_const(xs: &[f32], n: Option<u64>) -> (DType, Vec<u64>, Vec<u8>) {
+    (DType::F32, dims(n), xs.iter().flat_map(|x| x.to_le_bytes()).collect())
+}
+
+/// The channel of flat index `i` of a tensor with `dims` along `axis`.
+fn channel(dims: &[u64], axis: usize, i: usize) -> usize {
+    let inner: u64 = dims[axis + 1..].iter().product();
+    ((i as u64 / inner.max(1)) % dims[axis].max(1)) as usize
+}
+
+/// Symmetric int8 scales: `max |w| / 127` per channel of `axis` (or one for
+/// the whole tensor); an all-zero channel gets scale 1.
+pub(super) fn weight_scales(dims: &[u64], w: &[f32], axis: Option<usize>) -> Vec<f32> {
+    let n = axis.map_or(1, |a| dims[a] as usize);
+    let mut m = vec![0f32; n];
+    for (i, &x) in w.iter().enumerate() {
+        let c = axis.map_or(0, |a| channel(dims, a, i));
+        if x.is_finite() {
+            m[c] = m[c].max(x.abs());
+        }
+    }
+    m.into_iter().map(|m| if m > 0.0 { m / 127.0 } else { 1.0 }).collect()
+}
+
+/// `w` quantized to `-127..=127` by the per-channel `scales`, rounding half to even.
+pub(super) fn quantize_weight(dims: &[u64], w: &[f32], axis: Option<usize>, scales: &[f32]) -> Vec<i8> {
+    w.iter()
+        .enumerate()
+        .map(|(i, &x)| {
+            let s = scales[axis.map_or(0, |a| channel(dims, a, i))];
+            (x / s).round_ties_even().clamp(-127.0, 127.0) as i8
+        })
+        .collect()
+}

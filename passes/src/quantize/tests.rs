@@ -1,0 +1,143 @@
+use super::eval::{auto_mixed, evaluate};
+use super::rewrite::{quantize_weight, weight_scales};
+use super::*;
+use crate::calibrate::observe;
+use ir::interp::{Data, Tensor};
+use proptest::prelude::*;
+
+/// conv (+bias, relu) → global pool → linear → softmax: the shape of a small classifier.
+const MODULE: &str = r#"
+module @m attributes {phase = "core"} {
+  const @w : f32[4, 2, 3, 3] = dense<[0.5, -0.25, 0.125, 1.0, 0.0, -1.0, 0.25, 0.5, 0.75, -0.5, 0.25, 0.0, 0.125, 1.0, -0.75, 0.5, 0.25, -0.125, 0.3, -0.2, 0.1, 0.9, 0.05, -0.8, 0.2, 0.4, 0.6, -0.4, 0.2, 0.01, 0.1, 0.8, -0.6, 0.4, 0.2, -0.1, 0.05, -0.025, 0.0125, 0.1, 0.0, -0.1, 0.025, 0.05, 0.075, -0.05, 0.025, 0.0, 0.0125, 0.1, -0.075, 0.05, 0.025, -0.0125, 2.0, -1.0, 0.5, 4.0, 0.0, -4.0, 1.0, 2.0, 3.0, -2.0, 1.0, 0.0, 0.5, 4.0, -3.0, 2.0, 1.0, -0.5]>
+  const @b : f32[4] = dense<[0.1, -0.2, 0.05, 0.3]>
+  const @fc : f32[4, 3] = dense<[0.5, -0.5, 0.25, 1.0, 0.5, -1.0, -0.25, 0.75, 0.5, 0.1, 0.2, -0.3]>
+  const @fb : f32[3] = dense<[0.01, 0.02, -0.03]>
+
+  func @main(%x: f32[1, 2, 6, 6]) -> (f32[1, 3]) {
+    %w = core.const {value = @w} : f32[4, 2, 3, 3]
+    %b = core.const {value = @b} : f32[4]
+    %0 = core.conv %x, %w, %b {act = "relu", pads = [1, 1, 1, 1]} : f32[1, 4, 6, 6] loc("conv1" op "Conv")
+    %1 = onnx.GlobalAveragePool %0 : f32[1, 4, 1, 1] loc("pool" op "GlobalAveragePool")
+    %s = core.const {value = @shape} : i64[2]
+    %2 = onnx.Reshape %1, %s : f32[1, 4]
+    %fc = core.const {value = @fc} : f32[4, 3]
+    %fb = core.const {value = @fb} : f32[3]
+    %3 = core.linear %2, %fc, %fb : f32[1, 3] loc("fc" op "Gemm")
+    %4 = onnx.Softmax %3 {axis = -1} : f32[1, 3] loc("prob" op "Softmax")
+    return %4
+  }
+  const @shape : i64[2] = dense<[1, 4]>
+}
+"#;
+
+fn module() -> Module {
+    ir::text::parse_module(MODULE, "quant.eir", None).expect("parses").module
+}
+
+/// Deterministic inputs in [-1, 1) (a 64-bit LCG).
+fn sample(seed: u64) -> Vec<Tensor> {
+    let mut s = seed;
+    let xs = (0..72)
+        .map(|_| {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (s >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+        })
+        .collect();
+    vec![Tensor { shape: vec![1, 2, 6, 6], data: Data::F32(xs) }]
+}
+
+fn set(seeds: std::ops::Range<u64>) -> Vec<Vec<Tensor>> {
+    seeds.map(sample).collect()
+}
+
+#[test]
+fn the_default_policy_parses() {
+    let p = Policy::default_policy();
+    assert!(p.quantize.iter().any(|o| o == "core.conv"));
+    assert!(p.keep_float.contains_key("onnx.Softmax"));
+    assert_eq!(p.patterns.len(), PATTERNS.len());
+}
+
+#[test]
+fn policy_errors_list_every_unknown_op_and_pattern() {
+    let src = "quantize = [\"onnx.Conv\", \"onnx.Bogus\"]\n[keep_float]\n\"x.Y\" = \"r\"\n[patterns]\nnope = \"r\"\n";
+    let e = Policy::parse(src, "p.toml").unwrap_err();
+    assert!(e.contains("`onnx.Bogus`") && e.contains("`x.Y`") && e.contains("`nope`"), "{e}");
+    assert!(Policy::parse("quantize = 3", "p.toml").unwrap_err().starts_with("p.toml"));
+}
+
+#[test]
+fn conv_and_linear_are_int8_and_softmax_stays_float_with_its_reason() {
+    let m = module();
+    let obs = observe(&m, &set(0..8)).unwrap();
+    let q = quantize(&m, &obs, &Options::default()).unwrap();
+    let prec = |name: &str| q.layers.iter().find(|l| l.name == name).map(|l| l.precision.clone());
+    assert_eq!(prec("conv1"), Some(Precision::Int8));
+    assert_eq!(prec("fc"), Some(Precision::Int8));
+    assert!(matches!(prec("prob"), Some(Precision::Float(r)) if r.contains("policy")));
+    // Weights per output channel, biases int32; the input, the conv, pool and fc results quantized.
+    assert_eq!(q.weights.len(), 4);
+    assert!(q.weights.iter().all(|w| w.2));
+    assert_eq!(q.acts.len(), 5, "x, conv, pool, reshape (fc input), fc");
+    let text = ir::text::Printer::new(Default::default()).print(&q.module).text;
+    assert_eq!(text.matches("onnx.QuantizeLinear").count(), 5);
+    assert!(text.contains("i32[4]") && text.contains("i8[4, 2, 3, 3]"), "{text}");
+}
+
+#[test]
+fn the_quantized_module_stays_close_on_data_it_was_not_calibrated_on() {
+    let m = module();
+    let obs = observe(&m, &set(0..16)).unwrap();
+    let q = quantize(&m, &obs, &Options { method: Method::MinMax, ..Options::default() }).unwrap();
+    let ev = evaluate(&m, &q, &set(100..108), &mut || {}).unwrap();
+    let out = &ev.outputs[0];
+    assert!(out.cosine() > 0.999, "cosine {}", out.cosine());
+    assert!(out.max_abs > 0.0, "quantization changed nothing: the test could not fail");
+    assert_eq!(ev.layers.len(), q.acts.len());
+    assert!(ev.macs.values().sum::<u64>() == 4 * 36 * 18 + 12, "{:?}", ev.macs);
+    assert_eq!(ev.int8_mac_share(&q), 1.0);
+}
+
+#[test]
+fn keep_float_by_type_or_node_name_and_unknown_names_are_all_listed() {
+    let m = module();
+    let obs = observe(&m, &set(0..4)).unwrap();
+    let opts = Options { keep_float: vec!["Conv".into()], ..Options::default() };
+    let q = quantize(&m, &obs, &opts).unwrap();
+    assert!(matches!(&q.layers[0].precision, Precision::Float(r) if r == "--keep-float Conv"));
+    let opts = Options { keep_float: vec!["fc".into(), "nope".into(), "onnx.Nada".into()], ..Options::default() };
+    match quantize(&m, &obs, &opts) {
+        Err(QuantError::UnknownKeep(names)) => assert_eq!(names, ["nope", "onnx.Nada"]),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn auto_mixed_stops_when_the_outputs_agree_and_moving_everything_restores_float() {
+    let m = module();
+    let data = set(0..6);
+    let obs = observe(&m, &data).unwrap();
+    let (q, ev, moved) = auto_mixed(&m, &obs, &Options::default(), &data, 0.5, &mut || {}).unwrap();
+    assert!(moved.is_empty() && ev.min_cosine() >= 0.5 && !q.acts.is_empty());
+    let (q, ev, moved) = auto_mixed(&m, &obs, &Options::default(), &data, 2.0, &mut || {}).unwrap();
+    assert!(q.layers.iter().all(|l| l.precision != Precision::Int8));
+    assert_eq!(moved.len(), q.layers.len() - 1, "all but the policy's Softmax moved: {moved:?}");
+    assert_eq!(ev.outputs[0].max_abs, 0.0);
+    assert_eq!(ev.int8_mac_share(&q), 0.0);
+}
+
+proptest! {
+    #[test]
+    fn weights_dequantize_within_half_a_step(w in proptest::collection::vec(-10f32..10.0, 12), per_channel: bool) {
+        let dims = [3u64, 4];
+        let axis = per_channel.then_some(0);
+        let s = weight_scales(&dims, &w, axis);
+        prop_assert_eq!(s.len(), if per_channel { 3 } else { 1 });
+        let q = quantize_weight(&dims, &w, axis, &s);
+        for (i, (&x, &q)) in w.iter().zip(&q).enumerate() {
+            let sc = s[if per_channel { i / 4 } else { 0 }];
+            prop_assert!(q >= -127);
+            prop_assert!((x - f32::from(q) * sc).abs() <= sc * 0.5001, "{} vs {} * {}", x, q, sc);
+        }
+    }
+}
