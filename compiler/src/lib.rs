@@ -13,6 +13,7 @@ pub mod inspect;
 pub mod npy;
 pub mod optimize;
 pub mod pipeline;
+pub mod quantize;
 pub mod run;
 
 pub use driver::{load_eir, save_eir, DriverError};

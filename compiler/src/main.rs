@@ -3,6 +3,8 @@
 //! Exit codes: 0 success, 1 user error (bad input, unknown pass, failed
 //! verification of the input), 2 internal error (a pass broke the IR, a panic).
 
+mod cli_quant;
+
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 use compiler::check::Tolerance;
@@ -86,6 +88,27 @@ enum Command {
         /// `edgec run|verify` build it for that triple (under qemu-user).
         #[arg(long, value_name = "TRIPLE")]
         triple: Option<String>,
+        /// Quantize after optimizing (see `edgec quantize` for the options).
+        #[arg(long, value_enum)]
+        quantize: Option<cli_quant::QuantMode>,
+        #[command(flatten)]
+        quant: cli_quant::QuantArgs,
+    },
+    /// INT8 post-training quantization: optimize, calibrate on --calib data, quantize by the
+    /// mixed-precision policy, and report the accuracy against the float model.
+    Quantize {
+        /// Input .onnx or .eir file.
+        file: String,
+        #[command(flatten)]
+        pipe: PipeArgs,
+        #[command(flatten)]
+        quant: cli_quant::QuantArgs,
+        /// Write the quantization report as JSON to this file.
+        #[arg(long, value_name = "FILE")]
+        report: Option<PathBuf>,
+        /// The quantized module (.eir, with a weights sidecar).
+        #[arg(short, long)]
+        output: PathBuf,
     },
     /// Import an ONNX model into edgec IR (text + weights sidecar).
     Import {
@@ -336,6 +359,8 @@ fn run(cmd: Command) -> Result<(), Failure> {
             print_ir_after_all,
             print_ir_after,
             triple,
+            quantize,
+            quant,
         } => {
             check_pass_names(&print_ir_after)?;
             if let Some(t) = triple.as_deref().filter(|t| *t != compiler::cross::host_triple()) {
@@ -343,9 +368,30 @@ fn run(cmd: Command) -> Result<(), Failure> {
             }
             let popts =
                 PassOptions { verify_each: true, print_after_all: print_ir_after_all, print_after: print_ir_after };
-            let out =
-                CompileOut { emit: what, output: &output, name, report: report.as_deref(), triple: triple.as_deref() };
+            let quant = match quantize {
+                Some(cli_quant::QuantMode::Int8) => Some(quant),
+                None => quant.unused().map(|()| None)?,
+            };
+            let out = CompileOut {
+                emit: what,
+                output: &output,
+                name,
+                report: report.as_deref(),
+                triple: triple.as_deref(),
+                quant: quant.as_ref(),
+            };
             compile(&pipe, &file, out, popts)
+        }
+        Command::Quantize { file, pipe, quant, report, output } => {
+            if output.extension().is_some_and(|e| e == "onnx") {
+                return Err(Failure::User(anyhow::anyhow!(
+                    "{}: QDQ ONNX export is not built yet; write .eir",
+                    output.display()
+                )));
+            }
+            let mut out = optimize(&pipe, &file, passes::DEFAULT_PIPELINE, PassOptions::default())?;
+            quant.apply(&mut out.module, report.as_deref())?;
+            emit(&out.module, Some(output))
         }
         Command::Import { model, output, shapes } => {
             let m = load_model_with(&model.display().to_string(), &shapes.load_options()?)?;
@@ -397,11 +443,15 @@ struct CompileOut<'a> {
     name: Option<String>,
     report: Option<&'a std::path::Path>,
     triple: Option<&'a str>,
+    quant: Option<&'a cli_quant::QuantArgs>,
 }
 
 fn compile(pipe: &PipeArgs, file: &str, co: CompileOut<'_>, popts: PassOptions) -> Result<(), Failure> {
-    let CompileOut { emit: what, output, name, report, triple } = co;
-    let out = optimize(pipe, file, passes::DEFAULT_PIPELINE, popts.clone())?;
+    let CompileOut { emit: what, output, name, report, triple, quant } = co;
+    let mut out = optimize(pipe, file, passes::DEFAULT_PIPELINE, popts.clone())?;
+    if let Some(q) = quant {
+        q.apply(&mut out.module, None)?;
+    }
     match what {
         Emit::Ir if triple.is_some() => Err(Failure::User(anyhow::anyhow!("--triple applies to --emit rust"))),
         Emit::Ir => emit(&out.module, Some(output.to_path_buf())),

@@ -25,6 +25,10 @@ use std::collections::BTreeMap;
 /// Histogram bins per tensor (TensorRT and onnxruntime use 2048).
 pub const BINS: usize = 2048;
 
+/// Fewer observed values than this leave the histogram too sparse for the
+/// entropy method, which then keeps the extremes (4 values per bin).
+pub const SPARSE: u64 = 4 * BINS as u64;
+
 /// How the clipping range is chosen from the observed values.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum Method {
@@ -172,6 +176,9 @@ impl Observer {
         let (lo, hi) = match method {
             Method::MinMax => (self.lo, self.hi),
             Method::Percentile(p) => self.percentile(p),
+            // KL divergence between sparse histograms says nothing: too few
+            // values (a squeeze-excite scale, a pooled vector) keep their extremes.
+            Method::Entropy if self.seen < SPARSE => (self.lo, self.hi),
             Method::Entropy => {
                 let t = self.entropy_threshold(q);
                 (self.lo.max(-t), self.hi.min(t))
@@ -272,6 +279,15 @@ pub enum CalibError {
 /// running the reference interpreter twice per sample: once for the
 /// extremes, once for the histograms. Keyed by value, in value order.
 pub fn observe(m: &Module, samples: &[Vec<Tensor>]) -> Result<BTreeMap<Value, Observer>, CalibError> {
+    observe_with(m, samples, &mut || {})
+}
+
+/// [`observe`], calling `tick` after each of the `2 × samples` runs.
+pub fn observe_with(
+    m: &Module,
+    samples: &[Vec<Tensor>],
+    tick: &mut dyn FnMut(),
+) -> Result<BTreeMap<Value, Observer>, CalibError> {
     if samples.is_empty() {
         return Err(CalibError::Empty);
     }
@@ -289,6 +305,7 @@ pub fn observe(m: &Module, samples: &[Vec<Tensor>]) -> Result<BTreeMap<Value, Ob
                     o.observe_hist(xs);
                 }
             }
+            tick();
         }
         if pass == 0 {
             obs.values_mut().for_each(Observer::freeze);
@@ -305,18 +322,20 @@ fn bin(v: f64, width: f64) -> usize {
     ((v / width * BINS as f64) as usize).min(BINS - 1)
 }
 
-/// KL(P ‖ Q), where Q merges the `p.len()` bins of P into `levels` groups
-/// and spreads each group's mass evenly over the bins that were non-empty
-/// in the unclipped counts `orig`. P and Q are normalized first.
+/// KL(P ‖ Q), where P is the clipped distribution (the tail folded into its
+/// last bin) and Q merges the unclipped counts `orig` of the same bins into
+/// `levels` groups, spreading each group's mass evenly over the bins where P
+/// is non-empty (TensorRT's and MXNet's construction: the tail mass is what Q
+/// lacks, so a threshold that clips much scores badly). Both are normalized.
 fn kl_to_merged(p: &[f64], orig: &[u64], levels: usize) -> f64 {
     let n = p.len();
     let mut qd = vec![0.0; n];
     for g in 0..levels {
         let (s, e) = (g * n / levels, ((g + 1) * n / levels).max(g * n / levels + 1).min(n));
-        let mass: f64 = p[s..e].iter().sum();
-        let nonzero = (s..e).filter(|&j| orig[j] > 0 || p[j] > 0.0).count();
+        let mass: f64 = orig[s..e].iter().map(|&c| c as f64).sum();
+        let nonzero = (s..e).filter(|&j| p[j] > 0.0).count();
         if nonzero > 0 {
-            for j in (s..e).filter(|&j| orig[j] > 0 || p[j] > 0.0) {
+            for j in (s..e).filter(|&j| p[j] > 0.0) {
                 qd[j] = mass / nonzero as f64;
             }
         }
@@ -325,13 +344,16 @@ fn kl_to_merged(p: &[f64], orig: &[u64], levels: usize) -> f64 {
     if ps == 0.0 || qs == 0.0 {
         return f64::INFINITY;
     }
+    // Smooth Q as MXNet does: empty bins get EPS of the mass, taken evenly
+    // from the others, so a tail Q lacks costs much but finitely.
+    const EPS: f64 = 1e-4;
+    let zeros = qd.iter().filter(|&&q| q == 0.0).count();
+    let take = EPS * zeros as f64 / (n - zeros).max(1) as f64;
     let mut kl = 0.0;
     for (&pj, &qj) in p.iter().zip(&qd) {
         if pj > 0.0 {
-            let (pj, qj) = (pj / ps, qj / qs);
-            if qj == 0.0 {
-                return f64::INFINITY;
-            }
+            let qj = if qj == 0.0 { EPS } else { (qj / qs - take).max(EPS) };
+            let pj = pj / ps;
             kl += pj * (pj / qj).ln();
         }
     }

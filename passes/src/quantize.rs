@@ -53,7 +53,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            method: Method::Entropy,
+            method: Method::Mse,
             act: QType::U8,
             per_channel: true,
             keep_float: Vec::new(),

@@ -157,13 +157,33 @@ fn observe_watches_every_computed_f32_value_over_the_set() {
     let main = m.func("main").expect("main");
     let ops = main.live_ops();
     let result = |i: usize| obs.get(&main.ops[ops[i]].results[0]).expect("op result observed");
-    assert!(!obs.contains_key(&main.body.params[0]), "inputs are not observed");
+    let input = obs.get(&main.body.params[0]).expect("inputs are observed");
+    assert_eq!(input.range(Method::MinMax, QType::U8), (-3.0, 4.0));
     assert_eq!(result(0).range(Method::MinMax, QType::U8), (0.0, 4.0));
     // Relu(x) * x over both samples: 0.25, 4, 16, 1 and zeros.
     assert_eq!(result(1).range(Method::MinMax, QType::U8), (0.0, 16.0));
-    assert_eq!(obs.len(), 2);
+    assert_eq!(obs.len(), 3);
     assert_eq!(observe(&m, &[]).unwrap_err(), CalibError::Empty);
     let bad = [sample([1.0; 4]), vec![Tensor::new(vec![3], Data::F32(vec![0.0; 3]))]];
     let e = observe(&m, &bad).unwrap_err().to_string();
     assert!(e.starts_with("calibration sample #1: "), "{e}");
+}
+
+#[test]
+fn entropy_keeps_the_extremes_of_sparse_tensors() {
+    // A squeeze-excite scale: a few hundred values. KL between histograms this
+    // sparse picks thresholds that clip nearly everything; the extremes stay.
+    let few: Vec<f32> = uniform(300, 3).iter().map(|x| 0.3 + x * 0.6).collect();
+    let o = observed(&[&few]);
+    assert_eq!(o.range(Method::Entropy, QType::U8), o.range(Method::MinMax, QType::U8));
+}
+
+#[test]
+fn entropy_clips_a_rare_outlier_but_not_the_bulk() {
+    let mut xs: Vec<f32> = normal(40000, 5).iter().map(|x| x.max(0.0)).collect();
+    xs[7] = 40.0;
+    let o = observed(&[&xs]);
+    let (lo, hi) = o.range(Method::Entropy, QType::U8);
+    assert_eq!(lo, 0.0);
+    assert!(hi > 1.5 && hi < 10.0, "threshold {hi}");
 }

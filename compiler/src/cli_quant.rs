@@ -1,0 +1,85 @@
+//! The quantization options of `edgec quantize` and `edgec compile --quantize int8`.
+
+use compiler::pipeline::Failure;
+use std::path::{Path, PathBuf};
+
+/// INT8 post-training quantization.
+#[derive(clap::Args, Clone, Debug)]
+pub struct QuantArgs {
+    /// Calibration data: ONNX test-layout directories (test_data_set_*/input_K.pb), one such
+    /// directory, or one directory per sample holding <input name>.npy.
+    #[arg(long, value_name = "DIR")]
+    pub calib: Option<PathBuf>,
+    /// Evaluation data for the report (same layouts); default: the calibration set.
+    #[arg(long, value_name = "DIR")]
+    pub eval: Option<PathBuf>,
+    /// How activation ranges are chosen: minmax, percentile:P, entropy or mse.
+    #[arg(long, value_name = "METHOD", default_value = "mse")]
+    pub calib_method: String,
+    /// Weights quantized per output channel (the default).
+    #[arg(long, conflicts_with = "per_tensor")]
+    pub per_channel: bool,
+    /// Weights quantized with one scale per tensor.
+    #[arg(long)]
+    pub per_tensor: bool,
+    /// Activation type: u8 or i8 (asymmetric), i16 (symmetric).
+    #[arg(long, value_name = "TYPE", default_value = "u8")]
+    pub act_type: String,
+    /// Keep ops in float: an op type (Conv, onnx.Softmax, core.conv) or an ONNX node name (repeatable).
+    #[arg(long, value_name = "OPTYPE|NODE")]
+    pub keep_float: Vec<String>,
+    /// Move the int8 ops that lose most accuracy back to float, one at a time, until every
+    /// output's cosine with the float model reaches COSINE.
+    #[arg(long, value_name = "COSINE")]
+    pub auto_mixed: Option<f64>,
+    /// A mixed-precision policy file replacing the default (passes/policy/quant-default.toml).
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+}
+
+/// How `compile` quantizes.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum QuantMode {
+    /// INT8 post-training quantization (needs --calib).
+    Int8,
+}
+
+impl QuantArgs {
+    fn request(&self) -> Result<compiler::quantize::Request, Failure> {
+        let Some(calib) = self.calib.clone() else {
+            return Err(Failure::User(anyhow::anyhow!("quantization needs calibration data: --calib DIR")));
+        };
+        Ok(compiler::quantize::Request {
+            calib,
+            eval: self.eval.clone(),
+            method: self.calib_method.clone(),
+            act_type: self.act_type.clone(),
+            per_tensor: self.per_tensor,
+            keep_float: self.keep_float.clone(),
+            auto_mixed: self.auto_mixed,
+            policy: self.policy.clone(),
+        })
+    }
+
+    /// Quantization options given without `--quantize int8` would be ignored: refuse them.
+    pub fn unused(&self) -> Result<(), Failure> {
+        if self.calib.is_some() || self.eval.is_some() || !self.keep_float.is_empty() || self.auto_mixed.is_some() {
+            return Err(Failure::User(anyhow::anyhow!(
+                "--calib, --eval, --keep-float and --auto-mixed apply with --quantize int8"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Quantize `m` in place; print the report, and write it as JSON to `report` if given.
+    pub fn apply(&self, m: &mut ir::Module, report: Option<&Path>) -> Result<(), Failure> {
+        let (q, r) = compiler::quantize::run(m, &self.request()?).map_err(Failure::User)?;
+        eprint!("{}", r.text());
+        if let Some(p) = report {
+            let json = serde_json::to_string_pretty(&r).map_err(|e| Failure::Internal(e.into()))?;
+            std::fs::write(p, json + "\n").map_err(|e| Failure::User(anyhow::anyhow!("{}: {e}", p.display())))?;
+        }
+        *m = q.module;
+        Ok(())
+    }
+}

@@ -1,0 +1,363 @@
+//! `edgec quantize` and `compile --quantize int8`: calibrate an optimized
+//! module on a data set, quantize it by the mixed-precision policy
+//! (optionally `--auto-mixed`), evaluate it against the float module and
+//! report per output, per layer and per clipped activation.
+//!
+//! The evaluation set is `--eval DIR`, else the calibration set (the report
+//! says so: agreement on the data calibrated on is optimistic).
+
+use anyhow::{anyhow, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use ir::Module;
+use passes::calibrate::{observe_with, Method, QType};
+use passes::quantize::eval::{auto_mixed, evaluate, Eval, Moved};
+use passes::quantize::{quantize, Options, Policy, Precision, Quantized};
+use serde::Serialize;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+/// What the user asked for.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// Calibration data directory.
+    pub calib: PathBuf,
+    /// Evaluation data directory (default: the calibration set).
+    pub eval: Option<PathBuf>,
+    /// `minmax`, `percentile:P`, `entropy` or `mse`.
+    pub method: String,
+    /// `u8`, `i8` or `i16`.
+    pub act_type: String,
+    /// Weights per tensor instead of per channel.
+    pub per_tensor: bool,
+    /// Ops kept in float, by op type or node name.
+    pub keep_float: Vec<String>,
+    /// `--auto-mixed COSINE`.
+    pub auto_mixed: Option<f64>,
+    /// A policy file replacing the default.
+    pub policy: Option<PathBuf>,
+}
+
+/// The quantization report (`--report R.json`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// Calibration method.
+    pub method: String,
+    /// Activation element type.
+    pub act_type: String,
+    /// Weights per channel.
+    pub per_channel: bool,
+    /// Calibration samples.
+    pub calib_samples: usize,
+    /// Evaluation samples.
+    pub eval_samples: usize,
+    /// Where the evaluation data came from.
+    pub eval_data: String,
+    /// Per output of `@main`.
+    pub outputs: Vec<OutputRow>,
+    /// Per quantized activation, worst cosine first.
+    pub layers: Vec<LayerRow>,
+    /// Per quantized activation clipping more than nothing, worst first.
+    pub clipping: Vec<ClipRow>,
+    /// Ops kept in float and why.
+    pub kept_float: Vec<KeptRow>,
+    /// What `--auto-mixed` moved back to float, in order.
+    pub moved: Vec<MovedRow>,
+    /// Ops computed in int8.
+    pub int8_ops: usize,
+    /// Share of multiply-accumulates in int8 ops.
+    pub int8_mac_share: f64,
+    /// Warnings (unrepresentative calibration data, evaluation on it).
+    pub warnings: Vec<String>,
+}
+
+/// Agreement of one output.
+#[derive(Clone, Debug, Serialize)]
+pub struct OutputRow {
+    /// Output name.
+    pub name: String,
+    /// Cosine similarity with the float output.
+    pub cosine: f64,
+    /// Largest absolute difference.
+    pub max_abs: f64,
+    /// Signal-to-noise ratio in dB (null when identical).
+    pub snr_db: Option<f64>,
+    /// Share of last-axis rows whose arg-max agrees.
+    pub top1_agree: Option<f64>,
+}
+
+/// Agreement of one quantized tensor, as the next layer reads it.
+#[derive(Clone, Debug, Serialize)]
+pub struct LayerRow {
+    /// The producing op's label (or the input's name).
+    pub tensor: String,
+    /// The producer's op name.
+    pub op: String,
+    /// Cosine with the float tensor.
+    pub cosine: f64,
+    /// Scale and zero point.
+    pub scale: f32,
+    /// Zero point.
+    pub zero_point: i32,
+}
+
+/// Clipping of one activation.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClipRow {
+    /// The tensor.
+    pub tensor: String,
+    /// Fraction of evaluation values outside the calibrated range.
+    pub fraction: f64,
+    /// The calibrated range.
+    pub range: [f32; 2],
+}
+
+/// An op kept in float.
+#[derive(Clone, Debug, Serialize)]
+pub struct KeptRow {
+    /// Its label.
+    pub layer: String,
+    /// Its op name.
+    pub op: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// An op `--auto-mixed` moved.
+#[derive(Clone, Debug, Serialize)]
+pub struct MovedRow {
+    /// Its label.
+    pub layer: String,
+    /// Its op name.
+    pub op: String,
+    /// Cosine it lost across itself.
+    pub drop: f64,
+    /// The worst output cosine after the move.
+    pub cosine_after: f64,
+}
+
+/// Share of values clipped above which the calibration set is called unrepresentative.
+const CLIP_WARN: f64 = 0.01;
+
+/// Calibrate, quantize and evaluate `m` (an optimized module) as asked.
+pub fn run(m: &Module, req: &Request) -> Result<(Quantized, Report)> {
+    let opts = options(req)?;
+    let names = input_names(m)?;
+    let read = |dir: &PathBuf| crate::calib::read_set(dir, &names).map_err(|e| anyhow!(e.join("\n")));
+    let calib = read(&req.calib)?;
+    let eval_set = req.eval.as_ref().map(read).transpose()?;
+    let bar = progress(2 * calib.len(), "calibrating");
+    let obs = observe_with(m, &calib, &mut || bar.inc(1)).context("calibration")?;
+    bar.finish_and_clear();
+    let data = eval_set.as_ref().unwrap_or(&calib);
+    let (q, ev, moved) = match req.auto_mixed {
+        Some(th) => {
+            let bar = progress(data.len(), "auto-mixed: evaluating");
+            let r = auto_mixed(m, &obs, &opts, data, th, &mut || bar.inc(1))?;
+            bar.finish_and_clear();
+            r
+        }
+        None => {
+            let q = quantize(m, &obs, &opts)?;
+            let bar = progress(data.len(), "evaluating");
+            let ev = evaluate(m, &q, data, &mut || bar.inc(1)).context("evaluation")?;
+            bar.finish_and_clear();
+            (q, ev, vec![])
+        }
+    };
+    let eval_data = match &req.eval {
+        Some(d) => d.display().to_string(),
+        None => format!("{} (the calibration set)", req.calib.display()),
+    };
+    let report = report(m, &q, &ev, &moved, req, (calib.len(), data.len(), eval_data));
+    Ok((q, report))
+}
+
+fn options(req: &Request) -> Result<Options> {
+    let method = Method::parse(&req.method).map_err(|e| anyhow!(e))?;
+    let act = match req.act_type.as_str() {
+        "u8" => QType::U8,
+        "i8" => QType::I8,
+        "i16" => QType::I16,
+        t => return Err(anyhow!("--act-type {t}: expected u8, i8 or i16")),
+    };
+    let policy = match &req.policy {
+        None => Policy::default_policy(),
+        Some(p) => {
+            let src = std::fs::read_to_string(p).with_context(|| format!("{}", p.display()))?;
+            Policy::parse(&src, &p.display().to_string()).map_err(|e| anyhow!(e))?
+        }
+    };
+    if let Some(th) = req.auto_mixed.filter(|t| !(0.0..=1.0).contains(t)) {
+        return Err(anyhow!("--auto-mixed {th}: the target cosine must lie in [0, 1]"));
+    }
+    Ok(Options {
+        method,
+        act,
+        per_channel: !req.per_tensor,
+        keep_float: req.keep_float.clone(),
+        policy,
+        ..Options::default()
+    })
+}
+
+/// The names of `@main`'s inputs, as calibration directories name their files.
+fn input_names(m: &Module) -> Result<Vec<String>> {
+    let f = m.func("main").ok_or_else(|| anyhow!("the module has no @main function"))?;
+    Ok(f.body
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| f.values[p].name.clone().unwrap_or(format!("input_{i}")))
+        .collect())
+}
+
+/// A progress bar on a terminal; one plain line otherwise.
+fn progress(n: usize, what: &str) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        eprintln!("edgec: {what} ({n} runs of the interpreter)");
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(n as u64).with_message(what.to_string());
+    if let Ok(style) = ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} ({elapsed})") {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+fn report(
+    m: &Module,
+    q: &Quantized,
+    ev: &Eval,
+    moved: &[Moved],
+    req: &Request,
+    (calib_samples, eval_samples, eval_data): (usize, usize, String),
+) -> Report {
+    let f = m.func("main").expect("run checked @main");
+    let tensor = |v: ir::Value| match f.values[v].def {
+        ir::ValueDef::Result(op, _) => (passes::quantize::label(&f.ops[op], op), f.ops[op].opcode.name().to_string()),
+        _ => (f.values[v].name.clone().unwrap_or_else(|| format!("{v}")), "input".into()),
+    };
+    let outputs = ev
+        .outputs
+        .iter()
+        .enumerate()
+        .map(|(i, a)| OutputRow {
+            name: f.result_names.get(i).cloned().flatten().unwrap_or_else(|| format!("output_{i}")),
+            cosine: a.cosine(),
+            max_abs: a.max_abs,
+            snr_db: Some(a.snr_db()).filter(|s| s.is_finite()),
+            top1_agree: a.top1(),
+        })
+        .collect();
+    let mut layers: Vec<LayerRow> = ev
+        .layers
+        .iter()
+        .map(|(&v, a)| {
+            let (t, op) = tensor(v);
+            let p = q.acts[&v].params;
+            LayerRow { tensor: t, op, cosine: a.cosine(), scale: p.scale, zero_point: p.zero_point }
+        })
+        .collect();
+    layers.sort_by(|a, b| a.cosine.total_cmp(&b.cosine));
+    let mut clipping: Vec<ClipRow> = ev
+        .clipped
+        .iter()
+        .filter(|(_, &(out, _))| out > 0)
+        .map(|(&v, &(out, n))| {
+            let (lo, hi) = q.acts[&v].range();
+            ClipRow { tensor: tensor(v).0, fraction: out as f64 / n.max(1) as f64, range: [lo, hi] }
+        })
+        .collect();
+    clipping.sort_by(|a, b| b.fraction.total_cmp(&a.fraction));
+    let kept_float = q
+        .layers
+        .iter()
+        .filter_map(|l| match &l.precision {
+            Precision::Float(r) => Some(KeptRow { layer: l.name.clone(), op: l.kind.into(), reason: r.clone() }),
+            Precision::Int8 => None,
+        })
+        .collect();
+    let moved = moved
+        .iter()
+        .map(|mv| MovedRow { layer: mv.name.clone(), op: mv.kind.into(), drop: mv.drop, cosine_after: mv.cosine_after })
+        .collect();
+    let mut warnings = Vec::new();
+    let bad = clipping.iter().filter(|c| c.fraction > CLIP_WARN).count();
+    if bad > 0 && req.eval.is_some() {
+        warnings.push(format!(
+            "{bad} activations clip more than {}% of the evaluation values: the calibration set does not represent the evaluation data",
+            CLIP_WARN * 100.0
+        ));
+    }
+    if req.eval.is_none() {
+        warnings.push("evaluated on the calibration set: pass --eval DIR with other data for an honest figure".into());
+    }
+    Report {
+        method: req.method.clone(),
+        act_type: req.act_type.clone(),
+        per_channel: !req.per_tensor,
+        calib_samples,
+        eval_samples,
+        eval_data,
+        outputs,
+        layers,
+        clipping,
+        kept_float,
+        moved,
+        int8_ops: q.layers.iter().filter(|l| l.precision == Precision::Int8).count(),
+        int8_mac_share: ev.int8_mac_share(q),
+        warnings,
+    }
+}
+
+impl Report {
+    /// The human-readable form printed to stderr.
+    pub fn text(&self) -> String {
+        let mut s = format!(
+            "edgec: quantized {} ops to int8 ({:.1}% of MACs); {} calibration on {} samples ({} activations, weights {}); evaluated on {} samples of {}\n",
+            self.int8_ops,
+            100.0 * self.int8_mac_share,
+            self.method,
+            self.calib_samples,
+            self.act_type,
+            if self.per_channel { "per channel" } else { "per tensor" },
+            self.eval_samples,
+            self.eval_data
+        );
+        s += "outputs (int8 vs float):\n";
+        for o in &self.outputs {
+            let snr = o.snr_db.map_or("inf".into(), |x| format!("{x:.1}"));
+            let top1 = o.top1_agree.map_or(String::new(), |t| format!("  top-1 agree {:.1}%", 100.0 * t));
+            s += &format!("  {}: cosine {:.5}  max |diff| {:.4}  SNR {snr} dB{top1}\n", o.name, o.cosine, o.max_abs);
+        }
+        s += "worst quantized tensors (cosine vs float):\n";
+        for l in self.layers.iter().take(8) {
+            s += &format!("  {:.5}  {} ({})\n", l.cosine, l.tensor, l.op);
+        }
+        if !self.kept_float.is_empty() {
+            s += &format!("kept in float ({}):\n", self.kept_float.len());
+            for k in &self.kept_float {
+                s += &format!("  {} ({}): {}\n", k.layer, k.op, k.reason);
+            }
+        }
+        for mv in &self.moved {
+            s += &format!(
+                "auto-mixed moved {} ({}) to float: it lost {:.5} cosine; outputs now {:.5}\n",
+                mv.layer, mv.op, mv.drop, mv.cosine_after
+            );
+        }
+        if let Some(c) = self.clipping.first() {
+            s += &format!(
+                "most clipped: {} ({:.2}% of values outside [{}, {}])\n",
+                c.tensor,
+                100.0 * c.fraction,
+                c.range[0],
+                c.range[1]
+            );
+        }
+        for w in &self.warnings {
+            s += &format!("edgec: warning: {w}\n");
+        }
+        s
+    }
+}
