@@ -60,8 +60,12 @@ impl Policy {
 /// `core.conv`), op name without dialect (`Softmax`), or any ONNX node name
 /// or op type the op was built from (`Conv` selects a fused `core.conv`).
 pub fn selects(name: &str, op: &OpData) -> bool {
-    let full = op.opcode.name();
-    if full == name || full.split_once('.').is_some_and(|(_, short)| short == name) {
+    let short = |o: Opcode| o.name().split_once('.').map_or(o.name(), |(_, s)| s);
+    if op.opcode.name() == name || short(op.opcode) == name {
+        return true;
+    }
+    // An ONNX op type selects the core form it becomes (`Conv` selects `core.conv`).
+    if Opcode::ALL.iter().any(|&o| short(o) == name && ir::ops::core_form(o) == Some(op.opcode)) {
         return true;
     }
     onnx_locs(&op.loc).any(|(node, ty)| node == name || ty == name)

