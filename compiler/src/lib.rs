@@ -8,6 +8,7 @@ pub mod check;
 pub mod compile;
 pub mod cross;
 pub mod driver;
+pub mod export_onnx;
 pub mod frontend;
 pub mod inspect;
 pub mod npy;

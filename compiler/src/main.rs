@@ -106,7 +106,7 @@ enum Command {
         /// Write the quantization report as JSON to this file.
         #[arg(long, value_name = "FILE")]
         report: Option<PathBuf>,
-        /// The quantized module (.eir, with a weights sidecar).
+        /// The quantized module: .eir (with a weights sidecar), or .onnx (QDQ ONNX that onnxruntime runs).
         #[arg(short, long)]
         output: PathBuf,
     },
@@ -383,14 +383,13 @@ fn run(cmd: Command) -> Result<(), Failure> {
             compile(&pipe, &file, out, popts)
         }
         Command::Quantize { file, pipe, quant, report, output } => {
-            if output.extension().is_some_and(|e| e == "onnx") {
-                return Err(Failure::User(anyhow::anyhow!(
-                    "{}: QDQ ONNX export is not built yet; write .eir",
-                    output.display()
-                )));
-            }
             let mut out = optimize(&pipe, &file, passes::DEFAULT_PIPELINE, PassOptions::default())?;
             quant.apply(&mut out.module, report.as_deref())?;
+            if output.extension().is_some_and(|e| e == "onnx") {
+                let bytes = compiler::export_onnx::to_bytes(&out.module).map_err(|e| Failure::User(e.into()))?;
+                return std::fs::write(&output, bytes)
+                    .map_err(|e| Failure::User(anyhow::anyhow!("{}: {e}", output.display())));
+            }
             emit(&out.module, Some(output))
         }
         Command::Import { model, output, shapes } => {

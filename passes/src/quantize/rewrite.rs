@@ -61,6 +61,9 @@ pub(super) fn apply(
         }
     }
     out.funcs[fi] = f;
+    // The float weights the int8 constants replaced are now unread.
+    let dce = crate::Pass::run(&crate::simplify::Dce, &mut out, &mut crate::PassCx::default());
+    dce.map_err(|e| QuantError::Verify(e.to_string()))?;
     ir::verify::verify(&out).map_err(|e| QuantError::Verify(e.to_string()))?;
     Ok(Quantized { module: out, acts, layers, weights })
 }
