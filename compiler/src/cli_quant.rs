@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 #[derive(clap::Args, Clone, Debug)]
 pub struct QuantArgs {
     /// Calibration data: ONNX test-layout directories (test_data_set_*/input_K.pb), one such
-    /// directory, or one directory per sample holding <input name>.npy.
+    /// directory, one directory per sample holding <input name>.npy, <sample>.npz files holding
+    /// the inputs by name, or one .npz with the samples along each array's first axis.
     #[arg(long, value_name = "DIR")]
     pub calib: Option<PathBuf>,
     /// Evaluation data for the report (same layouts); default: the calibration set.
