@@ -111,6 +111,25 @@ impl Eval {
     }
 }
 
+/// The row length for top-1 agreement: the last axis of a `[batch, classes]`
+/// output or of rows that are probability distributions (non-negative,
+/// summing to 1, as after a Softmax); 0 (no top-1) for anything else, such
+/// as detection maps whose last axis is a position.
+pub(super) fn class_rows(shape: &[usize], xs: &[f32]) -> usize {
+    let row = shape.last().copied().unwrap_or(0);
+    if row < 2 {
+        return 0;
+    }
+    let probabilities = xs.chunks_exact(row).all(|r| {
+        r.iter().all(|&p| p >= 0.0) && (r.iter().map(|&p| f64::from(p)).sum::<f64>() - 1.0).abs() < 1e-3
+    });
+    if shape.len() == 2 || probabilities {
+        row
+    } else {
+        0
+    }
+}
+
 fn f32s(t: &Tensor) -> Option<&[f32]> {
     match &t.data {
         Data::F32(v) => Some(v),
@@ -134,7 +153,7 @@ pub fn evaluate(
         ev.outputs.resize(fo.len(), Agreement::default());
         for ((a, b), agg) in fo.iter().zip(&qo).zip(&mut ev.outputs) {
             if let (Some(x), Some(y)) = (f32s(a), f32s(b)) {
-                agg.add(x, y, a.shape.last().copied().unwrap_or(1));
+                agg.add(x, y, class_rows(&a.shape, x));
             }
         }
         for (v, act) in &q.acts {

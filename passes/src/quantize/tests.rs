@@ -141,3 +141,12 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn top1_is_counted_for_class_scores_only() {
+    use super::eval::class_rows;
+    assert_eq!(class_rows(&[2, 3], &[0.5, -1.0, 2.0, 0.0, 0.0, 0.1]), 3, "[batch, classes] logits");
+    assert_eq!(class_rows(&[1, 2, 3], &[0.2, 0.3, 0.5, 1.0, 0.0, 0.0]), 3, "softmax rows");
+    assert_eq!(class_rows(&[1, 2, 3], &[0.2, 0.3, 0.6, 1.0, 0.0, 0.0]), 0, "a detection map");
+    assert_eq!(class_rows(&[4, 1], &[1.0; 4]), 0, "one class");
+}
