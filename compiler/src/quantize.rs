@@ -64,6 +64,8 @@ pub struct Report {
     pub moved: Vec<MovedRow>,
     /// Ops computed in int8.
     pub int8_ops: usize,
+    /// Affine steps by a constant scalar, folded into their neighbours' requantization.
+    pub folded_ops: usize,
     /// Share of multiply-accumulates in int8 ops.
     pub int8_mac_share: f64,
     /// Warnings (unrepresentative calibration data, evaluation on it).
@@ -151,14 +153,14 @@ pub fn run(m: &Module, req: &Request) -> Result<(Quantized, Report)> {
     let data = eval_set.as_ref().unwrap_or(&calib);
     let (q, ev, moved) = match req.auto_mixed {
         Some(th) => {
-            let bar = progress(data.len(), "auto-mixed: evaluating");
+            let bar = progress(2 * data.len(), "auto-mixed: evaluating");
             let r = auto_mixed(m, &obs, &opts, data, th, &mut || bar.inc(1))?;
             bar.finish_and_clear();
             r
         }
         None => {
             let q = quantize(m, &obs, &opts)?;
-            let bar = progress(data.len(), "evaluating");
+            let bar = progress(2 * data.len(), "evaluating");
             let ev = evaluate(m, &q, data, &mut || bar.inc(1)).context("evaluation")?;
             bar.finish_and_clear();
             (q, ev, vec![])
@@ -274,7 +276,7 @@ fn report(
         .iter()
         .filter_map(|l| match &l.precision {
             Precision::Float(r) => Some(KeptRow { layer: l.name.clone(), op: l.kind.into(), reason: r.clone() }),
-            Precision::Int8 => None,
+            Precision::Int8 | Precision::Folded => None,
         })
         .collect();
     let moved = moved
@@ -305,6 +307,7 @@ fn report(
         kept_float,
         moved,
         int8_ops: q.layers.iter().filter(|l| l.precision == Precision::Int8).count(),
+        folded_ops: q.layers.iter().filter(|l| l.precision == Precision::Folded).count(),
         int8_mac_share: ev.int8_mac_share(q),
         warnings,
     }
@@ -314,9 +317,10 @@ impl Report {
     /// The human-readable form printed to stderr.
     pub fn text(&self) -> String {
         let mut s = format!(
-            "edgec: quantized {} ops to int8 ({:.1}% of MACs); {} calibration on {} samples ({} activations, weights {}); evaluated on {} samples of {}\n",
+            "edgec: quantized {} ops to int8 ({:.1}% of MACs; {} scalar affine ops folded into requantization); {} calibration on {} samples ({} activations, weights {}); evaluated on {} samples of {}\n",
             self.int8_ops,
             100.0 * self.int8_mac_share,
+            self.folded_ops,
             self.method,
             self.calib_samples,
             self.act_type,

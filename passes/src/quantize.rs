@@ -13,6 +13,9 @@
 //!   per-tensor is asked) behind a `DequantizeLinear`, and biases int32
 //!   constants with scale `input scale × weight scale` and zero point 0.
 //!
+//! Values the input module already dequantizes (a pre-quantized model's
+//! `DequantizeLinear` results) are not quantized again.
+//!
 //! The result is the QDQ form onnxruntime and TFLite converters use: the
 //! interpreter runs it with ONNX's QDQ semantics bit for bit, so it is the
 //! accuracy model of the integer program. Invariants: the module verifies;
@@ -70,6 +73,9 @@ pub enum Precision {
     Int8,
     /// Stays in float, with the reason.
     Float(String),
+    /// An affine step by a constant scalar, folded into the requantization
+    /// between its neighbours: its result gets no quantization grid of its own.
+    Folded,
 }
 
 /// One op the policy considered.
@@ -191,9 +197,11 @@ pub fn quantize(m: &Module, obs: &BTreeMap<Value, Observer>, opts: &Options) -> 
             acts.entry(r).or_insert(());
         });
     }
+    // Values a DequantizeLinear of the input model produces are quantized already.
+    let dequantized = |v: Value| graph.producer(v).is_some_and(|p| f.ops[p].opcode == Opcode::DequantizeLinear);
     let params: BTreeMap<Value, (QType, QParams)> = acts
         .keys()
-        .filter(|&&v| f.ty(v).dtype == ir::DType::F32 && !graph.is_const(v))
+        .filter(|&&v| f.ty(v).dtype == ir::DType::F32 && !graph.is_const(v) && !dequantized(v))
         .filter_map(|v| obs.get(v).map(|o| (*v, act_params(o, opts))))
         .collect();
     rewrite::apply(m, layers, &params, opts)
@@ -223,11 +231,21 @@ fn plan_layers(m: &Module, opts: &Options) -> Vec<Layer> {
         }
         let precision = match reason {
             Some(r) => Precision::Float(r),
+            None if scalar_affine(&graph, f, op) => Precision::Folded,
             None => Precision::Int8,
         };
         layers.push(Layer { op: id, name: label(op, id), kind, precision });
     }
     layers
+}
+
+/// Is `op` an elementwise affine step by a constant scalar (`x * c`, `x + c`,
+/// `x - c`, `x / c`)? An integer backend folds it into the requantization
+/// between its neighbours' grids, so it gets no grid of its own.
+fn scalar_affine(graph: &Graph<'_>, f: &ir::Function, op: &OpData) -> bool {
+    let affine = matches!(op.opcode, Opcode::Mul | Opcode::Add | Opcode::Sub | Opcode::Div);
+    let scalar_const = |v: Value| graph.is_const(v) && f.ty(v).shape.num_elements() == Some(1);
+    affine && op.inputs().count() == 2 && op.inputs().filter(|&v| scalar_const(v)).count() == 1
 }
 
 /// An op's label for reports: its ONNX node names, or its op name and id.

@@ -120,9 +120,9 @@ pub(super) fn class_rows(shape: &[usize], xs: &[f32]) -> usize {
     if row < 2 {
         return 0;
     }
-    let probabilities = xs.chunks_exact(row).all(|r| {
-        r.iter().all(|&p| p >= 0.0) && (r.iter().map(|&p| f64::from(p)).sum::<f64>() - 1.0).abs() < 1e-3
-    });
+    let probabilities = xs
+        .chunks_exact(row)
+        .all(|r| r.iter().all(|&p| p >= 0.0) && (r.iter().map(|&p| f64::from(p)).sum::<f64>() - 1.0).abs() < 1e-3);
     if shape.len() == 2 || probabilities {
         row
     } else {
@@ -137,39 +137,75 @@ fn f32s(t: &Tensor) -> Option<&[f32]> {
     }
 }
 
+/// The float module's outputs and watched tensors on a data set, computed
+/// once and compared with any number of quantizations of it.
+pub struct Reference {
+    /// Per sample, the outputs and the watched values' tensors.
+    runs: Vec<(Vec<Tensor>, HashMap<Value, Tensor>)>,
+    macs: BTreeMap<OpId, u64>,
+}
+
+impl Reference {
+    /// Run `fp` on every sample, keeping the tensors of `watch`.
+    pub fn new(
+        fp: &Module,
+        samples: &[Vec<Tensor>],
+        watch: &std::collections::BTreeSet<Value>,
+        tick: &mut dyn FnMut(),
+    ) -> Result<Reference, CalibError> {
+        let mut runs = Vec::new();
+        let mut macs_ = BTreeMap::new();
+        for (sample, inputs) in samples.iter().enumerate() {
+            let (outs, mut env) = ir::interp::run_traced(fp, "main", inputs.clone())
+                .map_err(|source| CalibError::Run { sample, source })?;
+            if sample == 0 {
+                macs_ = macs(fp, &env);
+            }
+            env.retain(|v, _| watch.contains(v));
+            runs.push((outs, env));
+            tick();
+        }
+        Ok(Reference { runs, macs: macs_ })
+    }
+
+    /// Run `q.module` on the samples this reference was made from and compare.
+    pub fn compare(&self, q: &Quantized, samples: &[Vec<Tensor>], tick: &mut dyn FnMut()) -> Result<Eval, CalibError> {
+        let mut ev = Eval { macs: self.macs.clone(), ..Eval::default() };
+        for (sample, (inputs, (fo, fenv))) in samples.iter().zip(&self.runs).enumerate() {
+            let (qo, qenv) = ir::interp::run_traced(&q.module, "main", inputs.clone())
+                .map_err(|source| CalibError::Run { sample, source })?;
+            ev.outputs.resize(fo.len(), Agreement::default());
+            for ((a, b), agg) in fo.iter().zip(&qo).zip(&mut ev.outputs) {
+                if let (Some(x), Some(y)) = (f32s(a), f32s(b)) {
+                    agg.add(x, y, class_rows(&a.shape, x));
+                }
+            }
+            for (v, act) in &q.acts {
+                let (Some(x), Some(y)) = (fenv.get(v).and_then(f32s), qenv.get(&act.dq).and_then(f32s)) else {
+                    continue;
+                };
+                ev.layers.entry(*v).or_default().add(x, y, 0);
+                let (lo, hi) = act.range();
+                let out = x.iter().filter(|&&x| x < lo || x > hi).count() as u64;
+                let c = ev.clipped.entry(*v).or_default();
+                *c = (c.0 + out, c.1 + x.len() as u64);
+            }
+            tick();
+        }
+        Ok(ev)
+    }
+}
+
 /// Run `fp` and `q.module` on every sample and compare them; `tick` is
-/// called after each sample.
+/// called after each of the `2 × samples` runs.
 pub fn evaluate(
     fp: &Module,
     q: &Quantized,
     samples: &[Vec<Tensor>],
     tick: &mut dyn FnMut(),
 ) -> Result<Eval, CalibError> {
-    let mut ev = Eval::default();
-    for (sample, inputs) in samples.iter().enumerate() {
-        let err = |source| CalibError::Run { sample, source };
-        let (fo, fenv) = ir::interp::run_traced(fp, "main", inputs.clone()).map_err(err)?;
-        let (qo, qenv) = ir::interp::run_traced(&q.module, "main", inputs.clone()).map_err(err)?;
-        ev.outputs.resize(fo.len(), Agreement::default());
-        for ((a, b), agg) in fo.iter().zip(&qo).zip(&mut ev.outputs) {
-            if let (Some(x), Some(y)) = (f32s(a), f32s(b)) {
-                agg.add(x, y, class_rows(&a.shape, x));
-            }
-        }
-        for (v, act) in &q.acts {
-            let (Some(x), Some(y)) = (fenv.get(v).and_then(f32s), qenv.get(&act.dq).and_then(f32s)) else { continue };
-            ev.layers.entry(*v).or_default().add(x, y, 0);
-            let (lo, hi) = act.range();
-            let out = x.iter().filter(|&&x| x < lo || x > hi).count() as u64;
-            let c = ev.clipped.entry(*v).or_default();
-            *c = (c.0 + out, c.1 + x.len() as u64);
-        }
-        if sample == 0 {
-            ev.macs = macs(fp, &fenv);
-        }
-        tick();
-    }
-    Ok(ev)
+    let watch = q.acts.keys().copied().collect();
+    Reference::new(fp, samples, &watch, tick)?.compare(q, samples, tick)
 }
 
 /// Multiply-accumulates of the conv and matmul ops of `@main`, from the
@@ -224,14 +260,18 @@ pub fn auto_mixed(
     let run_err = |e: CalibError| super::QuantError::Eval(e.to_string());
     let mut opts = opts.clone();
     let mut q = quantize(fp, obs, &opts)?;
-    let mut ev = evaluate(fp, &q, samples, tick).map_err(run_err)?;
+    // Moving ops to float only removes quantized tensors: the first
+    // quantization's tensors are all the reference needs to keep.
+    let watch = q.acts.keys().copied().collect();
+    let reference = Reference::new(fp, samples, &watch, tick).map_err(run_err)?;
+    let mut ev = reference.compare(&q, samples, tick).map_err(run_err)?;
     let mut moved = Vec::new();
     while ev.min_cosine() < target {
         let Some((op, drop)) = worst_layer(fp, &q, &ev) else { break };
         let layer = q.layers.iter().find(|l| l.op == op).cloned();
         opts.keep_ops.insert(op);
         q = quantize(fp, obs, &opts)?;
-        ev = evaluate(fp, &q, samples, tick).map_err(run_err)?;
+        ev = reference.compare(&q, samples, tick).map_err(run_err)?;
         if let Some(l) = layer {
             moved.push(Moved { name: l.name, kind: l.kind, drop, cosine_after: ev.min_cosine() });
         }
