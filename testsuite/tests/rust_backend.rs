@@ -34,6 +34,16 @@ fn buckets(name: &str) -> &'static [&'static str] {
 
 /// Optimize `model` for cpu (with `bucket` specs) and write its crate.
 fn compile(model: &Path, name: &str, bucket: &[&str]) -> Result<(PathBuf, codegen::rust::Report), String> {
+    compile_with(model, name, bucket, |_| Ok(()))
+}
+
+/// [`compile`], transforming the optimized module with `then` before the backend.
+fn compile_with(
+    model: &Path,
+    name: &str,
+    bucket: &[&str],
+    then: impl FnOnce(&mut ir::Module) -> Result<(), String>,
+) -> Result<(PathBuf, codegen::rust::Report), String> {
     let req = compiler::pipeline::Request {
         file: model.display().to_string(),
         passes: passes::DEFAULT_PIPELINE.to_string(),
@@ -50,7 +60,8 @@ fn compile(model: &Path, name: &str, bucket: &[&str]) -> Result<(PathBuf, codege
         shapes: vec![],
         dims: vec![],
     };
-    let out = compiler::pipeline::run(&req, passes::PassOptions::default()).map_err(|e| format!("{e:?}"))?;
+    let mut out = compiler::pipeline::run(&req, passes::PassOptions::default()).map_err(|e| format!("{e:?}"))?;
+    then(&mut out.module)?;
     let dir = crates_dir().join(name);
     let report = compiler::compile::write_crate(&out.module, &dir, name, &req.file, None).map_err(|e| e.to_string())?;
     Ok((dir, report))
@@ -101,6 +112,88 @@ fn real_and_bundled_models_compile_build_and_verify() {
             Ok(v) => {
                 for r in v.reports.iter().filter(|r| !r.passed()) {
                     failures.push(format!("{name}: {}: {:?}", r.dir.display(), r.outputs));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// INT8-quantized (QDQ) crates of published models compute what the
+/// interpreter computes on the quantized module: bit for bit where an
+/// output leaves a DequantizeLinear, within the float crate-vs-interpreter
+/// tolerance where the policy keeps the last ops in float (the DBNet's
+/// output sigmoid, BERT's final LayerNorm). A CNN, a DBNet text detector, a
+/// ViT and a BERT encoder, calibrated on their data.
+#[test]
+fn quantized_crates_equal_the_quantized_interpreter_bit_for_bit() {
+    set_target_dir();
+    let mut failures = Vec::new();
+    for name in ["mobilenetv3_small_paddle", "ppocr_det_paddle", "vit_tiny_paddle", "bert_encoder_paddle_static"] {
+        let dir = models_root().join("real").join(name);
+        let quantize = |m: &mut ir::Module| {
+            let req = compiler::quantize::Request {
+                calib: dir.clone(),
+                eval: None,
+                method: "mse".into(),
+                act_type: "u8".into(),
+                per_tensor: false,
+                keep_float: vec![],
+                auto_mixed: None,
+                policy: None,
+            };
+            let (q, report) = compiler::quantize::run(m, &req).map_err(|e| e.to_string())?;
+            eprintln!("{name}: {}", report.text().lines().take(3).collect::<Vec<_>>().join(" | "));
+            *m = q.module;
+            Ok(())
+        };
+        let crate_name = format!("{name}_int8");
+        let crate_dir = match compile_with(&dir.join("model.onnx"), &crate_name, &[], quantize) {
+            Ok((d, _)) => d,
+            Err(e) => {
+                failures.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        // Which outputs leave a DequantizeLinear (they must match exactly).
+        let eir = crate_dir.join("edgec").join("model.eir");
+        let m = compiler::driver::load_eir(&eir.display().to_string()).expect("crate IR").module;
+        let f = m.func("main").expect("main");
+        let exact: Vec<bool> = f
+            .body
+            .results
+            .iter()
+            .map(|&r| match f.values[r].def {
+                ir::ValueDef::Result(op, _) => f.ops[op].opcode == ir::Opcode::DequantizeLinear,
+                _ => false,
+            })
+            .collect();
+        let float_tol = Tolerance::CRATE_VS_INTERPRETER;
+        let host = compiler::cross::BuildTarget::host();
+        match compiler::compile::verify_crate(&crate_dir, &[], Tolerance { rtol: 0.1, atol: 0.5 }, &host) {
+            Err(e) => failures.push(format!("{name}: {e}")),
+            Ok(v) => {
+                for r in &v.reports {
+                    match &r.reference {
+                        Some(Ok(outs)) => failures.extend(
+                            outs.iter()
+                                .filter(|o| {
+                                    if exact.get(o.index) == Some(&true) {
+                                        o.max_abs != 0.0
+                                    } else {
+                                        o.max_abs > float_tol.atol && o.max_rel > float_tol.rtol
+                                    }
+                                })
+                                .map(|o| {
+                                    let how = if exact.get(o.index) == Some(&true) { "dequantized" } else { "float" };
+                                    format!(
+                                        "{name}: {how} output {}: crate differs from the interpreter by {}",
+                                        o.index, o.max_abs
+                                    )
+                                }),
+                        ),
+                        other => failures.push(format!("{name}: no interpreter comparison: {other:?}")),
+                    }
                 }
             }
         }
