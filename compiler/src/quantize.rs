@@ -154,7 +154,22 @@ pub fn run(m: &Module, req: &Request) -> Result<(Quantized, Report)> {
     let (q, ev, moved) = match req.auto_mixed {
         Some(th) => {
             let bar = progress(2 * data.len(), "auto-mixed: evaluating");
-            let r = auto_mixed(m, &obs, &opts, data, th, &mut || bar.inc(1))?;
+            let terminal = std::io::stderr().is_terminal();
+            let mut event = |e: Option<&Moved>| match e {
+                None => bar.inc(1),
+                Some(mv) => {
+                    let line = format!(
+                        "edgec: auto-mixed: {} ({}) to float; outputs now {:.5}",
+                        mv.name, mv.kind, mv.cosine_after
+                    );
+                    if terminal {
+                        bar.println(line);
+                    } else {
+                        eprintln!("{line}");
+                    }
+                }
+            };
+            let r = auto_mixed(m, &obs, &opts, data, th, &mut event)?;
             bar.finish_and_clear();
             r
         }

@@ -248,14 +248,15 @@ pub struct Moved {
 /// Quantize, then move the int8 op whose output loses most cosine relative
 /// to its inputs back to float, one at a time, until the worst output
 /// cosine reaches `target` or no int8 op is left. Returns the last
-/// quantization, its evaluation and the ops moved, in order.
+/// quantization, its evaluation and the ops moved, in order. `event` hears
+/// of every interpreter run (`None`) and every move.
 pub fn auto_mixed(
     fp: &Module,
     obs: &BTreeMap<Value, Observer>,
     opts: &Options,
     samples: &[Vec<Tensor>],
     target: f64,
-    tick: &mut dyn FnMut(),
+    event: &mut dyn FnMut(Option<&Moved>),
 ) -> Result<(Quantized, Eval, Vec<Moved>), super::QuantError> {
     let run_err = |e: CalibError| super::QuantError::Eval(e.to_string());
     let mut opts = opts.clone();
@@ -263,17 +264,19 @@ pub fn auto_mixed(
     // Moving ops to float only removes quantized tensors: the first
     // quantization's tensors are all the reference needs to keep.
     let watch = q.acts.keys().copied().collect();
-    let reference = Reference::new(fp, samples, &watch, tick).map_err(run_err)?;
-    let mut ev = reference.compare(&q, samples, tick).map_err(run_err)?;
+    let reference = Reference::new(fp, samples, &watch, &mut || event(None)).map_err(run_err)?;
+    let mut ev = reference.compare(&q, samples, &mut || event(None)).map_err(run_err)?;
     let mut moved = Vec::new();
     while ev.min_cosine() < target {
         let Some((op, drop)) = worst_layer(fp, &q, &ev) else { break };
         let layer = q.layers.iter().find(|l| l.op == op).cloned();
         opts.keep_ops.insert(op);
         q = quantize(fp, obs, &opts)?;
-        ev = reference.compare(&q, samples, tick).map_err(run_err)?;
+        ev = reference.compare(&q, samples, &mut || event(None)).map_err(run_err)?;
         if let Some(l) = layer {
-            moved.push(Moved { name: l.name, kind: l.kind, drop, cosine_after: ev.min_cosine() });
+            let mv = Moved { name: l.name, kind: l.kind, drop, cosine_after: ev.min_cosine() };
+            event(Some(&mv));
+            moved.push(mv);
         }
     }
     Ok((q, ev, moved))

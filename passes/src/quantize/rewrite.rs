@@ -25,7 +25,9 @@ pub(super) fn apply(
             ir::ValueDef::Result(op, _) => Some(op),
             _ => None,
         };
-        let loc = producer.map(|op| f.ops[op].loc.clone()).unwrap_or_default();
+        // Provenance: the producer, or for an input the first int8 op reading it.
+        let reader = || layers.iter().find(|l| f.ops[l.op].inputs().any(|x| x == v)).map(|l| f.ops[l.op].loc.clone());
+        let loc = producer.map(|op| f.ops[op].loc.clone()).or_else(reader).unwrap_or_default();
         let ty = f.ty(v).clone();
         let (scale, zp) = cx.scalar_params(&mut f, v, qtype, p, &loc);
         let qt = TensorType { dtype: dtype(qtype), shape: ty.shape.clone() };

@@ -117,9 +117,9 @@ fn auto_mixed_stops_when_the_outputs_agree_and_moving_everything_restores_float(
     let m = module();
     let data = set(0..6);
     let obs = observe(&m, &data).unwrap();
-    let (q, ev, moved) = auto_mixed(&m, &obs, &Options::default(), &data, 0.5, &mut || {}).unwrap();
+    let (q, ev, moved) = auto_mixed(&m, &obs, &Options::default(), &data, 0.5, &mut |_| {}).unwrap();
     assert!(moved.is_empty() && ev.min_cosine() >= 0.5 && !q.acts.is_empty());
-    let (q, ev, moved) = auto_mixed(&m, &obs, &Options::default(), &data, 2.0, &mut || {}).unwrap();
+    let (q, ev, moved) = auto_mixed(&m, &obs, &Options::default(), &data, 2.0, &mut |_| {}).unwrap();
     assert!(q.layers.iter().all(|l| l.precision != Precision::Int8));
     assert_eq!(moved.len(), q.layers.len() - 1, "all but the policy's Softmax moved: {moved:?}");
     assert_eq!(ev.outputs[0].max_abs, 0.0);
