@@ -148,9 +148,10 @@ pub struct WeightSlots {
     pub weight: usize,
     /// Operand index of the bias, if the op has one.
     pub bias: Option<usize>,
-    /// The weight's output-channel axis, or `None` when only per-tensor
-    /// scales are exact for this op instance (grouped transposed conv).
-    pub axis: Option<usize>,
+    /// The weight's output-channel axis (negative: from the last), or
+    /// `None` when only per-tensor scales are exact for this op instance
+    /// (grouped transposed conv).
+    pub axis: Option<isize>,
 }
 
 /// The weight layout of the ops that have weights (backend facts keyed by opcode).
@@ -162,9 +163,10 @@ pub fn weight_slots(op: &OpData) -> Option<WeightSlots> {
     let (weight, bias, axis) = match op.opcode {
         Opcode::CoreConv | Opcode::Conv => (1, Some(2), Some(0)),
         Opcode::CoreConvTranspose | Opcode::ConvTranspose => (1, Some(2), (int("group", 1) == 1).then_some(1)),
-        Opcode::CoreLinear => (1, Some(2), Some(if int("trans_b", 0) == 1 { 0 } else { 1 })),
+        // B is [..., K, N], or [..., N, K] transposed: the channels are N.
+        Opcode::CoreLinear => (1, Some(2), Some(if int("trans_b", 0) == 1 { -2 } else { -1 })),
         Opcode::Gemm => (1, Some(2), Some(if int("transB", 0) == 1 { 0 } else { 1 })),
-        Opcode::MatMul => (1, None, Some(1)),
+        Opcode::MatMul => (1, None, Some(-1)),
         _ => return None,
     };
     Some(WeightSlots { weight, bias, axis })

@@ -135,7 +135,10 @@ impl Cx<'_> {
     ) -> Vec<(OpId, usize, bool)> {
         let Some(slots) = weight_slots(&f.ops[id]) else { return vec![] };
         let Some(w) = self.const_f32(f, f.ops[id].operand(slots.weight)) else { return vec![] };
-        let axis = slots.axis.filter(|&a| per_channel && a < w.0.len());
+        let rank = w.0.len() as isize;
+        let axis =
+            slots.axis.map(|a| if a < 0 { rank + a } else { a }).filter(|&a| per_channel && (0..rank).contains(&a));
+        let axis = axis.map(|a| a as usize);
         let loc = f.ops[id].loc.clone();
         let scales = weight_scales(&w.0, &w.1, axis);
         let q = quantize_weight(&w.0, &w.1, axis, &scales);

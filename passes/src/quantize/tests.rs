@@ -150,3 +150,21 @@ fn top1_is_counted_for_class_scores_only() {
     assert_eq!(class_rows(&[1, 2, 3], &[0.2, 0.3, 0.6, 1.0, 0.0, 0.0]), 0, "a detection map");
     assert_eq!(class_rows(&[4, 1], &[1.0; 4]), 0, "one class");
 }
+
+#[test]
+fn matmul_weights_take_their_channels_from_the_last_axis() {
+    let src = r#"module @m attributes {phase = "core"} {
+  const @b : f32[2, 4, 3] = dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, -1.0, -2.0, -3.0, -4.0, -5.0, -6.0, -7.0, -8.0, -9.0, -10.0, -11.0, -12.0]>
+  func @main(%x: f32[2, 5, 4]) -> (f32[2, 5, 3]) {
+    %b = core.const {value = @b} : f32[2, 4, 3]
+    %0 = onnx.MatMul %x, %b : f32[2, 5, 3] loc("mm" op "MatMul")
+    return %0
+  }
+}"#;
+    let m = ir::text::parse_module(src, "mm.eir", None).expect("parses").module;
+    let data = vec![vec![Tensor { shape: vec![2, 5, 4], data: Data::F32((0..40).map(|i| i as f32 / 40.0).collect()) }]];
+    let q = quantize(&m, &observe(&m, &data).unwrap(), &Options::default()).unwrap();
+    let text = ir::text::Printer::new(Default::default()).print(&q.module).text;
+    assert!(text.contains("onnx.DequantizeLinear") && text.contains("{axis = 2}"), "{text}");
+    assert_eq!(q.weights, vec![(q.layers[0].op, 1, true)]);
+}
