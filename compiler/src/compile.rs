@@ -134,10 +134,16 @@ fn clear_vendored(dir: &Path) -> Result<(), anyhow::Error> {
     if !meta_path(dir).is_file() {
         return Ok(());
     }
+    remove_vendored(dir).map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// Remove the vendored runtime sources (`kernels/src`, `numeric/src`) under
+/// `dir`, so sources an older edgec wrote cannot linger beside their new home.
+pub fn remove_vendored(dir: &Path) -> Result<(), String> {
     for v in VENDORED {
         let p = dir.join(v);
         if p.is_dir() {
-            std::fs::remove_dir_all(&p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+            std::fs::remove_dir_all(&p).map_err(|e| format!("{}: {e}", p.display()))?;
         }
     }
     Ok(())

@@ -27,13 +27,8 @@ pub fn write_batch(dir: &Path, members: &[Member]) -> Result<(), String> {
     std::fs::create_dir_all(dir.join("src")).map_err(io)?;
     std::fs::create_dir_all(dir.join("w")).map_err(io)?;
     let first = members.first().ok_or("empty batch")?;
-    // The vendored sources are replaced whole: a module an older edgec wrote
-    // there must not linger beside its new home.
-    for v in ["kernels/src", "numeric/src"] {
-        if dir.join(v).is_dir() {
-            std::fs::remove_dir_all(dir.join(v)).map_err(io)?;
-        }
-    }
+    // The vendored sources are replaced whole (as `edgec compile` does).
+    compiler::compile::remove_vendored(dir)?;
     for (path, bytes) in &first.crate_files.files {
         if path.starts_with("kernels/") || path.starts_with("numeric/") {
             let p = dir.join(path);
