@@ -181,7 +181,15 @@ impl<'m> Graph<'m> {
         match op.opcode.name().split_once('.').map_or("", |(d, _)| d) {
             "onnx" => {
                 let short = op.opcode.name().trim_start_matches("onnx.");
-                let attrs = op.attrs.iter().map(|(k, a)| attribute(k, a)).collect::<Result<Vec<_>, _>>()?;
+                let attrs = op
+                    .attrs
+                    .iter()
+                    .map(|(k, a)| match a {
+                        // Tensor-valued attributes (ConstantOfShape's `value`) live in the constant pool.
+                        Attr::Sym(sym) => self.tensor_attribute(k, sym),
+                        _ => attribute(k, a),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
                 self.node(short, inputs, outputs, attrs);
                 Ok(())
             }
@@ -199,23 +207,36 @@ impl<'m> Graph<'m> {
         if self.inits.contains_key(&c.name) {
             return Ok(());
         }
-        let dims = c.ty.shape.static_dims().ok_or("constant without a static shape")?;
-        let (ConstData::Bytes(b), Some(_)) = (&c.data, c.ty.dtype.size_bytes()) else {
-            return Err(format!("{} constants are not exported yet", c.ty.dtype));
-        };
-        if c.ty.dtype.is_low_int() || c.ty.dtype.is_low_float() {
-            return Err(format!("{} constants are not exported yet", c.ty.dtype));
-        }
-        let t = TensorProto {
-            dims: dims.iter().map(|&d| d as i64).collect(),
-            data_type: data_type(c.ty.dtype)?,
-            name: c.name.clone(),
-            raw_data: b.to_vec(),
-            ..Default::default()
-        };
+        let t = tensor(c)?;
         self.inits.insert(c.name.clone(), t);
         Ok(())
     }
+
+    /// A TENSOR attribute holding module constant `sym`.
+    fn tensor_attribute(&self, name: &str, sym: &str) -> Result<AttributeProto, String> {
+        let id = self.m.const_by_name(sym).ok_or_else(|| format!("attribute `{name}`: no constant @{sym}"))?;
+        let t = tensor(&self.m.consts[id])?;
+        let ty = proto::attribute_proto::AttributeType::Tensor as i32;
+        Ok(AttributeProto { name: name.into(), r#type: ty, t: Some(t), ..Default::default() })
+    }
+}
+
+/// A module constant as a TensorProto (byte-sized element types).
+fn tensor(c: &ir::Constant) -> Result<TensorProto, String> {
+    let dims = c.ty.shape.static_dims().ok_or("constant without a static shape")?;
+    let (ConstData::Bytes(b), Some(_)) = (&c.data, c.ty.dtype.size_bytes()) else {
+        return Err(format!("{} constants are not exported yet", c.ty.dtype));
+    };
+    if c.ty.dtype.is_low_int() || c.ty.dtype.is_low_float() {
+        return Err(format!("{} constants are not exported yet", c.ty.dtype));
+    }
+    Ok(TensorProto {
+        dims: dims.iter().map(|&d| d as i64).collect(),
+        data_type: data_type(c.ty.dtype)?,
+        name: c.name.clone(),
+        raw_data: b.to_vec(),
+        ..Default::default()
+    })
 }
 
 /// The ONNX element-type code of `d` (the inverse of the importer's table).

@@ -83,3 +83,22 @@ fn ops_without_an_onnx_form_are_all_listed() {
     let e = compiler::export_onnx::to_bytes(&m).unwrap_err().to_string();
     assert!(e.contains("\"attn1\"") && e.contains("\"attn2\"") && e.contains("no ONNX form"), "{e}");
 }
+
+#[test]
+fn tensor_attributes_round_trip() {
+    let src = r#"module @m attributes {phase = "onnx"} {
+  const @v : f32[1] = dense<[2.5]>
+  func @main(%s: i64[2]) -> (f32[?, ?]) {
+    %0 = onnx.ConstantOfShape %s {value = @v} : f32[?, ?]
+    return %0
+  }
+}"#;
+    let m = ir::text::parse_module(src, "t.eir", None).expect("parses").module;
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("c.onnx");
+    std::fs::write(&path, compiler::export_onnx::to_bytes(&m).expect("exports")).expect("write");
+    let back = load_model_with(s(&path), &LoadOptions::default()).expect("imports");
+    let shape = || vec![Tensor::new(vec![2], ir::interp::Data::I64(vec![2, 3]))];
+    let (a, b) = (run(&m, "main", shape()).expect("runs"), run(&back, "main", shape()).expect("runs back"));
+    assert!(same_bits(&a, &b) && a[0].shape == [2, 3], "{a:?} vs {b:?}");
+}
