@@ -181,9 +181,9 @@ pub fn quantize(m: &Module, obs: &BTreeMap<Value, Observer>, opts: &Options) -> 
     if !unknown.is_empty() {
         return Err(QuantError::UnknownKeep(unknown));
     }
-    let layers = plan_layers(m, opts);
     let graph = Graph::new(f);
-    let mut acts = BTreeMap::new();
+    let layers = plan_layers(f, &graph, opts);
+    let mut acts = BTreeSet::new();
     for l in layers.iter().filter(|l| l.precision == Precision::Int8) {
         let op = &f.ops[l.op];
         let wslot = weight_slots(op);
@@ -193,16 +193,14 @@ pub fn quantize(m: &Module, obs: &BTreeMap<Value, Observer>, opts: &Options) -> 
             if graph.is_const(v) && weight_operands.contains(&Some(i)) {
                 continue;
             }
-            acts.entry(v).or_insert(());
+            acts.insert(v);
         }
-        op.results.iter().for_each(|&r| {
-            acts.entry(r).or_insert(());
-        });
+        acts.extend(op.results.iter().copied());
     }
     // Values a DequantizeLinear of the input model produces are quantized already.
     let dequantized = |v: Value| graph.producer(v).is_some_and(|p| f.ops[p].opcode == Opcode::DequantizeLinear);
     let params: BTreeMap<Value, (QType, QParams)> = acts
-        .keys()
+        .iter()
         .filter(|&&v| f.ty(v).dtype == ir::DType::F32 && !graph.is_const(v) && !dequantized(v))
         .filter_map(|v| obs.get(v).map(|o| (*v, act_params(o, opts))))
         .collect();
@@ -210,9 +208,7 @@ pub fn quantize(m: &Module, obs: &BTreeMap<Value, Observer>, opts: &Options) -> 
 }
 
 /// The policy's decision for every op of its lists, in program order.
-fn plan_layers(m: &Module, opts: &Options) -> Vec<Layer> {
-    let Some(f) = m.func("main") else { return vec![] };
-    let graph = Graph::new(f);
+fn plan_layers(f: &ir::Function, graph: &Graph<'_>, opts: &Options) -> Vec<Layer> {
     let pol = &opts.policy;
     let mut layers = Vec::new();
     for &id in &f.body.ops {
@@ -233,7 +229,7 @@ fn plan_layers(m: &Module, opts: &Options) -> Vec<Layer> {
         }
         let precision = match reason {
             Some(r) => Precision::Float(r),
-            None if scalar_affine(&graph, f, op) => Precision::Folded,
+            None if scalar_affine(graph, f, op) => Precision::Folded,
             None => Precision::Int8,
         };
         layers.push(Layer { op: id, name: label(op, id), kind, precision });

@@ -5,7 +5,7 @@
 use super::{weight_slots, ActQ, Layer, Options, Precision, QuantError, Quantized};
 use crate::calibrate::{QParams, QType};
 use ir::{Attr, Attrs, ConstData, Constant, DType, Function, Loc, Module, OpId, Opcode, TensorType, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Rewrite a copy of `m` (see the module docs of [`super`]).
 pub(super) fn apply(
@@ -20,21 +20,20 @@ pub(super) fn apply(
     let mut cx = Cx { m: &mut out, before: HashMap::new(), after: HashMap::new() };
 
     let mut acts = BTreeMap::new();
+    let mut quantizers = HashSet::new();
     for (&v, &(qtype, p)) in params {
-        let producer = match f.values[v].def {
-            ir::ValueDef::Result(op, _) => Some(op),
-            _ => None,
-        };
+        let producer = producer(&f, v);
         // Provenance: the producer, or for an input the first int8 op reading it.
         let reader = || layers.iter().find(|l| f.ops[l.op].inputs().any(|x| x == v)).map(|l| f.ops[l.op].loc.clone());
         let loc = producer.map(|op| f.ops[op].loc.clone()).or_else(reader).unwrap_or_default();
         let ty = f.ty(v).clone();
-        let (scale, zp) = cx.scalar_params(&mut f, v, qtype, p, &loc);
+        let (scale, zp) = cx.scalar_params(&mut f, (v, producer), qtype, p, &loc);
         let qt = TensorType { dtype: dtype(qtype), shape: ty.shape.clone() };
         let q = f.create_op(Opcode::QuantizeLinear, [Some(v), Some(scale), Some(zp)], Attrs::new(), [qt], loc.clone());
         let qv = f.result(q);
         let dq = f.create_op(Opcode::DequantizeLinear, [Some(qv), Some(scale), Some(zp)], Attrs::new(), [ty], loc);
         cx.after.entry(producer).or_default().extend([q, dq]);
+        quantizers.insert(q);
         acts.insert(v, ActQ { dq: f.result(dq), qtype, params: p });
     }
 
@@ -52,22 +51,41 @@ pub(super) fn apply(
         body.extend(cx.after.remove(&Some(id)).unwrap_or_default());
     }
     f.body.ops = body;
-    for (&v, a) in &acts {
-        f.replace_all_uses(v, a.dq);
-        let q = match f.values[a.dq].def {
-            ir::ValueDef::Result(dq, _) => f.ops[dq].operand(0),
-            _ => None,
-        };
-        if let Some(ir::ValueDef::Result(q, _)) = q.map(|q| f.values[q].def) {
-            f.ops[q].operands[0] = Some(v);
-        }
-    }
+    let dq: HashMap<Value, Value> = acts.iter().map(|(&v, a)| (v, a.dq)).collect();
+    reroute(&mut f, &dq, &quantizers);
     out.funcs[fi] = f;
     // The float weights the int8 constants replaced are now unread.
     let dce = crate::Pass::run(&crate::simplify::Dce, &mut out, &mut crate::PassCx::default());
     dce.map_err(|e| QuantError::Verify(e.to_string()))?;
     ir::verify::verify(&out).map_err(|e| QuantError::Verify(e.to_string()))?;
     Ok(Quantized { module: out, acts, layers, weights })
+}
+
+/// The op defining `v`, if an op does.
+fn producer(f: &Function, v: Value) -> Option<OpId> {
+    match f.values[v].def {
+        ir::ValueDef::Result(op, _) => Some(op),
+        _ => None,
+    }
+}
+
+/// Make every reader of a key of `to` (operands of live ops but the
+/// `quantizers`, region and function results) read its value instead, in
+/// one walk over the function.
+fn reroute(f: &mut Function, to: &HashMap<Value, Value>, quantizers: &HashSet<OpId>) {
+    let swap = |v: &mut Value| {
+        if let Some(&n) = to.get(v) {
+            *v = n;
+        }
+    };
+    f.body.results.iter_mut().for_each(swap);
+    for id in f.live_ops() {
+        let op = &mut f.ops[id];
+        if !quantizers.contains(&id) {
+            op.operands.iter_mut().flatten().for_each(swap);
+        }
+        op.regions.iter_mut().flat_map(|r| r.results.iter_mut()).for_each(swap);
+    }
 }
 
 fn dtype(q: QType) -> DType {
@@ -107,7 +125,14 @@ impl Cx<'_> {
     }
 
     /// Scalar scale and zero point constants of activation `v`, placed with its Q/DQ.
-    fn scalar_params(&mut self, f: &mut Function, v: Value, q: QType, p: QParams, loc: &Loc) -> (Value, Value) {
+    fn scalar_params(
+        &mut self,
+        f: &mut Function,
+        (v, producer): (Value, Option<OpId>),
+        q: QType,
+        p: QParams,
+        loc: &Loc,
+    ) -> (Value, Value) {
         let zp_bytes = match q {
             QType::U8 => vec![p.zero_point as u8],
             QType::I8 => vec![p.zero_point as i8 as u8],
@@ -117,10 +142,6 @@ impl Cx<'_> {
         let (s_op, s) =
             self.constant(f, &format!("{base}.scale"), (DType::F32, vec![], p.scale.to_le_bytes().to_vec()), loc);
         let (z_op, z) = self.constant(f, &format!("{base}.zero_point"), (dtype(q), vec![], zp_bytes), loc);
-        let producer = match f.values[v].def {
-            ir::ValueDef::Result(op, _) => Some(op),
-            _ => None,
-        };
         self.after.entry(producer).or_default().extend([s_op, z_op]);
         (s, z)
     }
@@ -209,8 +230,7 @@ impl Cx<'_> {
 
     /// The dims and f32 elements of a `core.const` operand.
     fn const_f32(&self, f: &Function, v: Option<Value>) -> Option<(Vec<u64>, Vec<f32>)> {
-        let ir::ValueDef::Result(op, _) = f.values[v?].def else { return None };
-        let c = self.m.const_of_op(&f.ops[op])?;
+        let c = self.m.const_of_op(&f.ops[producer(f, v?)?])?;
         if c.ty.dtype != DType::F32 {
             return None;
         }
