@@ -2,33 +2,7 @@
 //! comparison used by the Elementwise and QuantizeLinear tests (the helper set of the
 //! former `interp_elementwise` test binary, kept verbatim).
 
-pub use half::{bf16, f16};
-pub use ir::interp::{eval_op, Data, Tensor};
-pub use ir::{Attr, Attrs, DType, Opcode};
-
-pub fn t(shape: &[usize], data: Data) -> Tensor {
-    Tensor::new(shape.to_vec(), data)
-}
-
-pub fn f32t(shape: &[usize], v: &[f32]) -> Tensor {
-    t(shape, Data::F32(v.to_vec()))
-}
-
-pub fn i64t(shape: &[usize], v: &[i64]) -> Tensor {
-    t(shape, Data::I64(v.to_vec()))
-}
-
-pub fn i32t(shape: &[usize], v: &[i32]) -> Tensor {
-    t(shape, Data::I32(v.to_vec()))
-}
-
-pub fn f16t(shape: &[usize], v: &[f32]) -> Tensor {
-    t(shape, Data::F16(v.iter().map(|&x| f16::from_f32(x)).collect()))
-}
-
-pub fn attrs(list: &[(&str, Attr)]) -> Attrs {
-    list.iter().fold(Attrs::new(), |a, (n, v)| a.with(*n, v.clone()))
-}
+pub use super::tensors::*;
 
 /// Run `op` on optional inputs with `n` results.
 pub fn evaln(op: Opcode, inputs: &[Option<Tensor>], a: Attrs, n: usize) -> Result<Vec<Tensor>, String> {

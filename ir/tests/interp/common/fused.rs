@@ -3,10 +3,8 @@
 //! the former `interp_fused` test binary, kept verbatim). Used by the fused-op tests of the
 //! Elementwise, Linalg, Conv and Attention families and by `props::fused`.
 
-pub use half::f16;
-pub use ir::interp::{eval_op, Data, Tensor};
+pub use super::tensors::*;
 pub use ir::ops::elementwise::Activation;
-pub use ir::{Attr, Attrs, DType, Opcode};
 
 /// Every activation, with non-default parameters where it takes some.
 pub const ALL_ACTS: &[Activation] = &[
@@ -22,16 +20,6 @@ pub const ALL_ACTS: &[Activation] = &[
     Activation::GeluTanh,
     Activation::Tanh,
 ];
-
-/// A tensor from a shape and data.
-pub fn t(shape: &[usize], data: Data) -> Tensor {
-    Tensor::new(shape.to_vec(), data)
-}
-
-/// An f32 tensor.
-pub fn f32t(shape: &[usize], v: &[f32]) -> Tensor {
-    t(shape, Data::F32(v.to_vec()))
-}
 
 /// `x` converted elementwise to float type `dt` (f32, f16 or f64).
 pub fn as_dtype(x: &Tensor, dt: DType) -> Tensor {

@@ -2,38 +2,11 @@
 //! assertions used by the Layout, Index, Select, Reduce, Generate and Strings kernel tests
 //! (the helper set of the former `interp_shape` test binary, kept verbatim).
 
-pub use half::{bf16, f16};
-pub use ir::interp::{eval_op, Data, Tensor};
-pub use ir::{Attr, Attrs, Opcode};
-
-/// A tensor from a shape and data.
-pub fn t(shape: &[usize], data: Data) -> Tensor {
-    Tensor::new(shape.to_vec(), data)
-}
-
-/// An f32 tensor.
-pub fn f32t(shape: &[usize], v: &[f32]) -> Tensor {
-    t(shape, Data::F32(v.to_vec()))
-}
-
-/// An i64 tensor.
-pub fn i64t(shape: &[usize], v: &[i64]) -> Tensor {
-    t(shape, Data::I64(v.to_vec()))
-}
-
-/// A 1-D i64 tensor.
-pub fn ints(v: &[i64]) -> Tensor {
-    i64t(&[v.len()], v)
-}
+pub use super::tensors::*;
 
 /// A rank-0 i64 tensor.
 pub fn scalar_i64(v: i64) -> Tensor {
     i64t(&[], &[v])
-}
-
-/// An i32 tensor.
-pub fn i32t(shape: &[usize], v: &[i32]) -> Tensor {
-    t(shape, Data::I32(v.to_vec()))
 }
 
 /// A string tensor.
@@ -41,40 +14,10 @@ pub fn strt(shape: &[usize], v: &[&str]) -> Tensor {
     t(shape, Data::String(v.iter().map(|s| s.to_string()).collect()))
 }
 
-/// A bool tensor.
-pub fn boolt(shape: &[usize], v: &[bool]) -> Tensor {
-    t(shape, Data::Bool(v.to_vec()))
-}
-
-/// An f16 tensor.
-pub fn f16t(shape: &[usize], v: &[f32]) -> Tensor {
-    t(shape, Data::F16(v.iter().map(|&x| f16::from_f32(x)).collect()))
-}
-
-/// A bf16 tensor.
-pub fn bf16t(shape: &[usize], v: &[f32]) -> Tensor {
-    t(shape, Data::BF16(v.iter().map(|&x| bf16::from_f32(x)).collect()))
-}
-
 /// `0, 1, 2, ...` as f32 in `shape`.
 pub fn iota(shape: &[usize]) -> Tensor {
     let n: usize = shape.iter().product();
     f32t(shape, &(0..n).map(|i| i as f32).collect::<Vec<_>>())
-}
-
-/// Attributes from a list.
-pub fn attrs(list: &[(&str, Attr)]) -> Attrs {
-    list.iter().fold(Attrs::new(), |a, (n, v)| a.with(*n, v.clone()))
-}
-
-/// An int attribute.
-pub fn int(v: i64) -> Attr {
-    Attr::Int(v)
-}
-
-/// A string attribute.
-pub fn s(v: &str) -> Attr {
-    Attr::Str(v.into())
 }
 
 /// Run an op; `inputs` may contain `None` for omitted optional operands.
