@@ -1,6 +1,6 @@
 //! Tensor builders, `eval`/`ok`/`run`/`run_dt`, `f32s`/`f16s` readers and the ulp
 //! comparison used by the Elementwise and QuantizeLinear tests (the helper set of the
-//! former `interp_elementwise` test binary, kept verbatim).
+//! former `interp_elementwise` test binary; builders from `tensors`).
 
 pub use super::tensors::*;
 

@@ -1,6 +1,6 @@
 //! Helpers comparing a fused `core.*` op with the unfused `onnx.*` chain it replaces:
 //! `ALL_ACTS`, `SPECIAL` values, `unfused_act`, bit-exact `same_bits`/`check` (the helper set of
-//! the former `interp_fused` test binary, kept verbatim). Used by the fused-op tests of the
+//! the former `interp_fused` test binary; builders from `tensors`). Used by the fused-op tests of the
 //! Elementwise, Linalg, Conv and Attention families and by `props::fused`.
 
 pub use super::tensors::*;

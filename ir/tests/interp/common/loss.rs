@@ -1,6 +1,6 @@
 //! Tensor builders, `run`/`run_err` and `check` used by the Loss, DeformConv, AffineGrid,
 //! TensorScatter, CumProd, Swish and uneven-Split tests (the helper set of the former
-//! `interp_loss` test binary, kept verbatim).
+//! `interp_loss` test binary; builders from `tensors`).
 
 pub use super::tensors::*;
 

@@ -1,6 +1,6 @@
 //! Tensor builders, `run`/`run_err` (attribute lists, `n` results) and `check`/`check_tol`
 //! comparisons used by the Conv, Pool, Norm, Linalg, RNN, Resample and Attention kernel tests
-//! (the helper set of the former `interp_nn` test binary, kept verbatim).
+//! (the helper set of the former `interp_nn` test binary; builders from `tensors`).
 
 pub use super::tensors::*;
 

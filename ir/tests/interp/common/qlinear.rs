@@ -1,6 +1,6 @@
 //! Tensor builders, `run`/`run_err` (with an expected error needle) and `check` used by
 //! the Quant integer-op and LinearAttention / FlexAttention / CausalConvWithState tests
-//! (the helper set of the former `interp_qlinear` test binary, kept verbatim).
+//! (the helper set of the former `interp_qlinear` test binary; builders from `tensors`).
 
 pub use super::tensors::*;
 

@@ -1,6 +1,6 @@
 //! Tensor builders, `run` (owned inputs, `Result`), `run1`, `fails` and `close`/`eq_*`
 //! assertions used by the Layout, Index, Select, Reduce, Generate and Strings kernel tests
-//! (the helper set of the former `interp_shape` test binary, kept verbatim).
+//! (the helper set of the former `interp_shape` test binary; builders from `tensors`).
 
 pub use super::tensors::*;
 
