@@ -36,6 +36,9 @@ pub struct QuantArgs {
     /// A mixed-precision policy file replacing the default (passes/policy/quant-default.toml).
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,
+    /// Keep the QDQ form: do not fold QDQ patterns into integer ops (quant.conv).
+    #[arg(long)]
+    pub qdq: bool,
 }
 
 /// How `compile` quantizes.
@@ -46,7 +49,7 @@ pub enum QuantMode {
 }
 
 impl QuantArgs {
-    fn request(&self) -> Result<compiler::quantize::Request, Failure> {
+    fn request(&self, target: &str) -> Result<compiler::quantize::Request, Failure> {
         let Some(calib) = self.calib.clone() else {
             return Err(Failure::User(anyhow::anyhow!("quantization needs calibration data: --calib DIR")));
         };
@@ -59,28 +62,33 @@ impl QuantArgs {
             keep_float: self.keep_float.clone(),
             auto_mixed: self.auto_mixed,
             policy: self.policy.clone(),
+            integer: !self.qdq,
+            target: target.to_string(),
         })
     }
 
     /// Quantization options given without `--quantize int8` would be ignored: refuse them.
     pub fn unused(&self) -> Result<(), Failure> {
-        if self.calib.is_some() || self.eval.is_some() || !self.keep_float.is_empty() || self.auto_mixed.is_some() {
+        let given = self.calib.is_some() || self.eval.is_some() || !self.keep_float.is_empty();
+        if given || self.auto_mixed.is_some() || self.qdq {
             return Err(Failure::User(anyhow::anyhow!(
-                "--calib, --eval, --keep-float and --auto-mixed apply with --quantize int8"
+                "--calib, --eval, --keep-float, --auto-mixed and --qdq apply with --quantize int8"
             )));
         }
         Ok(())
     }
 
     /// Quantize `m` in place; print the report, and write it as JSON to `report` if given.
-    pub fn apply(&self, m: &mut ir::Module, report: Option<&Path>) -> Result<(), Failure> {
-        let (q, r) = compiler::quantize::run(m, &self.request()?).map_err(Failure::User)?;
+    /// `target` decides which QDQ patterns fold into integer ops. Returns the
+    /// QDQ module (what `.onnx` export writes).
+    pub fn apply(&self, m: &mut ir::Module, report: Option<&Path>, target: &str) -> Result<ir::Module, Failure> {
+        let (q, r, out) = compiler::quantize::run(m, &self.request(target)?).map_err(Failure::User)?;
         eprint!("{}", r.text());
         if let Some(p) = report {
             let json = serde_json::to_string_pretty(&r).map_err(|e| Failure::Internal(e.into()))?;
             std::fs::write(p, json + "\n").map_err(|e| Failure::User(anyhow::anyhow!("{}: {e}", p.display())))?;
         }
-        *m = q.module;
-        Ok(())
+        *m = out;
+        Ok(q.module)
     }
 }

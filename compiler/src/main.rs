@@ -384,9 +384,10 @@ fn run(cmd: Command) -> Result<(), Failure> {
         }
         Command::Quantize { file, pipe, quant, report, output } => {
             let mut out = optimize(&pipe, &file, passes::DEFAULT_PIPELINE, PassOptions::default())?;
-            quant.apply(&mut out.module, report.as_deref())?;
+            let qdq = quant.apply(&mut out.module, report.as_deref(), &pipe.target)?;
             if output.extension().is_some_and(|e| e == "onnx") {
-                let bytes = compiler::export_onnx::to_bytes(&out.module).map_err(|e| Failure::User(e.into()))?;
+                // ONNX has no fixed-point requantize: the export is the QDQ form.
+                let bytes = compiler::export_onnx::to_bytes(&qdq).map_err(|e| Failure::User(e.into()))?;
                 return std::fs::write(&output, bytes)
                     .map_err(|e| Failure::User(anyhow::anyhow!("{}: {e}", output.display())));
             }
@@ -449,7 +450,7 @@ fn compile(pipe: &PipeArgs, file: &str, co: CompileOut<'_>, popts: PassOptions) 
     let CompileOut { emit: what, output, name, report, triple, quant } = co;
     let mut out = optimize(pipe, file, passes::DEFAULT_PIPELINE, popts.clone())?;
     if let Some(q) = quant {
-        q.apply(&mut out.module, None)?;
+        q.apply(&mut out.module, None, &pipe.target)?;
     }
     match what {
         Emit::Ir if triple.is_some() => Err(Failure::User(anyhow::anyhow!("--triple applies to --emit rust"))),

@@ -5,12 +5,18 @@
 //!
 //! The evaluation set is `--eval DIR`, else the calibration set (the report
 //! says so: agreement on the data calibrated on is optimistic).
+//!
+//! Unless `--qdq` is given, the QDQ module is then folded into integer ops
+//! for the target (`quant-fold`: `quant.conv` with fixed-point requantize)
+//! and that module is the result: `outputs` are the integer module's, and
+//! `integer` says what was folded, what was not and why, and how far the
+//! integer outputs are from the QDQ module's (rounding only).
 
 use anyhow::{anyhow, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use ir::Module;
 use passes::calibrate::{observe_with, Method, QType};
-use passes::quantize::eval::{auto_mixed, evaluate, Eval, Moved};
+use passes::quantize::eval::{auto_mixed, compare_folded, evaluate, Agreement, Eval, Moved};
 use passes::quantize::{quantize, Options, Policy, Precision, Quantized};
 use serde::Serialize;
 use std::io::IsTerminal;
@@ -35,6 +41,10 @@ pub struct Request {
     pub auto_mixed: Option<f64>,
     /// A policy file replacing the default.
     pub policy: Option<PathBuf>,
+    /// Fold QDQ patterns into integer ops for `target` (else keep the QDQ form).
+    pub integer: bool,
+    /// The target profile whose support decides what folds (`cpu`, a .toml path).
+    pub target: String,
 }
 
 /// The quantization report (`--report R.json`).
@@ -70,6 +80,26 @@ pub struct Report {
     pub int8_mac_share: f64,
     /// Warnings (unrepresentative calibration data, evaluation on it).
     pub warnings: Vec<String>,
+    /// The integer folding, unless `--qdq`.
+    pub integer: Option<IntegerRow>,
+}
+
+/// What the integer folding did.
+#[derive(Clone, Debug, Serialize)]
+pub struct IntegerRow {
+    /// The target that decided.
+    pub target: String,
+    /// `quant.*` ops in the result.
+    pub ops: usize,
+    /// QDQ patterns left as they were, by reason.
+    pub not_folded: Vec<(String, usize)>,
+    /// Whether the e-graph stopped at a limit.
+    pub limit_hit: bool,
+    /// Per output, the QDQ module's agreement with float (the integer
+    /// module's is `outputs`).
+    pub qdq_outputs: Vec<OutputRow>,
+    /// Per output, the integer module against the QDQ module (rounding).
+    pub vs_qdq: Vec<OutputRow>,
 }
 
 /// Agreement of one output.
@@ -141,7 +171,9 @@ pub struct MovedRow {
 const CLIP_WARN: f64 = 0.01;
 
 /// Calibrate, quantize and evaluate `m` (an optimized module) as asked.
-pub fn run(m: &Module, req: &Request) -> Result<(Quantized, Report)> {
+/// Returns the QDQ quantization, the report and the module to write (the
+/// integer one unless `req.integer` is false).
+pub fn run(m: &Module, req: &Request) -> Result<(Quantized, Report, Module)> {
     let opts = options(req)?;
     let names = input_names(m)?;
     let read = |dir: &PathBuf| crate::calib::read_set(dir, &names).map_err(|e| anyhow!(e.join("\n")));
@@ -185,8 +217,49 @@ pub fn run(m: &Module, req: &Request) -> Result<(Quantized, Report)> {
         Some(d) => d.display().to_string(),
         None => format!("{} (the calibration set)", req.calib.display()),
     };
-    let report = report(m, &q, &ev, &moved, req, (calib.len(), data.len(), eval_data));
-    Ok((q, report))
+    let mut report = report(m, &q, &ev, &moved, req, (calib.len(), data.len(), eval_data));
+    if !req.integer {
+        return Ok((q.clone(), report, q.module));
+    }
+    let (popts, _) = crate::optimize::pipeline_options(&req.target, &[])?;
+    let (folded, fr) = passes::quantize::fold_integer(&q.module, &popts).map_err(|e| anyhow!("{e}"))?;
+    let bar = progress(3 * data.len(), "evaluating the integer module");
+    let (vs_fp, vs_qdq) = compare_folded(m, &q.module, &folded, data, &mut || bar.inc(1)).context("evaluation")?;
+    bar.finish_and_clear();
+    let names = output_names(m);
+    let mut not_folded: std::collections::BTreeMap<String, usize> = Default::default();
+    for (why, n) in fr.declined {
+        *not_folded.entry(why).or_default() += n;
+    }
+    report.integer = Some(IntegerRow {
+        target: req.target.clone(),
+        ops: fr.integer_ops,
+        not_folded: not_folded.into_iter().collect(),
+        limit_hit: fr.limit_hit,
+        qdq_outputs: std::mem::replace(&mut report.outputs, output_rows(&names, &vs_fp)),
+        vs_qdq: output_rows(&names, &vs_qdq),
+    });
+    Ok((q, report, folded))
+}
+
+fn output_names(m: &Module) -> Vec<String> {
+    let f = m.func("main").expect("run checked @main");
+    (0..f.body.results.len())
+        .map(|i| f.result_names.get(i).cloned().flatten().unwrap_or_else(|| format!("output_{i}")))
+        .collect()
+}
+
+fn output_rows(names: &[String], agg: &[Agreement]) -> Vec<OutputRow> {
+    agg.iter()
+        .zip(names)
+        .map(|(a, name)| OutputRow {
+            name: name.clone(),
+            cosine: a.cosine(),
+            max_abs: a.max_abs,
+            snr_db: Some(a.snr_db()).filter(|s| s.is_finite()),
+            top1_agree: a.top1(),
+        })
+        .collect()
 }
 
 fn options(req: &Request) -> Result<Options> {
@@ -254,18 +327,7 @@ fn report(
         ir::ValueDef::Result(op, _) => (passes::quantize::label(&f.ops[op], op), f.ops[op].opcode.name().to_string()),
         _ => (f.values[v].name.clone().unwrap_or_else(|| format!("{v}")), "input".into()),
     };
-    let outputs = ev
-        .outputs
-        .iter()
-        .enumerate()
-        .map(|(i, a)| OutputRow {
-            name: f.result_names.get(i).cloned().flatten().unwrap_or_else(|| format!("output_{i}")),
-            cosine: a.cosine(),
-            max_abs: a.max_abs,
-            snr_db: Some(a.snr_db()).filter(|s| s.is_finite()),
-            top1_agree: a.top1(),
-        })
-        .collect();
+    let outputs = output_rows(&output_names(m), &ev.outputs);
     let mut layers: Vec<LayerRow> = ev
         .layers
         .iter()
@@ -325,6 +387,7 @@ fn report(
         folded_ops: q.layers.iter().filter(|l| l.precision == Precision::Folded).count(),
         int8_mac_share: ev.int8_mac_share(q),
         warnings,
+        integer: None,
     }
 }
 
@@ -343,11 +406,31 @@ impl Report {
             self.eval_samples,
             self.eval_data
         );
-        s += "outputs (int8 vs float):\n";
-        for o in &self.outputs {
-            let snr = o.snr_db.map_or("inf".into(), |x| format!("{x:.1}"));
-            let top1 = o.top1_agree.map_or(String::new(), |t| format!("  top-1 agree {:.1}%", 100.0 * t));
-            s += &format!("  {}: cosine {:.5}  max |diff| {:.4}  SNR {snr} dB{top1}\n", o.name, o.cosine, o.max_abs);
+        let rows = |s: &mut String, title: &str, rows: &[OutputRow]| {
+            *s += title;
+            for o in rows {
+                let snr = o.snr_db.map_or("inf".into(), |x| format!("{x:.1}"));
+                let top1 = o.top1_agree.map_or(String::new(), |t| format!("  top-1 agree {:.1}%", 100.0 * t));
+                *s +=
+                    &format!("  {}: cosine {:.5}  max |diff| {:.4}  SNR {snr} dB{top1}\n", o.name, o.cosine, o.max_abs);
+            }
+        };
+        match &self.integer {
+            None => rows(&mut s, "outputs (int8 QDQ vs float):\n", &self.outputs),
+            Some(i) => {
+                s += &format!(
+                    "integer ops for target {}: {} quant.* ops{}\n",
+                    i.target,
+                    i.ops,
+                    if i.limit_hit { " (e-graph limit hit: some patterns may be left)" } else { "" }
+                );
+                for (why, n) in &i.not_folded {
+                    s += &format!("  not folded ({n}×): {why}\n");
+                }
+                rows(&mut s, "outputs (integer vs float):\n", &self.outputs);
+                rows(&mut s, "outputs (QDQ vs float):\n", &i.qdq_outputs);
+                rows(&mut s, "outputs (integer vs QDQ: requantize rounding):\n", &i.vs_qdq);
+            }
         }
         s += "worst quantized tensors (cosine vs float):\n";
         for l in self.layers.iter().take(8) {

@@ -24,12 +24,14 @@
 //! and biases of the ops in [`weight_slots`] stay float.
 
 pub mod eval;
+mod fold;
 mod policy;
 mod rewrite;
 #[cfg(test)]
 #[path = "quantize/tests.rs"]
 mod tests;
 
+pub use fold::{fold_integer, FoldReport, QuantFold};
 pub use policy::{onnx_locs, selects, Graph, Policy, DEFAULT_POLICY, PATTERNS};
 
 use crate::calibrate::{Method, Observer, QParams, QType};

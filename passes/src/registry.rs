@@ -73,6 +73,11 @@ pub static REGISTRY: &[PassInfo] = &[
         },
     },
     PassInfo {
+        name: "quant-fold",
+        description: "APPROXIMATION (rounding only; run by `quantize`): e-graph run with the quant rules enabled: enters the core phase, then QDQ patterns around convs become integer quant.conv with fixed-point requantization where the target runs it; recorded in the module's `approximations`, @main.reference keeps the QDQ function",
+        make: |o| Box::new(crate::quantize::QuantFold::new(o)),
+    },
+    PassInfo {
         name: "attention-blocked",
         description: "e-graph run with the attention rules only, forced: every core.attention with static Sq/Sk/D/Dv becomes core.attention_blocked (online softmax over tiles sized to the target's onchip_bytes, 256 KiB without one)",
         make: |o| {

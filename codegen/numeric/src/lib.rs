@@ -25,6 +25,7 @@ pub mod einsum;
 pub mod float;
 pub mod hash;
 pub mod lowp;
+pub mod quant;
 pub mod reduce;
 pub mod resize;
 pub mod rnn;

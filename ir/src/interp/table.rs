@@ -187,6 +187,7 @@ const KERNELS: &[(Opcode, EvalFn)] = &[
     (Opcode::QLinearMatMul, ik::quant::qlinear_matmul),
     (Opcode::ConvInteger, ik::quant::conv_integer),
     (Opcode::QLinearConv, ik::quant::qlinear_conv),
+    (Opcode::QuantConv, ik::quant::quant_conv),
     (Opcode::LinearAttention, ik::attention::linear_attention),
     (Opcode::CausalConvWithState, ik::attention::causal_conv_with_state),
     (Opcode::FlexAttention, ik::attention::flex_attention),

@@ -267,3 +267,33 @@ pub fn qlinear_conv(ctx: &InferCtx<'_>) -> InferResult {
     }
     Ok(vec![TensorType::new(y.dtype, shape)])
 }
+
+/// quant.conv: i8/u8 `X`, i8 `W`, optional i32 `B [M]`, i32 `multiplier` and
+/// `shift` (`[M]` or `[1]`); zero points and `[qmin, qmax]` inside X's range.
+pub fn quant_conv(ctx: &InferCtx<'_>) -> InferResult {
+    let x = q8(ctx, 0, "X")?;
+    let w = ctx.input(1)?;
+    expect_dtype(w, "W", |d| d == DType::I8, "i8")?;
+    let shape = conv_shape(ctx, x, w)?;
+    let m = shape.dims().map_or(Dim::Unknown, |d| d[1]);
+    for (i, name, one) in [(2, "B", false), (3, "multiplier", true), (4, "shift", true)] {
+        let Some(t) = ctx.opt_input(i) else { continue };
+        expect_dtype(t, name, |d| d == DType::I32, "i32")?;
+        match t.dims() {
+            Some([d]) if d.compatible(m) || (one && *d == Dim::Static(1)) => {}
+            None => {}
+            _ => return Err(format!("{name} {t} must have shape [{m}] (one value per output channel)")),
+        }
+    }
+    let (lo, hi) = if x.dtype == DType::U8 { (0, 255) } else { (-128, 127) };
+    let get = |k: &str| ctx.int(k, 0);
+    for k in ["x_zero_point", "y_zero_point", "qmin", "qmax"] {
+        if !(lo..=hi).contains(&get(k)) {
+            return Err(format!("`{k}` = {} is outside the range {lo}..={hi} of {}", get(k), x.dtype));
+        }
+    }
+    if get("qmin") > get("qmax") {
+        return Err(format!("`qmin` = {} exceeds `qmax` = {}", get("qmin"), get("qmax")));
+    }
+    Ok(vec![TensorType::new(x.dtype, shape)])
+}

@@ -299,3 +299,35 @@ fn worst_layer(fp: &Module, q: &Quantized, ev: &Eval) -> Option<(OpId, f64)> {
     }
     best
 }
+
+/// The integer module `folded` (from [`super::fold_integer`]) against the
+/// float module `fp` and the QDQ module `qdq` it was folded from, per output:
+/// `(vs float, vs QDQ)`. `tick` is called after each of the `3 × samples` runs.
+pub fn compare_folded(
+    fp: &Module,
+    qdq: &Module,
+    folded: &Module,
+    samples: &[Vec<Tensor>],
+    tick: &mut dyn FnMut(),
+) -> Result<(Vec<Agreement>, Vec<Agreement>), CalibError> {
+    let (mut vs_fp, mut vs_qdq) = (Vec::new(), Vec::new());
+    for (sample, inputs) in samples.iter().enumerate() {
+        let mut run = |m: &Module| {
+            let r = ir::interp::run(m, "main", inputs.clone()).map_err(|source| CalibError::Run { sample, source });
+            tick();
+            r
+        };
+        let (fo, qo, io) = (run(fp)?, run(qdq)?, run(folded)?);
+        vs_fp.resize(fo.len(), Agreement::default());
+        vs_qdq.resize(fo.len(), Agreement::default());
+        for (i, y) in io.iter().enumerate() {
+            let Some(y) = f32s(y) else { continue };
+            for (reference, agg) in [(&fo, &mut vs_fp), (&qo, &mut vs_qdq)] {
+                if let Some(x) = reference.get(i).and_then(f32s) {
+                    agg[i].add(x, y, class_rows(&reference[i].shape, x));
+                }
+            }
+        }
+    }
+    Ok((vs_fp, vs_qdq))
+}

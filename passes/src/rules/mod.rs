@@ -56,6 +56,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("attention.rules", include_str!("../../rules/attention.rules")),
     ("window.rules", include_str!("../../rules/window.rules")),
     ("window-lower.rules", include_str!("../../rules/window-lower.rules")),
+    ("quant.rules", include_str!("../../rules/quant.rules")),
 ];
 
 /// A validated set of rules, ready to run.

@@ -61,7 +61,7 @@ fn zp_at<W: Q8>(zp: &[W], mi: usize) -> i32 {
 
 /// The wrapping i32 convolution of the centered operands, one output at a
 /// time through `emit(flat output index, output channel, accumulator)`.
-fn conv_i32<X: Q8, W: Q8>(
+pub(crate) fn conv_i32<X: Q8, W: Q8>(
     p: &ConvInt<'_>,
     x: &[X],
     xzp: i32,

@@ -15,6 +15,7 @@ use crate::lowp::Real;
 
 pub mod conv;
 pub mod lowp8;
+pub mod qconv;
 pub mod shaped;
 
 /// Which scale / zero point each element of the quantized tensor uses.

@@ -6,7 +6,7 @@
 //! here, zero points and scales read from their operands when the model
 //! runs).
 
-use super::{axis, dims, try_expr, try_line, udims, want_class, window, Sz};
+use super::{axis, dims, ints, pads, try_expr, try_line, udims, want_class, window, Sz};
 use crate::plan::Class;
 use crate::rust::emit::OpCx;
 use edgec_kernels::conv::window::MAX_RANK;
@@ -21,6 +21,7 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
         Opcode::MatMulInteger | Opcode::QLinearMatMul => matmul(cx)?,
         Opcode::ConvInteger => conv_int(cx, false)?,
         Opcode::QLinearConv => conv_int(cx, true)?,
+        Opcode::QuantConv => quant_conv(cx)?,
         _ => return Ok(false),
     }
     Ok(true)
@@ -376,5 +377,91 @@ fn conv_int(cx: &mut OpCx<'_, '_>, qlinear: bool) -> Result<(), String> {
         let (xz, wz) = (zp(cx, 2)?, zp(cx, 3)?);
         cx.line(format!("k::quant::conv::conv_integer(&p, {x}, {xz}, {w}, {wz}, {out});"));
     }
+    Ok(())
+}
+
+/// `quant.conv`: with constant weights and parameters on a 1-D or 2-D window,
+/// the packed integer GEMM / depthwise kernel (`k::quant::qconv`), weights
+/// arranged once at construction; otherwise the direct N-D loop.
+fn quant_conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    want_class(cx, 0, &[Class::U8, Class::I8], "X")?;
+    want_class(cx, 1, &[Class::I8], "W")?;
+    for (i, what) in [(3, "multiplier"), (4, "shift")] {
+        want_class(cx, i, &[Class::I32], what)?;
+    }
+    if cx.op.operand(2).is_some() {
+        want_class(cx, 2, &[Class::I32], "B")?;
+    }
+    let a = |k: &str| cx.op.attrs.int(k).unwrap_or(0);
+    let q = format!(
+        "k::quant::qconv::QReq {{ x_zero: {}, y_zero: {}, qmin: {}, qmax: {} }}",
+        a("x_zero_point"),
+        a("y_zero_point"),
+        a("qmin"),
+        a("qmax")
+    );
+    let (xs, ws, ys) = (cx.in_dims(0), cx.in_static(1), cx.out_dims(0));
+    let r = xs.len().checked_sub(2).filter(|r| (1..=MAX_RANK).contains(r));
+    if r.is_none_or(|r| ws.len() != r + 2 || ys.len() != r + 2) {
+        return Err(format!("quant.conv: X of rank {} with W {ws:?} is not supported", xs.len()));
+    }
+    let constant = [1, 3, 4].iter().all(|&i| cx.is_static(i)) && (cx.op.operand(2).is_none() || cx.is_static(2));
+    let group = cx.op.attrs.int("group").unwrap_or(1).max(1) as usize;
+    let out = cx.begin(0);
+    let x = cx.input(0)?;
+    if !constant || xs.len() > 4 {
+        let win = window(cx, &xs, &ws[2..], &ys);
+        cx.line(format!(
+            "let p = k::quant::conv::ConvInt {{ n: {}, c: {}, m: {}, group: {group}, win: {win} }};",
+            xs[0], xs[1], ws[0]
+        ));
+        let b = match cx.op.operand(2) {
+            Some(_) => format!("Some({})", cx.input(2)?),
+            None => "None".into(),
+        };
+        let (w, m, s) = (cx.input(1)?, cx.input(3)?, cx.input(4)?);
+        cx.line(format!("k::quant::qconv::quant_conv_nd(&p, &{q}, {x}, {w}, {b}, {m}, {s}, {out});"));
+        return Ok(());
+    }
+    // A 1-D window is the 2-D one over a height of 1 (same memory layout).
+    let r = xs.len() - 2;
+    let kernel: Vec<usize> = if r == 1 { vec![1, ws[2]] } else { ws[2..].to_vec() };
+    let (stride, dil) = (ints(cx.op, "strides", r, 1), ints(cx.op, "dilations", r, 1));
+    let p = pads(cx, &xs[2..], &ys[2..], &ws[2..], &stride, &dil);
+    let (stride, dil, p, h, w) = if r == 1 {
+        (
+            vec![1, stride[0]],
+            vec![1, dil[0]],
+            vec![Sz::Lit(0), p[0].clone(), Sz::Lit(0), p[1].clone()],
+            Sz::Lit(1),
+            xs[2].clone(),
+        )
+    } else {
+        (stride, dil, p, xs[2].clone(), xs[3].clone())
+    };
+    let geom = format!(
+        "k::conv::Conv2d {{ n: {}, c_in: {}, h: {h}, w: {w}, c_out: {}, kh: {}, kw: {}, stride_h: {}, stride_w: {}, pad_top: {}, pad_left: {}, pad_bottom: {}, pad_right: {}, dil_h: {}, dil_w: {}, groups: {group} }}",
+        xs[0], xs[1], ws[0], kernel[0], kernel[1], stride[0], stride[1], p[0], p[1], p[2], p[3], dil[0], dil[1]
+    );
+    let c = cx.item("k::conv::Conv2d", geom);
+    let (w, m, s) = (cx.init_weights(1)?, cx.init_weights(3)?, cx.init_weights(4)?);
+    let b = match cx.op.operand(2) {
+        Some(_) => format!("Some({})", cx.init_weights(2)?),
+        None => "None".into(),
+    };
+    // The packing depends on channels, kernel and groups only (all fixed by
+    // the weights): a literal geometry with those serves every run.
+    let packing = format!(
+        "k::conv::Conv2d {{ n: 1, c_in: {}, h: 1, w: 1, c_out: {}, kh: {}, kw: {}, stride_h: 1, stride_w: 1, pad_top: 0, pad_left: 0, pad_bottom: 0, pad_right: 0, dil_h: 1, dil_w: 1, groups: {group} }}",
+        ws[1] * group,
+        ws[0],
+        kernel[0],
+        kernel[1]
+    );
+    let pw = cx.field(
+        "k::quant::qconv::PackedQConv",
+        format!("k::quant::qconv::PackedQConv::new(&{packing}, {w}, {b}, {m}, {s})"),
+    );
+    cx.line(format!("k::quant::qconv::quant_conv2d(&{c}, &{q}, &self.{pw}, {x}, {out});"));
     Ok(())
 }

@@ -193,6 +193,8 @@ pub static TABLE: &[Row] = &[
     // --- Quantization (`quant`) ---
     fam(ConvInteger),
     fam(QLinearConv),
+    // Integer MACs: a quarter of f32's on VNNI (4 per lane), half with AVX2's vpmaddwd.
+    fam(QuantConv).cost(0.008, 0.3, 50.0),
     fam(QuantizeLinear),
     fam(DequantizeLinear),
     fam(DynamicQuantizeLinear),

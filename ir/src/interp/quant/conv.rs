@@ -142,3 +142,47 @@ pub fn qlinear_conv(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
     let out: Vec<f64> = acc.iter().enumerate().map(|(i, &a)| a as f64 * mult[(i / os) % m] + zp).collect();
     Ok(vec![saturate(yzp.dtype(), out_shape(x, w, &g), &out)?])
 }
+
+/// The i32 elements of a `[M]` or `[1]` parameter, one per output channel.
+fn i32_per_channel(t: &Tensor, m: usize, what: &str) -> Result<Vec<i32>, String> {
+    let Data::I32(v) = &t.data else { return Err(format!("{what} has element type {}, expected i32", t.dtype())) };
+    match v.len() {
+        n if n == m => Ok(v.clone()),
+        1 => Ok(vec![v[0]; m]),
+        _ => Err(format!("{what} {:?} must have shape [{m}] or [1]", t.shape)),
+    }
+}
+
+/// `quant.conv`: the integer conv of `X - x_zero_point` and `W` plus `B`,
+/// requantized per output channel by the fixed-point `multiplier`/`shift`
+/// (`edgec_numeric::quant::requantize`), `+ y_zero_point`, clamped to
+/// `[qmin, qmax]`; the result has X's type.
+pub fn quant_conv(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
+    use edgec_numeric::quant::{requantize, MAX_SHIFT, MIN_SHIFT};
+    let (x, w) = (ctx.input(0)?, ctx.input(1)?);
+    let group = check(ctx, x, w)?;
+    let (mut xv, wv) = (q8_values(x, "X")?, q8_values(w, "W")?);
+    let xzp = ctx.int("x_zero_point", 0) as i32;
+    xv.iter_mut().for_each(|v| *v -= xzp);
+    let g = window::forward(ctx, &x.shape[2..], Some(&w.shape[2..]))?;
+    let mut acc = conv_i32(&xv, &x.shape, &wv, &w.shape, group, &g)?;
+    let (m, os) = (w.shape[0], numel(&g.output)?);
+    if let Some(b) = ctx.opt(2) {
+        let bv = i32_per_channel(b, m, "B")?;
+        acc.iter_mut().enumerate().for_each(|(i, a)| *a = a.wrapping_add(bv[(i / os) % m]));
+    }
+    let (mult, shift) = (i32_per_channel(ctx.input(3)?, m, "multiplier")?, i32_per_channel(ctx.input(4)?, m, "shift")?);
+    if let Some(s) = shift.iter().find(|s| !(MIN_SHIFT..=MAX_SHIFT).contains(s)) {
+        return Err(format!("shift {s} is outside {MIN_SHIFT}..={MAX_SHIFT}"));
+    }
+    let (zp, lo, hi) = (ctx.int("y_zero_point", 0) as i32, ctx.int("qmin", 0) as i32, ctx.int("qmax", 0) as i32);
+    let y = acc.iter().enumerate().map(|(i, &a)| {
+        let c = (i / os) % m;
+        requantize(a, mult[c], shift[c], zp, lo, hi)
+    });
+    let data = match x.data {
+        Data::U8(_) => Data::U8(y.map(|v| v as u8).collect()),
+        _ => Data::I8(y.map(|v| v as i8).collect()),
+    };
+    Ok(vec![Tensor::new(out_shape(x, w, &g), data)])
+}

@@ -35,6 +35,7 @@ pub mod attention;
 pub mod canonical;
 pub mod cleanup;
 pub mod fusion;
+pub mod quant;
 pub mod recognition;
 pub mod resize;
 pub mod window;
@@ -51,6 +52,7 @@ pub fn all() -> impl Iterator<Item = &'static ApplierDef> {
         .chain(attention::APPLIERS)
         .chain(window::APPLIERS)
         .chain(window_lower::APPLIERS)
+        .chain(quant::APPLIERS)
 }
 
 /// Every condition: the shared ones (`conds::CONDS`), then the families' own.
@@ -65,4 +67,5 @@ pub fn all_conds() -> impl Iterator<Item = &'static CondDef> {
         .chain(attention::CONDS)
         .chain(window::CONDS)
         .chain(window_lower::CONDS)
+        .chain(quant::CONDS)
 }

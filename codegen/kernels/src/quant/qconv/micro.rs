@@ -1,0 +1,167 @@
+//! The integer micro-kernels: an [`MR`] × 2·[`NR`] tile of
+//! `Σ_t a[r][t] · (b[t][j] − offset)` over `steps` groups of 4 taps.
+//! `a` holds per step MR rows × 4 i8 taps; `b0`, `b1` per step NR columns ×
+//! 4 biased u8 taps (columns 0..NR and NR..2NR of the tile).
+
+use super::{Isa, MR, NR};
+
+/// Fill `tile[r · 2NR + j]` for `isa` (which must be available).
+pub fn run(isa: Isa, steps: usize, a: &[i8], b0: &[u8], b1: &[u8], tile: &mut [i32; MR * 2 * NR]) {
+    assert!(a.len() >= steps * MR * 4 && b0.len() >= steps * NR * 4 && b1.len() >= steps * NR * 4);
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `isa` came from `current()`: the CPU has the features; lengths checked above.
+        #[allow(unsafe_code)]
+        Isa::Vnni512 => unsafe { x86::vnni(steps, a, b0, b1, tile) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
+        #[allow(unsafe_code)]
+        Isa::Avx2 => unsafe { x86::avx2(steps, a, b0, b1, tile) },
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: as above.
+        #[allow(unsafe_code)]
+        Isa::Sdot => unsafe { arm::sdot(steps, a, b0, b1, tile) },
+        _ => scalar(steps, a, b0, b1, tile),
+    }
+}
+
+/// The portable kernel (offset 0).
+fn scalar(steps: usize, a: &[i8], b0: &[u8], b1: &[u8], tile: &mut [i32; MR * 2 * NR]) {
+    tile.fill(0);
+    for s in 0..steps {
+        let a = &a[s * MR * 4..(s + 1) * MR * 4];
+        for (half, b) in [b0, b1].into_iter().enumerate() {
+            let b = &b[s * NR * 4..(s + 1) * NR * 4];
+            for r in 0..MR {
+                let row = &mut tile[r * 2 * NR + half * NR..r * 2 * NR + (half + 1) * NR];
+                for (j, acc) in row.iter_mut().enumerate() {
+                    let dot = (0..4).fold(0i32, |d, l| d + a[r * 4 + l] as i32 * b[j * 4 + l] as i32);
+                    *acc = acc.wrapping_add(dot);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod x86 {
+    use super::{MR, NR};
+    use std::arch::x86_64::*;
+
+    /// `vpdpbusd`: 8 rows × 2 panels, one zmm (16 columns) per row and panel.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    pub unsafe fn vnni(steps: usize, a: &[i8], b0: &[u8], b1: &[u8], tile: &mut [i32; MR * 2 * NR]) {
+        let mut c0 = [_mm512_setzero_si512(); MR];
+        let mut c1 = [_mm512_setzero_si512(); MR];
+        let (pa, p0, p1) = (a.as_ptr(), b0.as_ptr(), b1.as_ptr());
+        for s in 0..steps {
+            // SAFETY: the caller checked a, b0, b1 hold `steps` steps.
+            let v0 = _mm512_loadu_si512(p0.add(s * NR * 4).cast());
+            let v1 = _mm512_loadu_si512(p1.add(s * NR * 4).cast());
+            for r in 0..MR {
+                let w = _mm512_set1_epi32(pa.add(s * MR * 4 + r * 4).cast::<i32>().read_unaligned());
+                c0[r] = _mm512_dpbusd_epi32(c0[r], v0, w);
+                c1[r] = _mm512_dpbusd_epi32(c1[r], v1, w);
+            }
+        }
+        let out = tile.as_mut_ptr();
+        for r in 0..MR {
+            _mm512_storeu_si512(out.add(r * 2 * NR).cast(), c0[r]);
+            _mm512_storeu_si512(out.add(r * 2 * NR + NR).cast(), c1[r]);
+        }
+    }
+
+    /// Widened bytes and `vpmaddwd`: per 8 columns, taps 0/2 and 1/3 as i16
+    /// pairs (u8 × i8 products fit i16 × i16 → i32 exactly). Four rows at a
+    /// time keep the 8 accumulators and operands in the 16 ymm registers.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn avx2(steps: usize, a: &[i8], b0: &[u8], b1: &[u8], tile: &mut [i32; MR * 2 * NR]) {
+        let lo_mask = _mm256_set1_epi16(0x00ff);
+        for (half, b) in [b0, b1].into_iter().enumerate() {
+            for r0 in (0..MR).step_by(4) {
+                let mut c = [_mm256_setzero_si256(); 8];
+                for s in 0..steps {
+                    // SAFETY: the caller checked the lengths.
+                    let pb = b.as_ptr().add(s * NR * 4);
+                    let bv = [_mm256_loadu_si256(pb.cast()), _mm256_loadu_si256(pb.add(32).cast())];
+                    let blo = [_mm256_and_si256(bv[0], lo_mask), _mm256_and_si256(bv[1], lo_mask)];
+                    let bhi = [_mm256_srli_epi16(bv[0], 8), _mm256_srli_epi16(bv[1], 8)];
+                    for r in 0..4 {
+                        let w =
+                            _mm256_set1_epi32(a.as_ptr().add(s * MR * 4 + (r0 + r) * 4).cast::<i32>().read_unaligned());
+                        let (we, wo) = (_mm256_srai_epi16(_mm256_slli_epi16(w, 8), 8), _mm256_srai_epi16(w, 8));
+                        for h in 0..2 {
+                            let d = _mm256_add_epi32(_mm256_madd_epi16(blo[h], we), _mm256_madd_epi16(bhi[h], wo));
+                            c[r * 2 + h] = _mm256_add_epi32(c[r * 2 + h], d);
+                        }
+                    }
+                }
+                let out = tile.as_mut_ptr();
+                for r in 0..4 {
+                    for h in 0..2 {
+                        _mm256_storeu_si256(out.add((r0 + r) * 2 * NR + half * NR + h * 8).cast(), c[r * 2 + h]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "aarch64")]
+#[allow(unsafe_code)]
+mod arm {
+    use super::{MR, NR};
+    use std::arch::aarch64::*;
+    use std::arch::asm;
+
+    /// `sdot` by element: 4 rows × 16 columns (16 accumulators) per call of
+    /// the inner loop, four times per tile. The bytes are flipped to signed
+    /// (`b ^ 0x80 = b − 128`): the offset the epilogue takes back.
+    #[target_feature(enable = "neon,dotprod")]
+    pub unsafe fn sdot(steps: usize, a: &[i8], b0: &[u8], b1: &[u8], tile: &mut [i32; MR * 2 * NR]) {
+        let flip = vdupq_n_u8(0x80);
+        for (half, b) in [b0, b1].into_iter().enumerate() {
+            for r0 in (0..MR).step_by(4) {
+                let mut c = [vdupq_n_s32(0); 16];
+                for s in 0..steps {
+                    // SAFETY: the caller checked the lengths.
+                    let pb = b.as_ptr().add(s * NR * 4);
+                    let bv = [0, 16, 32, 48].map(|o| vreinterpretq_s8_u8(veorq_u8(vld1q_u8(pb.add(o)), flip)));
+                    let av = vld1q_s8(a.as_ptr().add(s * MR * 4 + r0 * 4));
+                    asm!(
+                        "sdot {c0:v}.4s, {b0:v}.16b, {a:v}.4b[0]",
+                        "sdot {c1:v}.4s, {b1:v}.16b, {a:v}.4b[0]",
+                        "sdot {c2:v}.4s, {b2:v}.16b, {a:v}.4b[0]",
+                        "sdot {c3:v}.4s, {b3:v}.16b, {a:v}.4b[0]",
+                        "sdot {c4:v}.4s, {b0:v}.16b, {a:v}.4b[1]",
+                        "sdot {c5:v}.4s, {b1:v}.16b, {a:v}.4b[1]",
+                        "sdot {c6:v}.4s, {b2:v}.16b, {a:v}.4b[1]",
+                        "sdot {c7:v}.4s, {b3:v}.16b, {a:v}.4b[1]",
+                        "sdot {c8:v}.4s, {b0:v}.16b, {a:v}.4b[2]",
+                        "sdot {c9:v}.4s, {b1:v}.16b, {a:v}.4b[2]",
+                        "sdot {c10:v}.4s, {b2:v}.16b, {a:v}.4b[2]",
+                        "sdot {c11:v}.4s, {b3:v}.16b, {a:v}.4b[2]",
+                        "sdot {c12:v}.4s, {b0:v}.16b, {a:v}.4b[3]",
+                        "sdot {c13:v}.4s, {b1:v}.16b, {a:v}.4b[3]",
+                        "sdot {c14:v}.4s, {b2:v}.16b, {a:v}.4b[3]",
+                        "sdot {c15:v}.4s, {b3:v}.16b, {a:v}.4b[3]",
+                        c0 = inout(vreg) c[0], c1 = inout(vreg) c[1], c2 = inout(vreg) c[2], c3 = inout(vreg) c[3],
+                        c4 = inout(vreg) c[4], c5 = inout(vreg) c[5], c6 = inout(vreg) c[6], c7 = inout(vreg) c[7],
+                        c8 = inout(vreg) c[8], c9 = inout(vreg) c[9], c10 = inout(vreg) c[10], c11 = inout(vreg) c[11],
+                        c12 = inout(vreg) c[12], c13 = inout(vreg) c[13], c14 = inout(vreg) c[14], c15 = inout(vreg) c[15],
+                        b0 = in(vreg) bv[0], b1 = in(vreg) bv[1], b2 = in(vreg) bv[2], b3 = in(vreg) bv[3],
+                        a = in(vreg_low16) av,
+                        options(pure, nomem, nostack),
+                    );
+                }
+                let out = tile.as_mut_ptr();
+                for r in 0..4 {
+                    for q in 0..4 {
+                        vst1q_s32(out.add((r0 + r) * 2 * NR + half * NR + q * 4), c[r * 4 + q]);
+                    }
+                }
+            }
+        }
+    }
+}

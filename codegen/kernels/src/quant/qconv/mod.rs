@@ -1,0 +1,286 @@
+//! `quant.conv`: 2-D grouped integer convolution (u8 or i8 activations, i8
+//! weights, i32 accumulation) with the fixed-point requantize epilogue of
+//! `edgec_numeric::quant`, bit-exact with the reference interpreter.
+//!
+//! Paths: depthwise (one input and one output channel per group) runs a
+//! direct loop over i16-centered planes, multiversioned; everything else is
+//! an integer GEMM per group, `acc[m × N] = W[m × K] · col[K × N]`, with the
+//! im2col matrix `col` stored as *biased* bytes (u8 values as is, i8 values
+//! `x ^ 0x80`, i.e. `x + 128`) packed in panels of [`NR`] columns × 4 taps,
+//! and the weights packed at model construction in blocks of [`MR`] rows × 4
+//! taps. The micro-kernels ([`Isa`]: AVX-512 VNNI `vpdpbusd`, AVX2
+//! `vpmaddwd` on widened bytes, NEON `sdot` through `asm!`, portable) each
+//! compute `Σ w · (b − offset)` for their [`Isa::offset`]; the epilogue adds
+//! `(offset − zb) · Σw + bias` (zb: the biased input zero point), which makes
+//! the sum `Σ w · (x − x_zero_point) + bias` for every path: padding taps hold
+//! zb and padded depth holds weight 0, so neither contributes. All sums wrap
+//! in i32, so the order does not matter and every path gives the same bits.
+
+mod depthwise;
+mod isa;
+mod micro;
+#[cfg(test)]
+mod tests;
+
+pub use crate::conv::Conv2d;
+pub use isa::{detected, with_isa, Isa};
+
+use edgec_numeric::quant::requantize;
+use std::cell::RefCell;
+
+/// Rows of a packed weight block.
+pub const MR: usize = 8;
+/// Columns of a packed im2col panel.
+pub const NR: usize = 16;
+
+/// An 8-bit activation type.
+pub trait QAct: Copy + Default + Send + Sync + 'static {
+    /// The value plus 128 if signed (so every type maps into u8 monotonically).
+    fn biased(self) -> u8;
+    /// The value as i32.
+    fn value(self) -> i32;
+    /// `v`, which the caller has clamped into this type's range.
+    fn from_i32(v: i32) -> Self;
+    /// 128 for i8, 0 for u8.
+    const BIAS: i32;
+}
+
+impl QAct for u8 {
+    #[inline]
+    fn biased(self) -> u8 {
+        self
+    }
+    #[inline]
+    fn value(self) -> i32 {
+        self as i32
+    }
+    #[inline]
+    fn from_i32(v: i32) -> u8 {
+        v as u8
+    }
+    const BIAS: i32 = 0;
+}
+
+impl QAct for i8 {
+    #[inline]
+    fn biased(self) -> u8 {
+        (self as u8) ^ 0x80
+    }
+    #[inline]
+    fn value(self) -> i32 {
+        self as i32
+    }
+    #[inline]
+    fn from_i32(v: i32) -> i8 {
+        v as i8
+    }
+    const BIAS: i32 = 128;
+}
+
+/// The scalar parameters of a `quant.conv`: zero points and clamp range.
+#[derive(Copy, Clone, Debug)]
+pub struct QReq {
+    /// The input's zero point.
+    pub x_zero: i32,
+    /// The result's zero point.
+    pub y_zero: i32,
+    /// Smallest result (the type's minimum, or the fused relu/clip bound).
+    pub qmin: i32,
+    /// Largest result.
+    pub qmax: i32,
+}
+
+/// Weights arranged at model construction, with the per-channel bias, row
+/// sums and requantize multipliers. Valid for every [`Conv2d`] that differs
+/// from the one given only in `n`, `h`, `w` and padding.
+#[derive(Clone, Debug)]
+pub struct PackedQConv {
+    p: Conv2d,
+    /// GEMM depth per group, rounded up to a multiple of 4.
+    k4: usize,
+    /// Per group: `ceil(mg / MR)` blocks of `k4 / 4` steps × MR rows × 4 taps.
+    a: Vec<i8>,
+    /// The weights as given (the depthwise path reads them directly).
+    w: Vec<i8>,
+    bias: Vec<i32>,
+    rowsum: Vec<i32>,
+    mult: Vec<i32>,
+    shift: Vec<i32>,
+}
+
+/// `v` (one value or one per channel) as one per channel.
+fn per_channel(v: &[i32], m: usize, what: &str) -> Vec<i32> {
+    match v.len() {
+        1 => vec![v[0]; m],
+        n => {
+            assert_eq!(n, m, "quant.conv: {what} holds {n} values, expected {m} or 1");
+            v.to_vec()
+        }
+    }
+}
+
+impl PackedQConv {
+    /// Arrange `w` (`[c_out, c_in / groups, kh, kw]`) for `p`; `bias` has
+    /// `c_out` values, `mult` and `shift` `c_out` or 1.
+    pub fn new(p: &Conv2d, w: &[i8], bias: Option<&[i32]>, mult: &[i32], shift: &[i32]) -> PackedQConv {
+        let (cg, mg) = (p.c_in / p.groups, p.c_out / p.groups);
+        let k = cg * p.kh * p.kw;
+        assert_eq!(w.len(), p.c_out * k, "quant.conv weights have {} elements, {p:?} needs {}", w.len(), p.c_out * k);
+        let k4 = k.next_multiple_of(4);
+        let blocks = mg.div_ceil(MR);
+        let mut a = vec![0i8; p.groups * blocks * MR * k4];
+        for g in 0..p.groups {
+            for r in 0..mg {
+                let (blk, row) = (r / MR, r % MR);
+                let base = (g * blocks + blk) * MR * k4;
+                for kk in 0..k {
+                    a[base + (kk / 4) * MR * 4 + row * 4 + kk % 4] = w[(g * mg + r) * k + kk];
+                }
+            }
+        }
+        let rowsum = (0..p.c_out).map(|m| w[m * k..(m + 1) * k].iter().fold(0i32, |s, &v| s.wrapping_add(v as i32)));
+        PackedQConv {
+            p: *p,
+            k4,
+            a,
+            w: w.to_vec(),
+            bias: bias.map_or(vec![0; p.c_out], |b| per_channel(b, p.c_out, "B")),
+            rowsum: rowsum.collect(),
+            mult: per_channel(mult, p.c_out, "multiplier"),
+            shift: per_channel(shift, p.c_out, "shift"),
+        }
+    }
+}
+
+std::thread_local! {
+    /// The packed im2col panels of the running conv (grown, never shrunk).
+    static PANELS: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `y = requantize(conv(x − x_zero, w) + bias)`: `x` is `[n, c_in, h, w]`,
+/// `y` is `[n, c_out, out_h, out_w]`, both of type `X`. Asserts the slice
+/// lengths and that `w` was packed for these channels and kernel.
+pub fn quant_conv2d<X: QAct>(p: &Conv2d, q: &QReq, w: &PackedQConv, x: &[X], y: &mut [X]) {
+    let wp = &w.p;
+    assert!(
+        (p.c_in, p.c_out, p.kh, p.kw, p.groups) == (wp.c_in, wp.c_out, wp.kh, wp.kw, wp.groups),
+        "quant.conv weights packed for {wp:?}, used for {p:?}"
+    );
+    let (is, os) = (p.h * p.w, p.out_h() * p.out_w());
+    assert_eq!(x.len(), p.n * p.c_in * is, "quant.conv input has {} elements, {p:?}", x.len());
+    assert_eq!(y.len(), p.n * p.c_out * os, "quant.conv output has {} elements, {p:?}", y.len());
+    if p.n == 0 || os == 0 {
+        return;
+    }
+    if p.groups == p.c_in && p.c_out == p.c_in {
+        return depthwise::run(p, q, w, x, y);
+    }
+    let isa = isa::current();
+    PANELS.with(|cell| {
+        let mut panels = cell.borrow_mut();
+        let need = os.next_multiple_of(NR) * w.k4;
+        if panels.len() < need {
+            panels.resize(need, 0);
+        }
+        let (cg, mg) = (p.c_in / p.groups, p.c_out / p.groups);
+        for b in 0..p.n {
+            for g in 0..p.groups {
+                let xg = &x[(b * p.c_in + g * cg) * is..(b * p.c_in + (g + 1) * cg) * is];
+                pack_panels(p, q, xg, w.k4, &mut panels[..need]);
+                let yg = &mut y[(b * p.c_out + g * mg) * os..(b * p.c_out + (g + 1) * mg) * os];
+                gemm(isa, p, q, w, g, &panels[..need], os, yg);
+            }
+        }
+    });
+}
+
+/// im2col of one group's channels (`xg`, `cg` planes), biased, straight into
+/// panels: `panels[((j / NR) · k4/4 + t / 4) · NR · 4 + (j % NR) · 4 + t % 4]`
+/// holds tap `t` of output position `j`; padding holds the biased zero point,
+/// depth and column tails hold 0 (their weights are 0 / their results unused).
+fn pack_panels<X: QAct>(p: &Conv2d, q: &QReq, xg: &[X], k4: usize, panels: &mut [u8]) {
+    let (oh, ow) = (p.out_h(), p.out_w());
+    let os = oh * ow;
+    let zb = (q.x_zero + X::BIAS) as u8;
+    let steps = k4 / 4;
+    panels.fill(0);
+    let mut row = vec![zb; os];
+    let cg = p.c_in / p.groups;
+    for t in 0..cg * p.kh * p.kw {
+        let (c, ky, kx) = (t / (p.kh * p.kw), (t / p.kw) % p.kh, t % p.kw);
+        let plane = &xg[c * p.h * p.w..(c + 1) * p.h * p.w];
+        row.fill(zb);
+        for oy in 0..oh {
+            let iy = (oy * p.stride_h + ky * p.dil_h) as isize - p.pad_top as isize;
+            if iy < 0 || iy as usize >= p.h {
+                continue;
+            }
+            let src = &plane[iy as usize * p.w..(iy as usize + 1) * p.w];
+            for ox in 0..ow {
+                let ix = (ox * p.stride_w + kx * p.dil_w) as isize - p.pad_left as isize;
+                if ix >= 0 && (ix as usize) < p.w {
+                    row[oy * ow + ox] = src[ix as usize].biased();
+                }
+            }
+        }
+        let (step, lane) = (t / 4, t % 4);
+        for (j, &v) in row.iter().enumerate() {
+            panels[((j / NR) * steps + step) * NR * 4 + (j % NR) * 4 + lane] = v;
+        }
+    }
+}
+
+/// One group's GEMM over the packed panels, then the epilogue into `yg`
+/// (`mg` planes of `os` values).
+#[allow(clippy::too_many_arguments)]
+fn gemm<X: QAct>(isa: Isa, p: &Conv2d, q: &QReq, w: &PackedQConv, g: usize, panels: &[u8], os: usize, yg: &mut [X]) {
+    let mg = p.c_out / p.groups;
+    let (steps, blocks, npanels) = (w.k4 / 4, mg.div_ceil(MR), os.div_ceil(NR));
+    let zb = q.x_zero + X::BIAS;
+    let mut tile = [0i32; MR * 2 * NR];
+    for blk in 0..blocks {
+        let a = &w.a[(g * blocks + blk) * MR * w.k4..(g * blocks + blk + 1) * MR * w.k4];
+        let rows = MR.min(mg - blk * MR);
+        let mut pn = 0;
+        while pn < npanels {
+            let two = pn + 1 < npanels;
+            let b0 = &panels[pn * steps * NR * 4..(pn + 1) * steps * NR * 4];
+            let b1 = if two { &panels[(pn + 1) * steps * NR * 4..(pn + 2) * steps * NR * 4] } else { b0 };
+            micro::run(isa, steps, a, b0, b1, &mut tile);
+            let cols = if two { 2 * NR } else { NR };
+            for r in 0..rows {
+                let m = g * mg + blk * MR + r;
+                let corr = w.bias[m].wrapping_add((isa.offset() - zb).wrapping_mul(w.rowsum[m]));
+                let out = &mut yg[(blk * MR + r) * os..(blk * MR + r + 1) * os];
+                for j in 0..cols.min(os - pn * NR) {
+                    let acc = tile[r * 2 * NR + j].wrapping_add(corr);
+                    out[pn * NR + j] = X::from_i32(requantize(acc, w.mult[m], w.shift[m], q.y_zero, q.qmin, q.qmax));
+                }
+            }
+            pn += if two { 2 } else { 1 };
+        }
+    }
+}
+
+/// `quant.conv` over any window rank with weights and parameters read when
+/// the model runs: the direct integer loop of ConvInteger
+/// ([`crate::quant::conv`]) with this op's epilogue. `mult` and `shift` hold
+/// one value or one per output channel.
+#[allow(clippy::too_many_arguments)]
+pub fn quant_conv_nd<X: QAct + crate::quant::conv::Q8>(
+    p: &crate::quant::conv::ConvInt<'_>,
+    q: &QReq,
+    x: &[X],
+    w: &[i8],
+    bias: Option<&[i32]>,
+    mult: &[i32],
+    shift: &[i32],
+    y: &mut [X],
+) {
+    let bias = bias.map_or(vec![0; p.m], |b| per_channel(b, p.m, "B"));
+    let (mult, shift) = (per_channel(mult, p.m, "multiplier"), per_channel(shift, p.m, "shift"));
+    crate::quant::conv::conv_i32(p, x, q.x_zero, w, &[] as &[i8], |i, m, acc| {
+        let v = requantize(acc.wrapping_add(bias[m]), mult[m], shift[m], q.y_zero, q.qmin, q.qmax);
+        y[i] = X::from_i32(v);
+    });
+}

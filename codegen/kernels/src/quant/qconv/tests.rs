@@ -1,0 +1,163 @@
+//! Every integer micro-kernel this CPU has against a direct reference
+//! (centered operands, wrapping i32 sums, `edgec_numeric::quant::requantize`)
+//! over geometries that reach every path and tail: pointwise, im2col with
+//! stride/dilation/asymmetric padding, grouped, depthwise, channel counts off
+//! the MR/NR blocks, u8 and i8 activations, saturating sums.
+
+use super::*;
+use edgec_numeric::quant::quantize_multiplier;
+
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> u32 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (self.0 >> 33) as u32
+    }
+}
+
+fn reference<X: QAct>(p: &Conv2d, q: &QReq, x: &[X], w: &[i8], b: &[i32], mult: &[i32], shift: &[i32]) -> Vec<X> {
+    let (oh, ow) = (p.out_h(), p.out_w());
+    let (cg, mg) = (p.c_in / p.groups, p.c_out / p.groups);
+    let mut y = Vec::new();
+    for n in 0..p.n {
+        for m in 0..p.c_out {
+            let g = m / mg;
+            for oy in 0..oh {
+                for ox in 0..ow {
+                    let mut acc = b[m];
+                    for c in 0..cg {
+                        for ky in 0..p.kh {
+                            for kx in 0..p.kw {
+                                let iy = (oy * p.stride_h + ky * p.dil_h) as isize - p.pad_top as isize;
+                                let ix = (ox * p.stride_w + kx * p.dil_w) as isize - p.pad_left as isize;
+                                if iy < 0 || ix < 0 || iy as usize >= p.h || ix as usize >= p.w {
+                                    continue;
+                                }
+                                let xv = x[((n * p.c_in + g * cg + c) * p.h + iy as usize) * p.w + ix as usize].value();
+                                let wv = w[((m * cg + c) * p.kh + ky) * p.kw + kx] as i32;
+                                acc = acc.wrapping_add((xv - q.x_zero) * wv);
+                            }
+                        }
+                    }
+                    y.push(X::from_i32(requantize(acc, mult[m], shift[m], q.y_zero, q.qmin, q.qmax)));
+                }
+            }
+        }
+    }
+    y
+}
+
+#[allow(clippy::too_many_arguments)]
+fn geometry(
+    n: usize,
+    c_in: usize,
+    c_out: usize,
+    hw: (usize, usize),
+    k: (usize, usize),
+    stride: usize,
+    dil: usize,
+    pads: [usize; 4],
+    groups: usize,
+) -> Conv2d {
+    Conv2d {
+        n,
+        c_in,
+        h: hw.0,
+        w: hw.1,
+        c_out,
+        kh: k.0,
+        kw: k.1,
+        stride_h: stride,
+        stride_w: stride,
+        pad_top: pads[0],
+        pad_left: pads[1],
+        pad_bottom: pads[2],
+        pad_right: pads[3],
+        dil_h: dil,
+        dil_w: dil,
+        groups,
+    }
+}
+
+fn cases() -> Vec<Conv2d> {
+    vec![
+        geometry(1, 16, 24, (7, 9), (1, 1), 1, 1, [0; 4], 1),
+        geometry(2, 3, 8, (11, 10), (3, 3), 2, 1, [1, 1, 1, 1], 1),
+        geometry(1, 5, 13, (9, 8), (3, 2), 1, 2, [2, 0, 1, 1], 1),
+        geometry(1, 8, 12, (6, 6), (3, 3), 1, 1, [1, 1, 1, 1], 4),
+        geometry(1, 12, 12, (10, 9), (3, 3), 1, 1, [1, 1, 1, 1], 12),
+        geometry(2, 7, 7, (9, 11), (5, 5), 2, 1, [2, 2, 2, 2], 7),
+        geometry(1, 6, 6, (8, 8), (3, 3), 1, 2, [0, 3, 2, 0], 6),
+        geometry(1, 64, 40, (5, 7), (1, 1), 1, 1, [0; 4], 1),
+        geometry(1, 4, 9, (1, 37), (1, 5), 1, 1, [0, 2, 0, 2], 1),
+    ]
+}
+
+fn check<X: QAct + crate::quant::conv::Q8 + PartialEq + std::fmt::Debug>(wide: bool) {
+    let mut rng = Lcg(7);
+    for p in cases() {
+        let (cg, k) = (p.c_in / p.groups, p.kh * p.kw);
+        let x: Vec<X> = (0..p.n * p.c_in * p.h * p.w).map(|_| X::from_i32(rng.next() as u8 as i32 - X::BIAS)).collect();
+        let w: Vec<i8> = (0..p.c_out * cg * k).map(|_| rng.next() as i8).collect();
+        let b: Vec<i32> = (0..p.c_out).map(|_| (rng.next() % 20001) as i32 - 10000).collect();
+        // Wide multipliers saturate most outputs: checks the clamp too.
+        let (mult, shift): (Vec<i32>, Vec<i32>) = (0..p.c_out)
+            .map(|_| {
+                let r = if wide { 0.5 } else { 1e-3 + (rng.next() % 1000) as f64 * 1e-5 };
+                quantize_multiplier(r).unwrap()
+            })
+            .unzip();
+        let (lo, hi) = (-X::BIAS, 255 - X::BIAS);
+        let q =
+            QReq { x_zero: (rng.next() % 200) as i32 + 20 - X::BIAS, y_zero: 3 - X::BIAS, qmin: lo + 2, qmax: hi - 1 };
+        let want = reference(&p, &q, &x, &w, &b, &mult, &shift);
+        let packed = PackedQConv::new(&p, &w, Some(&b), &mult, &shift);
+        for isa in Isa::ALL.into_iter().filter(|i| i.available()) {
+            let mut y = vec![X::default(); want.len()];
+            with_isa(isa, || quant_conv2d(&p, &q, &packed, &x, &mut y));
+            assert_eq!(y, want, "{isa:?} {p:?}");
+        }
+        let (input, kernel, output) = ([p.h, p.w], [p.kh, p.kw], [p.out_h(), p.out_w()]);
+        let (strides, dilations, pads) = ([p.stride_h, p.stride_w], [p.dil_h, p.dil_w], [p.pad_top, p.pad_left]);
+        let win = crate::conv::window::Window {
+            input: &input,
+            kernel: &kernel,
+            output: &output,
+            strides: &strides,
+            dilations: &dilations,
+            pads: &pads,
+        };
+        let ci = crate::quant::conv::ConvInt { n: p.n, c: p.c_in, m: p.c_out, group: p.groups, win };
+        let mut y = vec![X::default(); want.len()];
+        quant_conv_nd(&ci, &q, &x, &w, Some(&b), &mult, &shift, &mut y);
+        assert_eq!(y, want, "direct {p:?}");
+    }
+}
+
+#[test]
+fn every_kernel_equals_the_direct_reference_u8() {
+    check::<u8>(false);
+    check::<u8>(true);
+}
+
+#[test]
+fn every_kernel_equals_the_direct_reference_i8() {
+    check::<i8>(false);
+    check::<i8>(true);
+}
+
+#[test]
+fn per_tensor_parameters_broadcast() {
+    let p = geometry(1, 3, 5, (4, 4), (3, 3), 1, 1, [1; 4], 1);
+    let w: Vec<i8> = (0..5 * 27).map(|i| (i % 7) as i8 - 3).collect();
+    let (m, s) = quantize_multiplier(0.01).unwrap();
+    let one = PackedQConv::new(&p, &w, None, &[m], &[s]);
+    let each = PackedQConv::new(&p, &w, Some(&[0; 5]), &[m; 5], &[s; 5]);
+    let x: Vec<u8> = (0..48).map(|i| (i * 5) as u8).collect();
+    let q = QReq { x_zero: 128, y_zero: 128, qmin: 0, qmax: 255 };
+    let (mut a, mut b) = (vec![0u8; 80], vec![0u8; 80]);
+    quant_conv2d(&p, &q, &one, &x, &mut a);
+    quant_conv2d(&p, &q, &each, &x, &mut b);
+    assert_eq!(a, b);
+    assert!(a.iter().any(|&v| v != 128), "the conv computed nothing");
+}

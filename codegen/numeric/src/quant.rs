@@ -1,0 +1,94 @@
+//! Fixed-point requantization of integer accumulators, as integer NPUs and
+//! TFLite compute it: a real multiplier `r = s_x · s_w / s_y` is stored as a
+//! Q31 integer `m ∈ [2^30, 2^31)` and an exponent `shift` with
+//! `r ≈ m · 2^(shift - 31)`, and an i32 accumulator becomes
+//! `(acc · m + 2^(s-1)) >> s` with `s = 31 - shift` (one rounding, halves
+//! towards +∞: TFLite's "single rounding" variant), then `+ zero_point`,
+//! clamped to the activation's integer range.
+//!
+//! Invariant: the interpreter's `quant.*` ops and the kernels call these
+//! functions (or reproduce them exactly in SIMD), so the integer model runs
+//! bit-for-bit the same everywhere.
+
+/// The largest right shift [`requantize`] applies (`shift` ≥ -31).
+pub const MIN_SHIFT: i32 = -31;
+/// The largest left exponent (`shift` ≤ 30, so `s = 31 - shift ≥ 1`).
+pub const MAX_SHIFT: i32 = 30;
+
+/// `(m, shift)` with `r ≈ m · 2^(shift-31)`, `m ∈ [2^30, 2^31)`, for a
+/// positive finite `r`. Multipliers below `2^-32` (every accumulator maps to
+/// 0) give `(0, 0)`; `None` if `r` is not positive and finite or ≥ `2^30`.
+pub fn quantize_multiplier(r: f64) -> Option<(i32, i32)> {
+    if !(r > 0.0 && r.is_finite()) {
+        return None;
+    }
+    // r = q · 2^e with q ∈ [0.5, 1).
+    let mut e = r.log2().floor() as i32 + 1;
+    let mut q = r / 2f64.powi(e);
+    while q >= 1.0 {
+        q /= 2.0;
+        e += 1;
+    }
+    while q < 0.5 {
+        q *= 2.0;
+        e -= 1;
+    }
+    let mut m = (q * 2f64.powi(31)).round() as i64;
+    if m == 1 << 31 {
+        m >>= 1;
+        e += 1;
+    }
+    match e {
+        e if e > MAX_SHIFT => None,
+        e if e < MIN_SHIFT => Some((0, 0)),
+        e => Some((m as i32, e)),
+    }
+}
+
+/// `acc · m · 2^(shift-31)`, rounded once (halves towards +∞). Exact in i64:
+/// `|acc · m| < 2^62`.
+#[inline]
+pub fn scale(acc: i32, m: i32, shift: i32) -> i32 {
+    let s = (31 - shift) as u32;
+    let p = acc as i64 * m as i64 + (1i64 << (s - 1));
+    (p >> s).clamp(i32::MIN as i64, i32::MAX as i64) as i32
+}
+
+/// A requantized output: `scale(acc, m, shift) + zp` clamped to `[lo, hi]`.
+#[inline]
+pub fn requantize(acc: i32, m: i32, shift: i32, zp: i32, lo: i32, hi: i32) -> i32 {
+    scale(acc, m, shift).saturating_add(zp).clamp(lo, hi)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn multipliers_reproduce_the_real_value() {
+        for r in [1e-9, 0.000123, 0.25, 0.5, 0.75, 0.999_999_9, 1.0, 3.5, 1000.0] {
+            let (m, s) = quantize_multiplier(r).unwrap();
+            assert!((1 << 30..=i32::MAX).contains(&m), "{r}: m {m}");
+            let back = m as f64 * 2f64.powi(s - 31);
+            assert!((back - r).abs() <= r * 2f64.powi(-30), "{r} -> {back}");
+        }
+        assert_eq!(quantize_multiplier(1e-12), Some((0, 0)));
+        assert_eq!(quantize_multiplier(0.0), None);
+        assert_eq!(quantize_multiplier(f64::NAN), None);
+        assert_eq!(quantize_multiplier(2f64.powi(31)), None);
+    }
+
+    #[test]
+    fn scaling_rounds_half_up_once() {
+        let (m, s) = quantize_multiplier(0.5).unwrap();
+        assert_eq!([3, -3, 4, -5].map(|a| scale(a, m, s)), [2, -1, 2, -2]);
+        let (m, s) = quantize_multiplier(0.1).unwrap();
+        for acc in [-1000, -15, -5, 0, 5, 14, 15, 1000, i32::MAX, i32::MIN] {
+            let want = (acc as f64 * m as f64 * 2f64.powi(s - 31) + 0.5).floor();
+            assert_eq!(scale(acc, m, s) as f64, want, "{acc}");
+        }
+        assert_eq!(requantize(1000, m, s, 128, 0, 255), 228);
+        assert_eq!(requantize(-5000, m, s, 128, 0, 255), 0);
+        assert_eq!(requantize(-5000, m, s, 128, 100, 255), 100);
+    }
+}

@@ -1,0 +1,174 @@
+//! Appliers of the `quant` rule family (`passes/rules/quant.rules`): a conv
+//! between QDQ pairs, `Q(act(conv(DQ(x), DQ(w), DQ(b))))`, becomes the integer
+//! `quant.conv` with a fixed-point requantize epilogue.
+//!
+//! Invariant: the applier only folds what the integer op computes up to the
+//! requantize rounding: the input and output are per-tensor 8-bit with one
+//! type, the weights symmetric i8 (per tensor or per output channel), the bias
+//! i32 at scale `s_x·s_w[m]` (the grid the sum is accumulated on), and the
+//! activation is none, relu or clip (a clamp of the integer result: exact,
+//! since rounding is monotonic). Anything else declines with the reason.
+
+use super::ApplierDef;
+use crate::egraph::analysis::EAnalysis;
+use crate::rules::args::ArgVal;
+use crate::rules::env::ApplyEnv;
+use edgec_numeric::act::Activation;
+use edgec_numeric::quant::quantize_multiplier;
+use egg::Id;
+use ir::{Attr, Attrs, ConstData, Constant, DType, Opcode, TensorType};
+
+/// The appliers of this family.
+pub static APPLIERS: &[ApplierDef] = &[ApplierDef {
+    name: "quant_conv",
+    arity: 10..=13,
+    signature: "x, sx, zx, w, sw, zw, w_attrs, [b, sb, zb,] conv_attrs, sy, zy",
+    doc: "Q(act(core.conv(DQ(x), DQ(w), DQ(b)))) as quant.conv: i32 accumulation, multiplier sx·sw[m]/sy in Q31 \
+          fixed point, relu/clip as the clamp range; b may be absent",
+    apply: quant_conv,
+}];
+
+/// Conditions only this family uses.
+pub static CONDS: &[super::CondDef] = &[];
+
+/// The constant of an argument's class.
+fn konst<'e>(a: &'e ApplyEnv<'_>, arg: &ArgVal, what: &str) -> Result<&'e Constant, String> {
+    EAnalysis::const_of(a.eg, a.class(arg)?).map(|c| &**c).ok_or_else(|| format!("{what} is not a constant"))
+}
+
+/// The f32 values of a scale constant.
+fn scales(c: &Constant, what: &str) -> Result<Vec<f64>, String> {
+    match c.ty.dtype {
+        DType::F32 => c.to_f64s().ok_or_else(|| format!("{what} has no values")),
+        other => Err(format!("{what} has element type {other}, expected f32")),
+    }
+}
+
+/// A single integer zero point.
+fn zero_point(c: &Constant, what: &str) -> Result<i64, String> {
+    match c.to_f64s().as_deref() {
+        Some([z]) => Ok(*z as i64),
+        _ => Err(format!("{what} is not a single value")),
+    }
+}
+
+fn i32_const(vals: &[i32]) -> Constant {
+    let bytes: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+    Constant {
+        name: String::new(),
+        ty: TensorType::fixed(DType::I32, &[vals.len() as u64]),
+        data: ConstData::Bytes(bytes.into()),
+    }
+}
+
+/// The clamp range `[lo, hi]` of the result: the type's range narrowed by the
+/// activation (relu: ≥ zy; clip: the quantized bounds).
+fn clamp_range(act: Activation, dt: DType, sy: f64, zy: i64) -> Result<(i64, i64), String> {
+    let (lo, hi) = if dt == DType::U8 { (0, 255) } else { (-128, 127) };
+    let q = |v: f32| -> i64 {
+        let r = (f64::from(v) / sy).round_ties_even() + zy as f64;
+        r.clamp(lo as f64, hi as f64) as i64
+    };
+    match act {
+        Activation::None => Ok((lo, hi)),
+        Activation::Relu => Ok((zy.max(lo), hi)),
+        Activation::Clip { min, max } => {
+            Ok((if min.is_finite() { q(min) } else { lo }, if max.is_finite() { q(max) } else { hi }))
+        }
+        other => Err(format!("activation {} has no integer clamp form", other.name())),
+    }
+}
+
+fn quant_conv(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
+    let x = a.class(&args[0])?;
+    let xt = a.eg[x].data.ty().cloned().ok_or("x has no type")?;
+    if !matches!(xt.dtype, DType::U8 | DType::I8) {
+        return Err(format!("x has element type {}, expected u8 or i8", xt.dtype));
+    }
+    let sx = match scales(konst(a, &args[1], "x scale")?, "x scale")?.as_slice() {
+        [s] => *s,
+        _ => return Err("x is not quantized per tensor".into()),
+    };
+    let zx = zero_point(konst(a, &args[2], "x zero point")?, "x zero point")?;
+    let w = konst(a, &args[3], "the weights")?.clone();
+    if w.ty.dtype != DType::I8 {
+        return Err(format!("weights of element type {}, expected i8", w.ty.dtype));
+    }
+    let m = w.ty.shape.static_dims().and_then(|d| d.first().copied()).ok_or("weights of unknown shape")? as usize;
+    let sw = scales(konst(a, &args[4], "weight scale")?, "weight scale")?;
+    let zw = konst(a, &args[5], "weight zero point")?.to_f64s().unwrap_or_default();
+    if zw.iter().any(|&z| z != 0.0) {
+        return Err("weights are not symmetric (non-zero zero point)".into());
+    }
+    let wq_attrs = a.env().attrs(&args[6]).cloned().unwrap_or_default();
+    let per_channel = match sw.len() {
+        1 => false,
+        n if n == m && wq_attrs.int("axis").unwrap_or(1) == 0 => true,
+        n => return Err(format!("{n} weight scales for {m} output channels along axis {:?}", wq_attrs.int("axis"))),
+    };
+    let s_w = |c: usize| if per_channel { sw[c] } else { sw[0] };
+    // Without a bias the call has 10 arguments: the last three are shared.
+    let (bias_args, rest) = args[7..].split_at(args.len() - 10);
+    let bias = match bias_args {
+        [b, sb, zb] => bias(a, b, sb, zb, m, |c| (sx * s_w(c)) as f32)?,
+        _ => a.none(),
+    };
+    let conv_attrs = a.env().attrs(&rest[0]).cloned().ok_or("conv attributes are not bound")?;
+    let act = Activation::from_attrs(&conv_attrs)?;
+    let sy = match scales(konst(a, &rest[1], "y scale")?, "y scale")?.as_slice() {
+        [s] => *s,
+        _ => return Err("y is not quantized per tensor".into()),
+    };
+    let zyc = konst(a, &rest[2], "y zero point")?;
+    if zyc.ty.dtype != xt.dtype {
+        return Err(format!("y is {}, x is {}: quant.conv keeps one type", zyc.ty.dtype, xt.dtype));
+    }
+    let zy = zero_point(zyc, "y zero point")?;
+    let (qmin, qmax) = clamp_range(act, xt.dtype, sy, zy)?;
+    let mut mult = Vec::with_capacity(m);
+    let mut shift = Vec::with_capacity(m);
+    for c in 0..m {
+        let r = sx * s_w(c) / sy;
+        let (mm, s) = quantize_multiplier(r).ok_or_else(|| format!("multiplier {r} of channel {c} out of range"))?;
+        mult.push(mm);
+        shift.push(s);
+    }
+    let mut attrs = Attrs::new();
+    for k in ["auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"] {
+        if let Some(v) = conv_attrs.get(k) {
+            attrs.set(k, v.clone());
+        }
+    }
+    for (k, v) in [("x_zero_point", zx), ("y_zero_point", zy), ("qmin", qmin), ("qmax", qmax)] {
+        attrs.set(k, Attr::Int(v));
+    }
+    let wc = a.add_const(w);
+    let (mc, sc) = (a.add_const(i32_const(&mult)), a.add_const(i32_const(&shift)));
+    a.add_op(Opcode::QuantConv, &[x, wc, bias, mc, sc], &attrs)
+}
+
+/// The i32 bias class (or the absent leaf): it must be dequantized with zero
+/// point 0 and, per channel, exactly the accumulator's scale `sx·sw[c]`.
+fn bias(
+    a: &mut ApplyEnv<'_>,
+    b: &ArgVal,
+    sb: &ArgVal,
+    zb: &ArgVal,
+    m: usize,
+    acc_scale: impl Fn(usize) -> f32,
+) -> Result<Id, String> {
+    let bc = a.class(b)?;
+    let bk = konst(a, b, "the bias")?;
+    if bk.ty.dtype != DType::I32 || bk.ty.shape.static_dims() != Some(vec![m as u64]) {
+        return Err(format!("bias {} is not i32 [{m}]", bk.ty));
+    }
+    let s = scales(konst(a, sb, "bias scale")?, "bias scale")?;
+    if konst(a, zb, "bias zero point")?.to_f64s().unwrap_or_default().iter().any(|&z| z != 0.0) {
+        return Err("the bias has a non-zero zero point".into());
+    }
+    let ok = (0..m).all(|c| s.get(if s.len() == 1 { 0 } else { c }).is_some_and(|&v| v as f32 == acc_scale(c)));
+    if !ok || (s.len() != 1 && s.len() != m) {
+        return Err("the bias scale is not x_scale·w_scale per channel".into());
+    }
+    Ok(bc)
+}
