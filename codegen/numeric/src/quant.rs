@@ -6,9 +6,13 @@
 //! towards +∞: TFLite's "single rounding" variant), then `+ zero_point`,
 //! clamped to the activation's integer range.
 //!
+//! Activations other than relu/clip use [`requantize_act`] instead.
+//!
 //! Invariant: the interpreter's `quant.*` ops and the kernels call these
 //! functions (or reproduce them exactly in SIMD), so the integer model runs
 //! bit-for-bit the same everywhere.
+
+use crate::act::Activation;
 
 /// The largest right shift [`requantize`] applies (`shift` ≥ -31).
 pub const MIN_SHIFT: i32 = -31;
@@ -54,10 +58,28 @@ pub fn scale(acc: i32, m: i32, shift: i32) -> i32 {
     (p >> s).clamp(i32::MIN as i64, i32::MAX as i64) as i32
 }
 
-/// A requantized output: `scale(acc, m, shift) + zp` clamped to `[lo, hi]`.
+/// A requantized output: `scale(acc, m, shift) + zp` clamped to `[lo, hi]`
+/// (computed in i64 without the intermediate i32 clamp, which cannot change
+/// a result inside `[lo, hi]`; the form vectorizes).
 #[inline]
 pub fn requantize(acc: i32, m: i32, shift: i32, zp: i32, lo: i32, hi: i32) -> i32 {
-    scale(acc, m, shift).saturating_add(zp).clamp(lo, hi)
+    let s = (31 - shift) as u32;
+    let p = (acc as i64 * m as i64 + (1i64 << (s - 1))) >> s;
+    (p + zp as i64).clamp(lo as i64, hi as i64) as i32
+}
+
+/// The float-activation epilogue (activations with no integer clamp form:
+/// hard_swish, silu, ...): the accumulator at its real scale,
+/// `v = f32(acc) · acc_scale` (one f32 product), the activation by the
+/// interpreter's formula ([`Activation::apply_f32`]), then QuantizeLinear's
+/// step `round_half_even(a / y_scale) + zp` (one f32 division) clamped to
+/// `[lo, hi]`.
+#[inline]
+pub fn requantize_act(acc: i32, acc_scale: f32, act: Activation, y_scale: f32, zp: i32, lo: i32, hi: i32) -> i32 {
+    let a = act.apply_f32(acc as f32 * acc_scale);
+    let q = (a / y_scale).round_ties_even() + zp as f32;
+    // NaN (a NaN activation) saturates like QuantizeLinear's cast: to 0 + clamp.
+    (if q.is_nan() { 0 } else { q.clamp(i32::MIN as f32, i32::MAX as f32) as i32 }).clamp(lo, hi)
 }
 
 #[cfg(test)]
@@ -90,5 +112,12 @@ mod tests {
         assert_eq!(requantize(1000, m, s, 128, 0, 255), 228);
         assert_eq!(requantize(-5000, m, s, 128, 0, 255), 0);
         assert_eq!(requantize(-5000, m, s, 128, 100, 255), 100);
+        // Equal to the two-step form (scale, then + zp, then clamp) everywhere.
+        for acc in [i32::MIN, -70000, -1, 0, 1, 99999, i32::MAX] {
+            for (m, s) in [(1 << 30, 30), (i32::MAX, -31), (1 << 30, 0), (1_500_000_000, -5)] {
+                let two_step = scale(acc, m, s).saturating_add(-3).clamp(-128, 127);
+                assert_eq!(requantize(acc, m, s, -3, -128, 127), two_step, "{acc} {m} {s}");
+            }
+        }
     }
 }

@@ -268,17 +268,36 @@ pub fn qlinear_conv(ctx: &InferCtx<'_>) -> InferResult {
     Ok(vec![TensorType::new(y.dtype, shape)])
 }
 
-/// quant.conv: i8/u8 `X`, i8 `W`, optional i32 `B [M]`, i32 `multiplier` and
-/// `shift` (`[M]` or `[1]`); zero points and `[qmin, qmax]` inside X's range.
+/// quant.conv: i8/u8 `X`, i8 `W`, optional i32 `B [M]`; either i32
+/// `multiplier` and `shift` or f32 `acc_scale` with a positive `y_scale`
+/// (`[M]` or `[1]`); `act` only with `acc_scale`; zero points and
+/// `[qmin, qmax]` inside X's range.
 pub fn quant_conv(ctx: &InferCtx<'_>) -> InferResult {
+    let fixed = (ctx.opt_input(3).is_some(), ctx.opt_input(4).is_some());
+    let float = ctx.opt_input(5).is_some();
+    match (fixed, float) {
+        ((true, true), false) => {
+            if ctx.attrs.str("act").is_some_and(|a| a != "none") {
+                return Err("`act` needs the float epilogue (acc_scale), not multiplier/shift".into());
+            }
+        }
+        ((false, false), true) => {
+            let ys = ctx.attrs.float("y_scale").unwrap_or(0.0);
+            if !(ys > 0.0 && ys.is_finite()) {
+                return Err(format!("`y_scale` must be positive and finite with acc_scale, got {ys}"));
+            }
+        }
+        _ => return Err("give either multiplier and shift, or acc_scale".into()),
+    }
     let x = q8(ctx, 0, "X")?;
     let w = ctx.input(1)?;
     expect_dtype(w, "W", |d| d == DType::I8, "i8")?;
     let shape = conv_shape(ctx, x, w)?;
     let m = shape.dims().map_or(Dim::Unknown, |d| d[1]);
-    for (i, name, one) in [(2, "B", false), (3, "multiplier", true), (4, "shift", true)] {
+    for (i, name, one) in [(2, "B", false), (3, "multiplier", true), (4, "shift", true), (5, "acc_scale", true)] {
         let Some(t) = ctx.opt_input(i) else { continue };
-        expect_dtype(t, name, |d| d == DType::I32, "i32")?;
+        let want = if i == 5 { DType::F32 } else { DType::I32 };
+        expect_dtype(t, name, |d| d == want, if i == 5 { "f32" } else { "i32" })?;
         match t.dims() {
             Some([d]) if d.compatible(m) || (one && *d == Dim::Static(1)) => {}
             None => {}

@@ -65,6 +65,9 @@ const CORE_CONV_ATTRS: &[super::AttrSpec] = &[
 ];
 /// quant.conv: onnx.Conv's window attributes, the zero points and the clamp range of the result.
 const QUANT_CONV_ATTRS: &[super::AttrSpec] = &[
+    a("act", ACT),
+    a("act_alpha", Float),
+    a("act_beta", Float),
     a("auto_pad", AUTO_PAD),
     a("dilations", Ints),
     a("group", Int),
@@ -75,6 +78,7 @@ const QUANT_CONV_ATTRS: &[super::AttrSpec] = &[
     a("strides", Ints),
     a_req("x_zero_point", Int),
     a_req("y_zero_point", Int),
+    a("y_scale", Float),
 ];
 const CORE_CONV_TRANSPOSE_ATTRS: &[super::AttrSpec] = &[
     a("act", ACT),
@@ -549,8 +553,8 @@ define_ops! {
     CoreAttention = "core.attention" { family: Attention, operands: &[req("Q"), req("K"), req("V"), opt("mask")], attrs: &[a("causal", Int), a_req("scale", Float), a("window", Int)], infer: attention::core_attention }
     /// SiLU `X * Sigmoid(X)` (the sigmoid rounded to X's type first, like the unfused pair).
     CoreSilu = "core.silu" { family: Elementwise, operands: X, flags: EW, infer: elementwise::unary_float }
-    /// Integer conv with a fixed-point requantize epilogue, in X's type (u8/i8): `clamp(requantize(conv(X - x_zero_point, W) + B, multiplier[m], shift[m]) + y_zero_point, qmin, qmax)`; W i8, B/multiplier/shift i32 `[M]` (multiplier/shift may be `[1]`); formula in `edgec_numeric::quant`.
-    QuantConv = "quant.conv" { family: Quant, operands: &[req("X"), req("W"), opt("B"), req("multiplier"), req("shift")], attrs: QUANT_CONV_ATTRS, infer: quant::quant_conv }
+    /// Integer conv in X's type (u8/i8), `acc = conv(X - x_zero_point, W) + B` in i32 (W i8, B i32 `[M]`), then either the fixed-point epilogue `clamp(requantize(acc, multiplier[m], shift[m]) + y_zero_point, qmin, qmax)` (i32 `multiplier`/`shift`, no `act`) or, with f32 `acc_scale` instead, the float-activation one `clamp(round(act(acc·acc_scale[m]) / y_scale) + y_zero_point, qmin, qmax)`; per-channel operands may be `[1]`; formulas in `edgec_numeric::quant`.
+    QuantConv = "quant.conv" { family: Quant, operands: &[req("X"), req("W"), opt("B"), opt("multiplier"), opt("shift"), opt("acc_scale")], attrs: QUANT_CONV_ATTRS, infer: quant::quant_conv }
     // @@ fused-additions @@ (fused/canonical core ops go above this line)
 
     /// `onnx.Reshape(X, shape)` with a static `shape`: dims >= 0 (0 is a zero-size dim, never a copy) and at most one -1 (not with a 0).

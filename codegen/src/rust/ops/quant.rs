@@ -6,7 +6,7 @@
 //! here, zero points and scales read from their operands when the model
 //! runs).
 
-use super::{axis, dims, ints, pads, try_expr, try_line, udims, want_class, window, Sz};
+use super::{act, axis, dims, f32_lit, ints, pads, try_expr, try_line, udims, want_class, window, Sz};
 use crate::plan::Class;
 use crate::rust::emit::OpCx;
 use edgec_kernels::conv::window::MAX_RANK;
@@ -386,12 +386,27 @@ fn conv_int(cx: &mut OpCx<'_, '_>, qlinear: bool) -> Result<(), String> {
 fn quant_conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     want_class(cx, 0, &[Class::U8, Class::I8], "X")?;
     want_class(cx, 1, &[Class::I8], "W")?;
-    for (i, what) in [(3, "multiplier"), (4, "shift")] {
-        want_class(cx, i, &[Class::I32], what)?;
+    let float = cx.op.operand(5).is_some();
+    let params: &[usize] = if float { &[5] } else { &[3, 4] };
+    for &i in params {
+        want_class(cx, i, &[if float { Class::F32 } else { Class::I32 }], "epilogue parameter")?;
     }
     if cx.op.operand(2).is_some() {
         want_class(cx, 2, &[Class::I32], "B")?;
     }
+    let epilogue = |cx: &mut OpCx<'_, '_>, get: &dyn Fn(&mut OpCx<'_, '_>, usize) -> Result<String, String>| {
+        Ok::<String, String>(if float {
+            let ys = cx.op.attrs.float("y_scale").unwrap_or(1.0);
+            format!(
+                "k::quant::qconv::QEpilogue::Float {{ acc_scale: {}, act: {}, y_scale: {} }}",
+                get(cx, 5)?,
+                act(cx.op)?,
+                f32_lit(ys)
+            )
+        } else {
+            format!("k::quant::qconv::QEpilogue::Fixed {{ mult: {}, shift: {} }}", get(cx, 3)?, get(cx, 4)?)
+        })
+    };
     let a = |k: &str| cx.op.attrs.int(k).unwrap_or(0);
     let q = format!(
         "k::quant::qconv::QReq {{ x_zero: {}, y_zero: {}, qmin: {}, qmax: {} }}",
@@ -405,7 +420,8 @@ fn quant_conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     if r.is_none_or(|r| ws.len() != r + 2 || ys.len() != r + 2) {
         return Err(format!("quant.conv: X of rank {} with W {ws:?} is not supported", xs.len()));
     }
-    let constant = [1, 3, 4].iter().all(|&i| cx.is_static(i)) && (cx.op.operand(2).is_none() || cx.is_static(2));
+    let constant =
+        cx.is_static(1) && params.iter().all(|&i| cx.is_static(i)) && (cx.op.operand(2).is_none() || cx.is_static(2));
     let group = cx.op.attrs.int("group").unwrap_or(1).max(1) as usize;
     let out = cx.begin(0);
     let x = cx.input(0)?;
@@ -419,8 +435,9 @@ fn quant_conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
             Some(_) => format!("Some({})", cx.input(2)?),
             None => "None".into(),
         };
-        let (w, m, s) = (cx.input(1)?, cx.input(3)?, cx.input(4)?);
-        cx.line(format!("k::quant::qconv::quant_conv_nd(&p, &{q}, {x}, {w}, {b}, {m}, {s}, {out});"));
+        let w = cx.input(1)?;
+        let e = epilogue(cx, &|cx, i| cx.input(i))?;
+        cx.line(format!("k::quant::qconv::quant_conv_nd(&p, &{q}, {x}, {w}, {b}, {e}, {out});"));
         return Ok(());
     }
     // A 1-D window is the 2-D one over a height of 1 (same memory layout).
@@ -444,7 +461,8 @@ fn quant_conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         xs[0], xs[1], ws[0], kernel[0], kernel[1], stride[0], stride[1], p[0], p[1], p[2], p[3], dil[0], dil[1]
     );
     let c = cx.item("k::conv::Conv2d", geom);
-    let (w, m, s) = (cx.init_weights(1)?, cx.init_weights(3)?, cx.init_weights(4)?);
+    let w = cx.init_weights(1)?;
+    let e = epilogue(cx, &|cx, i| cx.init_weights(i))?;
     let b = match cx.op.operand(2) {
         Some(_) => format!("Some({})", cx.init_weights(2)?),
         None => "None".into(),
@@ -460,7 +478,7 @@ fn quant_conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     );
     let pw = cx.field(
         "k::quant::qconv::PackedQConv",
-        format!("k::quant::qconv::PackedQConv::new(&{packing}, {w}, {b}, {m}, {s})"),
+        format!("k::quant::qconv::PackedQConv::new(&{packing}, {w}, {b}, {e})"),
     );
     cx.line(format!("k::quant::qconv::quant_conv2d(&{c}, &{q}, &self.{pw}, {x}, {out});"));
     Ok(())

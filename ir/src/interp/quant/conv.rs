@@ -43,27 +43,35 @@ fn taps(g: &Geom, os: usize, ks: usize) -> Vec<Option<usize>> {
 }
 
 /// Grouped convolution of centered i32 values (`x [N, C, D...]`, `w [M, C/group, k...]`),
-/// accumulating with wrap-around; returns the `[N, M, out...]` values.
+/// accumulating with wrap-around; returns the `[N, M, out...]` values. Per
+/// batch and group, the taps are gathered into rows (`col[ci·ks + k][o]`, 0 in
+/// the padding: a centered value), and each output row is `Σ_t w[m][t] · col[t]`
+/// (wrapping sums: the order does not change the result).
 fn conv_i32(x: &[i32], xs: &[usize], w: &[i32], ws: &[usize], group: usize, g: &Geom) -> Result<Vec<i32>, String> {
     let (n, c, m, cg) = (xs[0], xs[1], ws[0], ws[1]);
     let mg = m / group;
     let (is, os, ks) = (numel(&g.input)?, numel(&g.output)?, numel(&g.kernel)?);
     let taps = taps(g, os, ks);
-    let mut out = Vec::with_capacity(n * m * os);
+    let mut out = vec![0i32; n * m * os];
+    let mut col = vec![0i32; cg * ks * os];
     for bi in 0..n {
-        for mi in 0..m {
-            let c0 = (mi / mg) * cg;
-            for o in 0..os {
-                let mut acc = 0i32;
-                for ci in 0..cg {
-                    let (xb, wb) = ((bi * c + c0 + ci) * is, (mi * cg + ci) * ks);
-                    for (kf, tap) in taps[o * ks..(o + 1) * ks].iter().enumerate() {
-                        if let Some(off) = tap {
-                            acc = acc.wrapping_add(x[xb + off].wrapping_mul(w[wb + kf]));
-                        }
+        for gi in 0..group {
+            for ci in 0..cg {
+                let plane = &x[(bi * c + gi * cg + ci) * is..(bi * c + gi * cg + ci + 1) * is];
+                for k in 0..ks {
+                    let row = &mut col[(ci * ks + k) * os..(ci * ks + k + 1) * os];
+                    for (o, v) in row.iter_mut().enumerate() {
+                        *v = taps[o * ks + k].map_or(0, |off| plane[off]);
                     }
                 }
-                out.push(acc);
+            }
+            for mi in gi * mg..(gi + 1) * mg {
+                let acc = &mut out[(bi * m + mi) * os..(bi * m + mi + 1) * os];
+                for (t, &wv) in w[mi * cg * ks..(mi + 1) * cg * ks].iter().enumerate() {
+                    for (a, &v) in acc.iter_mut().zip(&col[t * os..(t + 1) * os]) {
+                        *a = a.wrapping_add(v.wrapping_mul(wv));
+                    }
+                }
             }
         }
     }
@@ -155,10 +163,11 @@ fn i32_per_channel(t: &Tensor, m: usize, what: &str) -> Result<Vec<i32>, String>
 
 /// `quant.conv`: the integer conv of `X - x_zero_point` and `W` plus `B`,
 /// requantized per output channel by the fixed-point `multiplier`/`shift`
-/// (`edgec_numeric::quant::requantize`), `+ y_zero_point`, clamped to
+/// (`edgec_numeric::quant::requantize`) or, with `acc_scale`, through the
+/// float activation (`requantize_act`), `+ y_zero_point`, clamped to
 /// `[qmin, qmax]`; the result has X's type.
 pub fn quant_conv(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
-    use edgec_numeric::quant::{requantize, MAX_SHIFT, MIN_SHIFT};
+    use edgec_numeric::quant::{requantize, requantize_act, MAX_SHIFT, MIN_SHIFT};
     let (x, w) = (ctx.input(0)?, ctx.input(1)?);
     let group = check(ctx, x, w)?;
     let (mut xv, wv) = (q8_values(x, "X")?, q8_values(w, "W")?);
@@ -171,15 +180,28 @@ pub fn quant_conv(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
         let bv = i32_per_channel(b, m, "B")?;
         acc.iter_mut().enumerate().for_each(|(i, a)| *a = a.wrapping_add(bv[(i / os) % m]));
     }
-    let (mult, shift) = (i32_per_channel(ctx.input(3)?, m, "multiplier")?, i32_per_channel(ctx.input(4)?, m, "shift")?);
-    if let Some(s) = shift.iter().find(|s| !(MIN_SHIFT..=MAX_SHIFT).contains(s)) {
-        return Err(format!("shift {s} is outside {MIN_SHIFT}..={MAX_SHIFT}"));
-    }
     let (zp, lo, hi) = (ctx.int("y_zero_point", 0) as i32, ctx.int("qmin", 0) as i32, ctx.int("qmax", 0) as i32);
-    let y = acc.iter().enumerate().map(|(i, &a)| {
-        let c = (i / os) % m;
-        requantize(a, mult[c], shift[c], zp, lo, hi)
-    });
+    let y: Vec<i32> = match ctx.opt(5) {
+        Some(s) => {
+            let Data::F32(sv) = &s.data else { return Err("acc_scale must be f32".into()) };
+            let scale = |c: usize| if sv.len() == 1 { sv[0] } else { sv[c] };
+            if sv.len() != 1 && sv.len() != m {
+                return Err(format!("acc_scale {:?} must have shape [{m}] or [1]", s.shape));
+            }
+            let act = edgec_numeric::act::Activation::from_attrs(ctx.attrs)?;
+            let ys = ctx.float("y_scale", 1.0);
+            acc.iter().enumerate().map(|(i, &a)| requantize_act(a, scale((i / os) % m), act, ys, zp, lo, hi)).collect()
+        }
+        None => {
+            let mult = i32_per_channel(ctx.input(3)?, m, "multiplier")?;
+            let shift = i32_per_channel(ctx.input(4)?, m, "shift")?;
+            if let Some(s) = shift.iter().find(|s| !(MIN_SHIFT..=MAX_SHIFT).contains(s)) {
+                return Err(format!("shift {s} is outside {MIN_SHIFT}..={MAX_SHIFT}"));
+            }
+            acc.iter().enumerate().map(|(i, &a)| requantize(a, mult[(i / os) % m], shift[(i / os) % m], zp, lo, hi)).collect()
+        }
+    };
+    let y = y.into_iter();
     let data = match x.data {
         Data::U8(_) => Data::U8(y.map(|v| v as u8).collect()),
         _ => Data::I8(y.map(|v| v as i8).collect()),

@@ -5,9 +5,11 @@
 //! Invariant: the applier only folds what the integer op computes up to the
 //! requantize rounding: the input and output are per-tensor 8-bit with one
 //! type, the weights symmetric i8 (per tensor or per output channel), the bias
-//! i32 at scale `s_x·s_w[m]` (the grid the sum is accumulated on), and the
-//! activation is none, relu or clip (a clamp of the integer result: exact,
-//! since rounding is monotonic). Anything else declines with the reason.
+//! i32 at scale `s_x·s_w[m]` (the grid the sum is accumulated on). Relu and
+//! clip become the clamp range of the fixed-point epilogue (exact, since
+//! rounding is monotonic); any other activation takes the float-activation
+//! epilogue (`acc_scale = s_x·s_w[m]`, `y_scale = s_y`: QDQ's own arithmetic
+//! on the exact integer sum). Anything else declines with the reason.
 
 use super::ApplierDef;
 use crate::egraph::analysis::EAnalysis;
@@ -24,7 +26,7 @@ pub static APPLIERS: &[ApplierDef] = &[ApplierDef {
     arity: 10..=13,
     signature: "x, sx, zx, w, sw, zw, w_attrs, [b, sb, zb,] conv_attrs, sy, zy",
     doc: "Q(act(core.conv(DQ(x), DQ(w), DQ(b)))) as quant.conv: i32 accumulation, multiplier sx·sw[m]/sy in Q31 \
-          fixed point, relu/clip as the clamp range; b may be absent",
+          fixed point with relu/clip as the clamp range, other activations in the float epilogue; b may be absent",
     apply: quant_conv,
 }];
 
@@ -62,7 +64,7 @@ fn i32_const(vals: &[i32]) -> Constant {
 }
 
 /// The clamp range `[lo, hi]` of the result: the type's range narrowed by the
-/// activation (relu: ≥ zy; clip: the quantized bounds).
+/// activation (relu: ≥ zy; clip: the quantized bounds; others: the type's).
 fn clamp_range(act: Activation, dt: DType, sy: f64, zy: i64) -> Result<(i64, i64), String> {
     let (lo, hi) = if dt == DType::U8 { (0, 255) } else { (-128, 127) };
     let q = |v: f32| -> i64 {
@@ -75,7 +77,7 @@ fn clamp_range(act: Activation, dt: DType, sy: f64, zy: i64) -> Result<(i64, i64
         Activation::Clip { min, max } => {
             Ok((if min.is_finite() { q(min) } else { lo }, if max.is_finite() { q(max) } else { hi }))
         }
-        other => Err(format!("activation {} has no integer clamp form", other.name())),
+        _ => Ok((lo, hi)),
     }
 }
 
@@ -125,14 +127,6 @@ fn quant_conv(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
     }
     let zy = zero_point(zyc, "y zero point")?;
     let (qmin, qmax) = clamp_range(act, xt.dtype, sy, zy)?;
-    let mut mult = Vec::with_capacity(m);
-    let mut shift = Vec::with_capacity(m);
-    for c in 0..m {
-        let r = sx * s_w(c) / sy;
-        let (mm, s) = quantize_multiplier(r).ok_or_else(|| format!("multiplier {r} of channel {c} out of range"))?;
-        mult.push(mm);
-        shift.push(s);
-    }
     let mut attrs = Attrs::new();
     for k in ["auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"] {
         if let Some(v) = conv_attrs.get(k) {
@@ -143,6 +137,24 @@ fn quant_conv(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
         attrs.set(k, Attr::Int(v));
     }
     let wc = a.add_const(w);
+    if !matches!(act, Activation::None | Activation::Relu | Activation::Clip { .. }) {
+        act.to_attrs(&mut attrs);
+        attrs.set("y_scale", Attr::Float(sy as f32));
+        let acc: Vec<f32> = (0..m).map(|c| (sx * s_w(c)) as f32).collect();
+        let bytes: Vec<u8> = acc.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let ty = TensorType::fixed(DType::F32, &[m as u64]);
+        let sc = a.add_const(Constant { name: String::new(), ty, data: ConstData::Bytes(bytes.into()) });
+        let none = a.none();
+        return a.add_op(Opcode::QuantConv, &[x, wc, bias, none, none, sc], &attrs);
+    }
+    let mut mult = Vec::with_capacity(m);
+    let mut shift = Vec::with_capacity(m);
+    for c in 0..m {
+        let r = sx * s_w(c) / sy;
+        let (mm, s) = quantize_multiplier(r).ok_or_else(|| format!("multiplier {r} of channel {c} out of range"))?;
+        mult.push(mm);
+        shift.push(s);
+    }
     let (mc, sc) = (a.add_const(i32_const(&mult)), a.add_const(i32_const(&shift)));
     a.add_op(Opcode::QuantConv, &[x, wc, bias, mc, sc], &attrs)
 }

@@ -5,7 +5,6 @@
 //! GEMM path and the interpreter.
 
 use super::{Conv2d, PackedQConv, QAct, QReq};
-use edgec_numeric::quant::requantize;
 use std::cell::RefCell;
 
 std::thread_local! {
@@ -29,8 +28,7 @@ pub fn run<X: QAct>(p: &Conv2d, q: &QReq, w: &PackedQConv, x: &[X], y: &mut [X])
                 channel(p, plane, &w.w[c * taps..(c + 1) * taps], acc);
                 let out = &mut y[(b * p.c_out + c) * os..(b * p.c_out + c + 1) * os];
                 for (o, &a) in out.iter_mut().zip(acc.iter()) {
-                    let v = requantize(a.wrapping_add(w.bias[c]), w.mult[c], w.shift[c], q.y_zero, q.qmin, q.qmax);
-                    *o = X::from_i32(v);
+                    *o = X::from_i32(w.epi.finish(c, a.wrapping_add(w.bias[c]), q));
                 }
             }
         }
@@ -38,7 +36,7 @@ pub fn run<X: QAct>(p: &Conv2d, q: &QReq, w: &PackedQConv, x: &[X], y: &mut [X])
 }
 
 /// The output columns `[lo, hi)` whose input column `ox·stride + off` lies in `[0, w)`.
-fn columns(ow: usize, stride: usize, off: isize, w: usize) -> (usize, usize) {
+pub(super) fn columns(ow: usize, stride: usize, off: isize, w: usize) -> (usize, usize) {
     let lo = if off < 0 { ((-off) as usize).div_ceil(stride) } else { 0 };
     let hi = if (w as isize) <= off { 0 } else { ((w as isize - off) as usize).div_ceil(stride).min(ow) };
     (lo, hi.max(lo))

@@ -25,7 +25,8 @@ mod tests;
 pub use crate::conv::Conv2d;
 pub use isa::{detected, with_isa, Isa};
 
-use edgec_numeric::quant::requantize;
+use crate::act::Act;
+use edgec_numeric::quant::{requantize, requantize_act};
 use std::cell::RefCell;
 
 /// Rows of a packed weight block.
@@ -90,8 +91,89 @@ pub struct QReq {
     pub qmax: i32,
 }
 
+/// How a `quant.conv` turns its i32 sums into outputs (per-channel slices
+/// hold one value or one per output channel).
+#[derive(Copy, Clone, Debug)]
+pub enum QEpilogue<'a> {
+    /// Fixed point: `edgec_numeric::quant::requantize`.
+    Fixed {
+        /// Q31 multipliers.
+        mult: &'a [i32],
+        /// Their exponents.
+        shift: &'a [i32],
+    },
+    /// Float activation: `edgec_numeric::quant::requantize_act`.
+    Float {
+        /// The accumulator's real scale.
+        acc_scale: &'a [f32],
+        /// The activation.
+        act: Act,
+        /// The result's scale.
+        y_scale: f32,
+    },
+}
+
+/// A [`QEpilogue`] expanded to one value per channel.
+#[derive(Clone, Debug)]
+enum Epi {
+    Fixed { mult: Vec<i32>, shift: Vec<i32> },
+    Float { acc_scale: Vec<f32>, act: Act, y_scale: f32 },
+}
+
+impl Epi {
+    fn new(e: QEpilogue<'_>, m: usize) -> Epi {
+        match e {
+            QEpilogue::Fixed { mult, shift } => {
+                Epi::Fixed { mult: per_channel(mult, m, "multiplier"), shift: per_channel(shift, m, "shift") }
+            }
+            QEpilogue::Float { acc_scale, act, y_scale } => {
+                let acc_scale = match acc_scale.len() {
+                    1 => vec![acc_scale[0]; m],
+                    n => {
+                        assert_eq!(n, m, "quant.conv: acc_scale holds {n} values, expected {m} or 1");
+                        acc_scale.to_vec()
+                    }
+                };
+                Epi::Float { acc_scale, act, y_scale }
+            }
+        }
+    }
+    /// The outputs of channel `m` for the sums `acc` plus `corr`, into `out`.
+    fn finish_row(&self, m: usize, acc: &[i32], corr: i32, q: &QReq, out: &mut [i32]) {
+        match self {
+            Epi::Fixed { mult, shift } => fixed_row(acc, corr, mult[m], shift[m], q, out),
+            Epi::Float { acc_scale, act, y_scale } => {
+                for (o, &a) in out.iter_mut().zip(acc) {
+                    let a = a.wrapping_add(corr);
+                    *o = requantize_act(a, acc_scale[m], *act, *y_scale, q.y_zero, q.qmin, q.qmax);
+                }
+            }
+        }
+    }
+
+    /// The output of channel `m` for the sum `acc` (bias included).
+    #[inline]
+    fn finish(&self, m: usize, acc: i32, q: &QReq) -> i32 {
+        match self {
+            Epi::Fixed { mult, shift } => requantize(acc, mult[m], shift[m], q.y_zero, q.qmin, q.qmax),
+            Epi::Float { acc_scale, act, y_scale } => {
+                requantize_act(acc, acc_scale[m], *act, *y_scale, q.y_zero, q.qmin, q.qmax)
+            }
+        }
+    }
+}
+
+crate::multiversion! {
+    /// The fixed-point epilogue over one row (one channel): vectorized.
+    fn fixed_row(acc: &[i32], corr: i32, mult: i32, shift: i32, q: &QReq, out: &mut [i32]) {
+        for (o, &a) in out.iter_mut().zip(acc) {
+            *o = requantize(a.wrapping_add(corr), mult, shift, q.y_zero, q.qmin, q.qmax);
+        }
+    }
+}
+
 /// Weights arranged at model construction, with the per-channel bias, row
-/// sums and requantize multipliers. Valid for every [`Conv2d`] that differs
+/// sums and epilogue. Valid for every [`Conv2d`] that differs
 /// from the one given only in `n`, `h`, `w` and padding.
 #[derive(Clone, Debug)]
 pub struct PackedQConv {
@@ -104,8 +186,7 @@ pub struct PackedQConv {
     w: Vec<i8>,
     bias: Vec<i32>,
     rowsum: Vec<i32>,
-    mult: Vec<i32>,
-    shift: Vec<i32>,
+    epi: Epi,
 }
 
 /// `v` (one value or one per channel) as one per channel.
@@ -121,8 +202,8 @@ fn per_channel(v: &[i32], m: usize, what: &str) -> Vec<i32> {
 
 impl PackedQConv {
     /// Arrange `w` (`[c_out, c_in / groups, kh, kw]`) for `p`; `bias` has
-    /// `c_out` values, `mult` and `shift` `c_out` or 1.
-    pub fn new(p: &Conv2d, w: &[i8], bias: Option<&[i32]>, mult: &[i32], shift: &[i32]) -> PackedQConv {
+    /// `c_out` values.
+    pub fn new(p: &Conv2d, w: &[i8], bias: Option<&[i32]>, epilogue: QEpilogue<'_>) -> PackedQConv {
         let (cg, mg) = (p.c_in / p.groups, p.c_out / p.groups);
         let k = cg * p.kh * p.kw;
         assert_eq!(w.len(), p.c_out * k, "quant.conv weights have {} elements, {p:?} needs {}", w.len(), p.c_out * k);
@@ -146,8 +227,7 @@ impl PackedQConv {
             w: w.to_vec(),
             bias: bias.map_or(vec![0; p.c_out], |b| per_channel(b, p.c_out, "B")),
             rowsum: rowsum.collect(),
-            mult: per_channel(mult, p.c_out, "multiplier"),
-            shift: per_channel(shift, p.c_out, "shift"),
+            epi: Epi::new(epilogue, p.c_out),
         }
     }
 }
@@ -196,36 +276,81 @@ pub fn quant_conv2d<X: QAct>(p: &Conv2d, q: &QReq, w: &PackedQConv, x: &[X], y: 
 
 /// im2col of one group's channels (`xg`, `cg` planes), biased, straight into
 /// panels: `panels[((j / NR) · k4/4 + t / 4) · NR · 4 + (j % NR) · 4 + t % 4]`
-/// holds tap `t` of output position `j`; padding holds the biased zero point,
-/// depth and column tails hold 0 (their weights are 0 / their results unused).
+/// holds tap `t` of output position `j`; padding holds the biased zero point.
+/// Depth and column tails hold the zero point too: their weights are 0 and
+/// their results are dropped.
 fn pack_panels<X: QAct>(p: &Conv2d, q: &QReq, xg: &[X], k4: usize, panels: &mut [u8]) {
-    let (oh, ow) = (p.out_h(), p.out_w());
-    let os = oh * ow;
+    let os = p.out_h() * p.out_w();
+    let npanels = os.div_ceil(NR);
     let zb = (q.x_zero + X::BIAS) as u8;
-    let steps = k4 / 4;
-    panels.fill(0);
-    let mut row = vec![zb; os];
-    let cg = p.c_in / p.groups;
-    for t in 0..cg * p.kh * p.kw {
-        let (c, ky, kx) = (t / (p.kh * p.kw), (t / p.kw) % p.kh, t % p.kw);
-        let plane = &xg[c * p.h * p.w..(c + 1) * p.h * p.w];
-        row.fill(zb);
-        for oy in 0..oh {
-            let iy = (oy * p.stride_h + ky * p.dil_h) as isize - p.pad_top as isize;
-            if iy < 0 || iy as usize >= p.h {
-                continue;
-            }
-            let src = &plane[iy as usize * p.w..(iy as usize + 1) * p.w];
-            for ox in 0..ow {
-                let ix = (ox * p.stride_w + kx * p.dil_w) as isize - p.pad_left as isize;
-                if ix >= 0 && (ix as usize) < p.w {
-                    row[oy * ow + ox] = src[ix as usize].biased();
+    let k = (p.c_in / p.groups) * p.kh * p.kw;
+    ROWS.with(|cell| {
+        let mut rows = cell.borrow_mut();
+        rows.clear();
+        rows.resize(4 * npanels * NR, zb);
+        let width = npanels * NR;
+        for step in 0..k4 / 4 {
+            for l in 0..4 {
+                let row = &mut rows[l * width..(l + 1) * width];
+                match 4 * step + l {
+                    t if t < k => tap_row(p, xg, t, zb, &mut row[..os]),
+                    _ => row[..os].fill(zb),
                 }
             }
+            interleave(&rows, width, step, k4 / 4, panels);
         }
-        let (step, lane) = (t / 4, t % 4);
-        for (j, &v) in row.iter().enumerate() {
-            panels[((j / NR) * steps + step) * NR * 4 + (j % NR) * 4 + lane] = v;
+    });
+}
+
+std::thread_local! {
+    /// Four im2col rows of the running conv.
+    static ROWS: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Tap `t` (channel, ky, kx) of every output position, biased; zb in the padding.
+fn tap_row<X: QAct>(p: &Conv2d, xg: &[X], t: usize, zb: u8, row: &mut [u8]) {
+    let (oh, ow) = (p.out_h(), p.out_w());
+    let (c, ky, kx) = (t / (p.kh * p.kw), (t / p.kw) % p.kh, t % p.kw);
+    let plane = &xg[c * p.h * p.w..(c + 1) * p.h * p.w];
+    let off = (kx * p.dil_w) as isize - p.pad_left as isize;
+    let (lo, hi) = depthwise::columns(ow, p.stride_w, off, p.w);
+    for oy in 0..oh {
+        let out = &mut row[oy * ow..(oy + 1) * ow];
+        let iy = (oy * p.stride_h + ky * p.dil_h) as isize - p.pad_top as isize;
+        if iy < 0 || iy as usize >= p.h {
+            out.fill(zb);
+            continue;
+        }
+        let src = &plane[iy as usize * p.w..(iy as usize + 1) * p.w];
+        out[..lo].fill(zb);
+        out[hi..].fill(zb);
+        if p.stride_w == 1 {
+            let base = (lo as isize + off) as usize;
+            for (o, s) in out[lo..hi].iter_mut().zip(&src[base..base + (hi - lo)]) {
+                *o = s.biased();
+            }
+        } else {
+            for (ox, o) in out.iter_mut().enumerate().take(hi).skip(lo) {
+                *o = src[(ox as isize * p.stride_w as isize + off) as usize].biased();
+            }
+        }
+    }
+}
+
+crate::multiversion! {
+    /// Write taps `4·step .. 4·step + 4` (the four rows of `rows`, `width`
+    /// columns each) into every panel: 4 bytes per column.
+    fn interleave(rows: &[u8], width: usize, step: usize, steps: usize, panels: &mut [u8]) {
+        let (r0, rest) = rows.split_at(width);
+        let (r1, rest) = rest.split_at(width);
+        let (r2, r3) = rest.split_at(width);
+        for pn in 0..width / NR {
+            let d = &mut panels[(pn * steps + step) * NR * 4..(pn * steps + step + 1) * NR * 4];
+            let cols = pn * NR..(pn + 1) * NR;
+            let (a, b, c, e) = (&r0[cols.clone()], &r1[cols.clone()], &r2[cols.clone()], &r3[cols]);
+            for (j, word) in d.chunks_exact_mut(4).enumerate() {
+                word.copy_from_slice(&[a[j], b[j], c[j], e[j]]);
+            }
         }
     }
 }
@@ -238,6 +363,7 @@ fn gemm<X: QAct>(isa: Isa, p: &Conv2d, q: &QReq, w: &PackedQConv, g: usize, pane
     let (steps, blocks, npanels) = (w.k4 / 4, mg.div_ceil(MR), os.div_ceil(NR));
     let zb = q.x_zero + X::BIAS;
     let mut tile = [0i32; MR * 2 * NR];
+    let mut row = [0i32; 2 * NR];
     for blk in 0..blocks {
         let a = &w.a[(g * blocks + blk) * MR * w.k4..(g * blocks + blk + 1) * MR * w.k4];
         let rows = MR.min(mg - blk * MR);
@@ -251,10 +377,11 @@ fn gemm<X: QAct>(isa: Isa, p: &Conv2d, q: &QReq, w: &PackedQConv, g: usize, pane
             for r in 0..rows {
                 let m = g * mg + blk * MR + r;
                 let corr = w.bias[m].wrapping_add((isa.offset() - zb).wrapping_mul(w.rowsum[m]));
-                let out = &mut yg[(blk * MR + r) * os..(blk * MR + r + 1) * os];
-                for j in 0..cols.min(os - pn * NR) {
-                    let acc = tile[r * 2 * NR + j].wrapping_add(corr);
-                    out[pn * NR + j] = X::from_i32(requantize(acc, w.mult[m], w.shift[m], q.y_zero, q.qmin, q.qmax));
+                let n = cols.min(os - pn * NR);
+                w.epi.finish_row(m, &tile[r * 2 * NR..r * 2 * NR + n], corr, q, &mut row[..n]);
+                let out = &mut yg[(blk * MR + r) * os + pn * NR..(blk * MR + r) * os + pn * NR + n];
+                for (o, &v) in out.iter_mut().zip(&row[..n]) {
+                    *o = X::from_i32(v);
                 }
             }
             pn += if two { 2 } else { 1 };
@@ -264,8 +391,7 @@ fn gemm<X: QAct>(isa: Isa, p: &Conv2d, q: &QReq, w: &PackedQConv, g: usize, pane
 
 /// `quant.conv` over any window rank with weights and parameters read when
 /// the model runs: the direct integer loop of ConvInteger
-/// ([`crate::quant::conv`]) with this op's epilogue. `mult` and `shift` hold
-/// one value or one per output channel.
+/// ([`crate::quant::conv`]) with this op's epilogue.
 #[allow(clippy::too_many_arguments)]
 pub fn quant_conv_nd<X: QAct + crate::quant::conv::Q8>(
     p: &crate::quant::conv::ConvInt<'_>,
@@ -273,14 +399,12 @@ pub fn quant_conv_nd<X: QAct + crate::quant::conv::Q8>(
     x: &[X],
     w: &[i8],
     bias: Option<&[i32]>,
-    mult: &[i32],
-    shift: &[i32],
+    epilogue: QEpilogue<'_>,
     y: &mut [X],
 ) {
     let bias = bias.map_or(vec![0; p.m], |b| per_channel(b, p.m, "B"));
-    let (mult, shift) = (per_channel(mult, p.m, "multiplier"), per_channel(shift, p.m, "shift"));
+    let epi = Epi::new(epilogue, p.m);
     crate::quant::conv::conv_i32(p, x, q.x_zero, w, &[] as &[i8], |i, m, acc| {
-        let v = requantize(acc.wrapping_add(bias[m]), mult[m], shift[m], q.y_zero, q.qmin, q.qmax);
-        y[i] = X::from_i32(v);
+        y[i] = X::from_i32(epi.finish(m, acc.wrapping_add(bias[m]), q));
     });
 }

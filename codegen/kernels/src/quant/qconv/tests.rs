@@ -15,7 +15,7 @@ impl Lcg {
     }
 }
 
-fn reference<X: QAct>(p: &Conv2d, q: &QReq, x: &[X], w: &[i8], b: &[i32], mult: &[i32], shift: &[i32]) -> Vec<X> {
+fn reference<X: QAct>(p: &Conv2d, q: &QReq, x: &[X], w: &[i8], b: &[i32], e: QEpilogue<'_>) -> Vec<X> {
     let (oh, ow) = (p.out_h(), p.out_w());
     let (cg, mg) = (p.c_in / p.groups, p.c_out / p.groups);
     let mut y = Vec::new();
@@ -39,7 +39,15 @@ fn reference<X: QAct>(p: &Conv2d, q: &QReq, x: &[X], w: &[i8], b: &[i32], mult: 
                             }
                         }
                     }
-                    y.push(X::from_i32(requantize(acc, mult[m], shift[m], q.y_zero, q.qmin, q.qmax)));
+                    let v = match e {
+                        QEpilogue::Fixed { mult, shift } => {
+                            requantize(acc, mult[m], shift[m], q.y_zero, q.qmin, q.qmax)
+                        }
+                        QEpilogue::Float { acc_scale, act, y_scale } => {
+                            requantize_act(acc, acc_scale[m], act, y_scale, q.y_zero, q.qmin, q.qmax)
+                        }
+                    };
+                    y.push(X::from_i32(v));
                 }
             }
         }
@@ -93,7 +101,7 @@ fn cases() -> Vec<Conv2d> {
     ]
 }
 
-fn check<X: QAct + crate::quant::conv::Q8 + PartialEq + std::fmt::Debug>(wide: bool) {
+fn check<X: QAct + crate::quant::conv::Q8 + PartialEq + std::fmt::Debug>(wide: bool, float: bool) {
     let mut rng = Lcg(7);
     for p in cases() {
         let (cg, k) = (p.c_in / p.groups, p.kh * p.kw);
@@ -110,8 +118,15 @@ fn check<X: QAct + crate::quant::conv::Q8 + PartialEq + std::fmt::Debug>(wide: b
         let (lo, hi) = (-X::BIAS, 255 - X::BIAS);
         let q =
             QReq { x_zero: (rng.next() % 200) as i32 + 20 - X::BIAS, y_zero: 3 - X::BIAS, qmin: lo + 2, qmax: hi - 1 };
-        let want = reference(&p, &q, &x, &w, &b, &mult, &shift);
-        let packed = PackedQConv::new(&p, &w, Some(&b), &mult, &shift);
+        let acc_scale: Vec<f32> = mult.iter().map(|&m| m as f32 * 2e-15).collect();
+        let epi = match float {
+            false => QEpilogue::Fixed { mult: &mult, shift: &shift },
+            true => QEpilogue::Float { acc_scale: &acc_scale, act: Act::HardSwish, y_scale: 0.02 },
+        };
+        let want = reference(&p, &q, &x, &w, &b, epi);
+        let distinct: std::collections::BTreeSet<i32> = want.iter().map(|v| v.value()).collect();
+        assert!(distinct.len() >= 3 || wide, "degenerate case {p:?}: outputs {distinct:?}");
+        let packed = PackedQConv::new(&p, &w, Some(&b), epi);
         for isa in Isa::ALL.into_iter().filter(|i| i.available()) {
             let mut y = vec![X::default(); want.len()];
             with_isa(isa, || quant_conv2d(&p, &q, &packed, &x, &mut y));
@@ -129,21 +144,23 @@ fn check<X: QAct + crate::quant::conv::Q8 + PartialEq + std::fmt::Debug>(wide: b
         };
         let ci = crate::quant::conv::ConvInt { n: p.n, c: p.c_in, m: p.c_out, group: p.groups, win };
         let mut y = vec![X::default(); want.len()];
-        quant_conv_nd(&ci, &q, &x, &w, Some(&b), &mult, &shift, &mut y);
+        quant_conv_nd(&ci, &q, &x, &w, Some(&b), epi, &mut y);
         assert_eq!(y, want, "direct {p:?}");
     }
 }
 
 #[test]
 fn every_kernel_equals_the_direct_reference_u8() {
-    check::<u8>(false);
-    check::<u8>(true);
+    check::<u8>(false, false);
+    check::<u8>(true, false);
+    check::<u8>(false, true);
 }
 
 #[test]
 fn every_kernel_equals_the_direct_reference_i8() {
-    check::<i8>(false);
-    check::<i8>(true);
+    check::<i8>(false, false);
+    check::<i8>(true, false);
+    check::<i8>(false, true);
 }
 
 #[test]
@@ -151,8 +168,8 @@ fn per_tensor_parameters_broadcast() {
     let p = geometry(1, 3, 5, (4, 4), (3, 3), 1, 1, [1; 4], 1);
     let w: Vec<i8> = (0..5 * 27).map(|i| (i % 7) as i8 - 3).collect();
     let (m, s) = quantize_multiplier(0.01).unwrap();
-    let one = PackedQConv::new(&p, &w, None, &[m], &[s]);
-    let each = PackedQConv::new(&p, &w, Some(&[0; 5]), &[m; 5], &[s; 5]);
+    let one = PackedQConv::new(&p, &w, None, QEpilogue::Fixed { mult: &[m], shift: &[s] });
+    let each = PackedQConv::new(&p, &w, Some(&[0; 5]), QEpilogue::Fixed { mult: &[m; 5], shift: &[s; 5] });
     let x: Vec<u8> = (0..48).map(|i| (i * 5) as u8).collect();
     let q = QReq { x_zero: 128, y_zero: 128, qmin: 0, qmax: 255 };
     let (mut a, mut b) = (vec![0u8; 80], vec![0u8; 80]);

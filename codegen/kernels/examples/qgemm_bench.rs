@@ -1,0 +1,125 @@
+//! Integer GEMM micro-benchmark: single-threaded GOP/s (2 ops per
+//! multiply-accumulate) of `quant_conv2d` on a 1×1 conv (a GEMM with the
+//! im2col packing and the requantize epilogue counted) at several sizes,
+//! against this core's measured peak of the best int8 dot-product instruction
+//! it has (a dependency-free loop of `vpdpbusd` on AVX-512 VNNI; on other
+//! machines the kernel family in use is named and no peak is measured). Run:
+//!
+//! ```text
+//! cargo run --release -p edgec-kernels --example qgemm_bench
+//! ```
+//!
+//! Prints one `size=... gops=...` line per size, then `qgemm_gops=...`
+//! (the largest size), `isa=...`, `peak_gops=...` and `ratio=...`.
+#![allow(unsafe_code)] // the peak loop uses SIMD intrinsics
+
+use edgec_kernels::conv::Conv2d;
+use edgec_kernels::quant::qconv::{self, PackedQConv, QEpilogue, QReq};
+use std::hint::black_box;
+use std::time::Instant;
+
+fn best_time(mut f: impl FnMut(), reps: usize) -> f64 {
+    f();
+    let t = Instant::now();
+    f();
+    let once = t.elapsed().as_secs_f64().max(1e-7);
+    let inner = ((0.02 / once) as usize).max(1);
+    let mut best = f64::INFINITY;
+    for _ in 0..reps {
+        let t = Instant::now();
+        for _ in 0..inner {
+            f();
+        }
+        best = best.min(t.elapsed().as_secs_f64() / inner as f64);
+    }
+    best
+}
+
+/// GOP/s of an m×n×k integer GEMM as a 1×1 conv (`k` input channels, `m`
+/// output channels, `n` positions).
+fn qgemm_gops(m: usize, n: usize, k: usize) -> f64 {
+    let p = Conv2d {
+        n: 1,
+        c_in: k,
+        h: 1,
+        w: n,
+        c_out: m,
+        kh: 1,
+        kw: 1,
+        stride_h: 1,
+        stride_w: 1,
+        pad_top: 0,
+        pad_left: 0,
+        pad_bottom: 0,
+        pad_right: 0,
+        dil_h: 1,
+        dil_w: 1,
+        groups: 1,
+    };
+    let w: Vec<i8> = (0..m * k).map(|i| (i.wrapping_mul(2654435761) >> 7) as i8).collect();
+    let x: Vec<u8> = (0..k * n).map(|i| (i.wrapping_mul(40503) >> 3) as u8).collect();
+    let (mult, shift) = edgec_numeric::quant::quantize_multiplier(1e-4).expect("multiplier");
+    let pw = PackedQConv::new(&p, &w, None, QEpilogue::Fixed { mult: &[mult], shift: &[shift] });
+    let q = QReq { x_zero: 128, y_zero: 128, qmin: 0, qmax: 255 };
+    let mut y = vec![0u8; m * n];
+    let secs = best_time(|| qconv::quant_conv2d(&p, &q, &pw, black_box(&x), &mut y), 15);
+    black_box(&y);
+    2.0 * (m * n * k) as f64 / secs / 1e9
+}
+
+#[cfg(target_arch = "x86_64")]
+mod peak {
+    use std::arch::x86_64::*;
+
+    /// Independent accumulators: enough to cover vpdpbusd latency × throughput.
+    const ACC: usize = 16;
+
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    fn dpbusd(iters: usize) -> i32 {
+        // Opaque operands: the loop must not constant-fold.
+        let (x, y) = (std::hint::black_box(_mm512_set1_epi8(3)), std::hint::black_box(_mm512_set1_epi8(-2)));
+        let mut acc = [_mm512_setzero_si512(); ACC];
+        for _ in 0..iters {
+            for a in acc.iter_mut() {
+                *a = _mm512_dpbusd_epi32(*a, x, y);
+            }
+        }
+        let mut s = _mm512_setzero_si512();
+        for a in acc {
+            s = _mm512_add_epi32(s, a);
+        }
+        _mm512_reduce_add_epi32(s)
+    }
+
+    /// Peak GOP/s of `vpdpbusd` (64 multiply-accumulates per instruction).
+    pub fn vnni_gops() -> Option<f64> {
+        if !(is_x86_feature_detected!("avx512vnni") && is_x86_feature_detected!("avx512bw")) {
+            return None;
+        }
+        let iters = 20_000_000 / ACC;
+        // SAFETY: the features were detected above.
+        let secs = super::best_time(
+            || {
+                std::hint::black_box(unsafe { dpbusd(iters) });
+            },
+            5,
+        );
+        Some(2.0 * 64.0 * (iters * ACC) as f64 / secs / 1e9)
+    }
+}
+
+fn main() {
+    let sizes = [(64, 3136, 64), (128, 784, 576), (256, 196, 1152), (512, 512, 512)];
+    let mut last = 0.0;
+    for (m, n, k) in sizes {
+        last = qgemm_gops(m, n, k);
+        println!("size={m}x{n}x{k} gops={last:.1}");
+    }
+    println!("qgemm_gops={last:.1}");
+    println!("isa={:?}", qconv::detected());
+    #[cfg(target_arch = "x86_64")]
+    if let Some(peak) = peak::vnni_gops().filter(|_| qconv::detected() == qconv::Isa::Vnni512) {
+        println!("peak_gops={peak:.1}");
+        println!("ratio={:.3}", last / peak);
+    }
+}
