@@ -4,7 +4,8 @@
 # static input shape, same input, one thread, interleaved rounds.
 #
 # Usage: bash benches/quant/speed.sh [MODEL_ID ...]   (wild-corpus ids; default below)
-# Env:   RUNS=20 timed inferences per measurement, ROUNDS=3 (median of medians)
+# Env:   RUNS=20 timed inferences per measurement, ROUNDS=3 (median of medians),
+#        REUSE=1 keeps crates already written (times them again without recompiling)
 # Needs: the wild corpus models (bash testsuite/wild/run.sh fetches them) and the
 # calibration sets of benches/quant/make_data.py (run.sh makes them).
 # Prints a markdown table (FP32 ms, INT8 ms, speedup, share of MACs in
@@ -37,9 +38,11 @@ for m in "${MODELS[@]}"; do
         dims=$("$PY" -c "import numpy as np, sys; print(','.join(map(str, np.load(sys.argv[1]).shape)))" "${f#*=}")
         shapes+=(--shape "${f%%=*}=$dims")
     done
-    "$EDGEC" compile "$model" "${shapes[@]}" -o "$OUT/${m}_fp32" --name "${m}_fp32" 2>"$OUT/$m.fp32.log"
-    "$EDGEC" compile "$model" "${shapes[@]}" -o "$OUT/${m}_int8" --name "${m}_int8" \
-        --quantize int8 --calib "$DATA/$m/calib" 2>"$OUT/$m.int8.log"
+    if [[ "${REUSE:-0}" != 1 || ! -d "$OUT/${m}_int8" ]]; then
+        "$EDGEC" compile "$model" "${shapes[@]}" -o "$OUT/${m}_fp32" --name "${m}_fp32" 2>"$OUT/$m.fp32.log"
+        "$EDGEC" compile "$model" "${shapes[@]}" -o "$OUT/${m}_int8" --name "${m}_int8" \
+            --quantize int8 --calib "$DATA/$m/calib" 2>"$OUT/$m.int8.log"
+    fi
     grep -E "^integer ops|not folded" "$OUT/$m.int8.log" >&2 || true
     qops=$(grep -c "quant.conv" "$OUT/${m}_int8/edgec/model.eir" || true)
     for v in fp32 int8; do cargo build -q --release --offline --manifest-path "$OUT/${m}_$v/Cargo.toml"; done

@@ -106,7 +106,12 @@ fn case() -> impl Strategy<Value = Case> {
     (
         (1usize..6, 1usize..20, 3usize..10, prop::sample::select(vec![1usize, 3, 5])),
         (1usize..3, 1usize..3, 0usize..3, any::<bool>(), any::<bool>()),
-        (prop::sample::select(vec!["none", "relu", "clip", "hard_swish", "silu", "leaky_relu"]), any::<bool>(), any::<bool>(), any::<u64>()),
+        (
+            prop::sample::select(vec!["none", "relu", "clip", "hard_swish", "silu", "leaky_relu"]),
+            any::<bool>(),
+            any::<bool>(),
+            any::<u64>(),
+        ),
     )
         .prop_filter("the window fits", |((_, _, hw, k), (_, dil, pad, _, _), _)| dil * (k - 1) < hw + 2 * pad)
         .prop_map(|((c, m, hw, k), (stride, dil, pad, depthwise, bias), (act, i8_acts, per_tensor, seed))| Case {

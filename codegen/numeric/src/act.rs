@@ -251,7 +251,7 @@ impl Activation {
     /// The interpreter's formula: `x` widened to f64, the result of each
     /// ONNX primitive passed through `round` (rounding to the element type),
     /// so it equals the unfused ops (for `Silu`, `Mul(x, Sigmoid(x))`).
-    #[inline]
+    #[inline(always)]
     pub fn apply_rounded(self, x: f64, round: impl Fn(f64) -> f64) -> f64 {
         let y = match self {
             Activation::None => x,
@@ -286,7 +286,7 @@ impl Activation {
 
     /// The interpreter's formula on an `f32` element (equal to the unfused
     /// `onnx.*` op's result; not [`Activation::apply`], the kernels' f32 form).
-    #[inline]
+    #[inline(always)]
     pub fn apply_f32(&self, x: f32) -> f32 {
         self.apply_rounded(x as f64, |v| v as f32 as f64) as f32
     }

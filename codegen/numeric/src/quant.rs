@@ -73,13 +73,17 @@ pub fn requantize(acc: i32, m: i32, shift: i32, zp: i32, lo: i32, hi: i32) -> i3
 /// `v = f32(acc) · acc_scale` (one f32 product), the activation by the
 /// interpreter's formula ([`Activation::apply_f32`]), then QuantizeLinear's
 /// step `round_half_even(a / y_scale) + zp` (one f32 division) clamped to
-/// `[lo, hi]`.
-#[inline]
+/// `[lo, hi]`; NaN gives `lo`.
+// Always inlined: kernels call it per element inside a loop compiled for
+// their instruction set, with the activation known (see the crate docs).
+#[inline(always)]
 pub fn requantize_act(acc: i32, acc_scale: f32, act: Activation, y_scale: f32, zp: i32, lo: i32, hi: i32) -> i32 {
     let a = act.apply_f32(acc as f32 * acc_scale);
     let q = (a / y_scale).round_ties_even() + zp as f32;
-    // NaN (a NaN activation) saturates like QuantizeLinear's cast: to 0 + clamp.
-    (if q.is_nan() { 0 } else { q.clamp(i32::MIN as f32, i32::MAX as f32) as i32 }).clamp(lo, hi)
+    // `max` maps NaN to `lo`; the clamped value is an integer of magnitude
+    // < 2^22, read from the mantissa of `q + 1.5·2^23` (a cast that vectorizes).
+    let c = q.max(lo as f32).min(hi as f32);
+    ((c + 12_582_912.0).to_bits() as i32) - 0x4B40_0000
 }
 
 #[cfg(test)]
@@ -98,6 +102,19 @@ mod tests {
         assert_eq!(quantize_multiplier(0.0), None);
         assert_eq!(quantize_multiplier(f64::NAN), None);
         assert_eq!(quantize_multiplier(2f64.powi(31)), None);
+    }
+
+    #[test]
+    fn the_float_epilogue_rounds_clamps_and_maps_nan_to_lo() {
+        let q = |acc, act| requantize_act(acc, 0.5, act, 0.25, 3, -128, 127);
+        assert_eq!(q(5, Activation::None), 13); // 2.5 / 0.25 = 10, + 3
+        assert_eq!(q(-5, Activation::Relu), 3);
+        assert_eq!(q(1000, Activation::None), 127);
+        assert_eq!(q(-1000, Activation::None), -128);
+        assert_eq!(requantize_act(1, f32::NAN, Activation::None, 1.0, 0, -7, 7), -7);
+        // Halves to even: 0.125 / 0.25 = 0.5 → 0; 0.375 / 0.25 = 1.5 → 2.
+        assert_eq!(requantize_act(1, 0.125, Activation::None, 0.25, 0, -9, 9), 0);
+        assert_eq!(requantize_act(3, 0.125, Activation::None, 0.25, 0, -9, 9), 2);
     }
 
     #[test]

@@ -93,6 +93,19 @@ qint!(u8, i8, i16, u16);
 pub fn quantize<T: QInt>(layout: QLayout, x: &[f32], scale: &[f32], zp: Option<&[T]>, y: &mut [T]) {
     assert_eq!(x.len(), y.len(), "quantize: x has {} elements, y {}", x.len(), y.len());
     assert!(zp.is_none_or(|z| z.len() == scale.len()), "quantize: zero point and scale lengths differ");
+    if layout == QLayout::Tensor && !scale.is_empty() {
+        // One scale: the same formula, vectorized (f32 rounding needs SSE4.1+).
+        let (s, z) = (scale[0], zp.map_or(0.0, |z| z[0].to_f32()));
+        return crate::simd::vectorized(|| {
+            for (&v, out) in x.iter().zip(y.iter_mut()) {
+                let q = v / s;
+                *out = match q.is_nan() {
+                    true => T::from_f32(T::MIN),
+                    false => T::from_f32((q.round_ties_even() + z).clamp(T::MIN, T::MAX)),
+                };
+            }
+        });
+    }
     for (i, (&v, out)) in x.iter().zip(y.iter_mut()).enumerate() {
         let p = layout.index(i);
         let q = v / scale[p];
@@ -125,6 +138,14 @@ deq_int!(u8, i8, i32, i16, u16);
 pub fn dequantize<T: DeqInt>(layout: QLayout, x: &[T], scale: &[f32], zp: Option<&[T]>, y: &mut [f32]) {
     assert_eq!(x.len(), y.len(), "dequantize: x has {} elements, y {}", x.len(), y.len());
     assert!(zp.is_none_or(|z| z.len() == scale.len()), "dequantize: zero point and scale lengths differ");
+    if layout == QLayout::Tensor && !scale.is_empty() {
+        let (s, z) = (scale[0] as f64, zp.map_or(0, |z| z[0].to_i64()));
+        return crate::simd::vectorized(|| {
+            for (&v, out) in x.iter().zip(y.iter_mut()) {
+                *out = ((v.to_i64() - z) as f64 * s) as f32;
+            }
+        });
+    }
     for (i, (&v, out)) in x.iter().zip(y.iter_mut()).enumerate() {
         let p = layout.index(i);
         let d = v.to_i64() - zp.map_or(0, |z| z[p].to_i64());

@@ -476,10 +476,8 @@ fn quant_conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         kernel[0],
         kernel[1]
     );
-    let pw = cx.field(
-        "k::quant::qconv::PackedQConv",
-        format!("k::quant::qconv::PackedQConv::new(&{packing}, {w}, {b}, {e})"),
-    );
+    let pw = cx
+        .field("k::quant::qconv::PackedQConv", format!("k::quant::qconv::PackedQConv::new(&{packing}, {w}, {b}, {e})"));
     cx.line(format!("k::quant::qconv::quant_conv2d(&{c}, &{q}, &self.{pw}, {x}, {out});"));
     Ok(())
 }

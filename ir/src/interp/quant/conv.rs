@@ -198,7 +198,10 @@ pub fn quant_conv(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
             if let Some(s) = shift.iter().find(|s| !(MIN_SHIFT..=MAX_SHIFT).contains(s)) {
                 return Err(format!("shift {s} is outside {MIN_SHIFT}..={MAX_SHIFT}"));
             }
-            acc.iter().enumerate().map(|(i, &a)| requantize(a, mult[(i / os) % m], shift[(i / os) % m], zp, lo, hi)).collect()
+            acc.iter()
+                .enumerate()
+                .map(|(i, &a)| requantize(a, mult[(i / os) % m], shift[(i / os) % m], zp, lo, hi))
+                .collect()
         }
     };
     let y = y.into_iter();

@@ -9,16 +9,17 @@ use std::cell::RefCell;
 
 std::thread_local! {
     /// (centered plane, accumulators) of the running channel.
-    static BUFS: RefCell<(Vec<i16>, Vec<i32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+    static BUFS: RefCell<(Vec<i16>, Vec<i32>, Vec<i32>)> = const { RefCell::new((Vec::new(), Vec::new(), Vec::new())) };
 }
 
 /// Run every channel of `x` (see [`super::quant_conv2d`]).
 pub fn run<X: QAct>(p: &Conv2d, q: &QReq, w: &PackedQConv, x: &[X], y: &mut [X]) {
     let (is, os, taps) = (p.h * p.w, p.out_h() * p.out_w(), p.kh * p.kw);
     BUFS.with(|cell| {
-        let (plane, acc) = &mut *cell.borrow_mut();
+        let (plane, acc, res) = &mut *cell.borrow_mut();
         plane.resize(is, 0);
         acc.resize(os, 0);
+        res.resize(os, 0);
         for b in 0..p.n {
             for c in 0..p.c_in {
                 let src = &x[(b * p.c_in + c) * is..(b * p.c_in + c + 1) * is];
@@ -27,8 +28,9 @@ pub fn run<X: QAct>(p: &Conv2d, q: &QReq, w: &PackedQConv, x: &[X], y: &mut [X])
                 }
                 channel(p, plane, &w.w[c * taps..(c + 1) * taps], acc);
                 let out = &mut y[(b * p.c_out + c) * os..(b * p.c_out + c + 1) * os];
-                for (o, &a) in out.iter_mut().zip(acc.iter()) {
-                    *o = X::from_i32(w.epi.finish(c, a.wrapping_add(w.bias[c]), q));
+                w.epi.finish_row(c, acc, w.bias[c], q, res);
+                for (o, &v) in out.iter_mut().zip(res.iter()) {
+                    *o = X::from_i32(v);
                 }
             }
         }

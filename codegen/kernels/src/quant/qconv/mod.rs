@@ -142,24 +142,46 @@ impl Epi {
     fn finish_row(&self, m: usize, acc: &[i32], corr: i32, q: &QReq, out: &mut [i32]) {
         match self {
             Epi::Fixed { mult, shift } => fixed_row(acc, corr, mult[m], shift[m], q, out),
-            Epi::Float { acc_scale, act, y_scale } => {
-                for (o, &a) in out.iter_mut().zip(acc) {
-                    let a = a.wrapping_add(corr);
-                    *o = requantize_act(a, acc_scale[m], *act, *y_scale, q.y_zero, q.qmin, q.qmax);
-                }
-            }
+            Epi::Float { acc_scale, act, y_scale } => float_row(acc, corr, acc_scale[m], *act, *y_scale, q, out),
         }
     }
+}
 
-    /// The output of channel `m` for the sum `acc` (bias included).
-    #[inline]
-    fn finish(&self, m: usize, acc: i32, q: &QReq) -> i32 {
-        match self {
-            Epi::Fixed { mult, shift } => requantize(acc, mult[m], shift[m], q.y_zero, q.qmin, q.qmax),
-            Epi::Float { acc_scale, act, y_scale } => {
-                requantize_act(acc, acc_scale[m], *act, *y_scale, q.y_zero, q.qmin, q.qmax)
-            }
+/// One loop per activation kind, so the formula inlines with its activation
+/// known and no per-element match.
+macro_rules! float_rows {
+    ($act:expr, |$a:ident| $body:expr, $($pat:pat),*) => {
+        match $act {
+            $($pat => {
+                let $a = $act;
+                $body
+            })*
         }
+    };
+}
+
+crate::multiversion! {
+    /// The float-activation epilogue over one row (one channel), vectorized.
+    fn float_row(acc: &[i32], corr: i32, scale: f32, act: Act, ys: f32, q: &QReq, out: &mut [i32]) {
+        float_rows!(
+            act,
+            |a| {
+                for (o, &v) in out.iter_mut().zip(acc) {
+                    *o = requantize_act(v.wrapping_add(corr), scale, a, ys, q.y_zero, q.qmin, q.qmax);
+                }
+            },
+            Act::None,
+            Act::Relu,
+            Act::Clip { .. },
+            Act::Sigmoid,
+            Act::HardSigmoid { .. },
+            Act::HardSwish,
+            Act::LeakyRelu { .. },
+            Act::Silu,
+            Act::Gelu,
+            Act::GeluTanh,
+            Act::Tanh
+        )
     }
 }
 
@@ -404,7 +426,9 @@ pub fn quant_conv_nd<X: QAct + crate::quant::conv::Q8>(
 ) {
     let bias = bias.map_or(vec![0; p.m], |b| per_channel(b, p.m, "B"));
     let epi = Epi::new(epilogue, p.m);
+    let mut one = [0i32];
     crate::quant::conv::conv_i32(p, x, q.x_zero, w, &[] as &[i8], |i, m, acc| {
-        y[i] = X::from_i32(epi.finish(m, acc.wrapping_add(bias[m]), q));
+        epi.finish_row(m, &[acc], bias[m], q, &mut one);
+        y[i] = X::from_i32(one[0]);
     });
 }
