@@ -174,3 +174,45 @@ proptest! {
         check(&c)?;
     }
 }
+
+/// The exact rules: Transpose, MaxPool and Relu between a DequantizeLinear
+/// and a QuantizeLinear with the same scale and zero point run on the
+/// integers (no QDQ op left), with the same bits as the QDQ form.
+#[test]
+fn data_movement_between_equal_grids_runs_on_the_integers() {
+    let src = r#"module @m attributes {phase = "core"} {
+  const @s : f32[] = dense<[0.05]>
+  const @z : u8[] = dense<[100]>
+  func @main(%x: u8[1, 2, 5, 6]) -> (u8[1, 2, 4, 5]) {
+    %s = core.const {value = @s} : f32[]
+    %z = core.const {value = @z} : u8[]
+    %0 = onnx.DequantizeLinear %x, %s, %z : f32[1, 2, 5, 6]
+    %1 = onnx.Transpose %0 {perm = [0, 1, 3, 2]} : f32[1, 2, 6, 5]
+    %2 = onnx.QuantizeLinear %1, %s, %z : u8[1, 2, 6, 5]
+    %3 = onnx.DequantizeLinear %2, %s, %z : f32[1, 2, 6, 5]
+    %4 = onnx.Relu %3 : f32[1, 2, 6, 5]
+    %5 = onnx.QuantizeLinear %4, %s, %z : u8[1, 2, 6, 5]
+    %6 = onnx.DequantizeLinear %5, %s, %z : f32[1, 2, 6, 5]
+    %7 = onnx.MaxPool %6 {kernel_shape = [3, 2], pads = [0, 0, 0, 0]} : f32[1, 2, 4, 4]
+    %8 = onnx.QuantizeLinear %7, %s, %z : u8[1, 2, 4, 4]
+    return %8
+  }
+}"#;
+    let src = src.replace("-> (u8[1, 2, 4, 5])", "-> (u8[1, 2, 4, 4])");
+    let m = ir::text::parse_module(&src, "grid.eir", None).expect("parses").module;
+    let (popts, _) = compiler::optimize::pipeline_options("cpu", &[]).expect("cpu");
+    let (folded, _) = fold_integer(&m, &popts).expect("folds");
+    let f = folded.func("main").expect("main");
+    let left: Vec<&str> = f
+        .live_ops()
+        .iter()
+        .map(|&o| f.ops[o].opcode.name())
+        .filter(|n| n.contains("Quantize") || n.contains("Dequantize"))
+        .collect();
+    assert!(left.is_empty(), "QDQ ops left: {left:?}\n{}", ir::text::print_module(&folded));
+    let x: Vec<u8> = (0..60).map(|i| (i * 37 % 256) as u8).collect();
+    let input = vec![Tensor { shape: vec![1, 2, 5, 6], data: Data::U8(x) }];
+    let a = ir::interp::run(&m, "main", input.clone()).expect("runs");
+    let b = ir::interp::run(&folded, "main", input).expect("runs");
+    assert_eq!(a[0].data, b[0].data);
+}

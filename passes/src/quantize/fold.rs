@@ -24,7 +24,8 @@ impl QuantFold {
     /// approximate rules enabled.
     pub fn new(opts: &PipelineOptions) -> QuantFold {
         let mut o = opts.clone();
-        let names: Vec<String> = o.rules.rules.iter().filter(|r| r.topic == "quant").map(|r| r.name.clone()).collect();
+        let names: Vec<String> =
+            o.rules.rules.iter().filter(|r| r.topic == "quant" && r.approximate).map(|r| r.name.clone()).collect();
         // Built-in, approximate rules: enabling them by name cannot fail.
         o.rules.enable_approximations(&names).unwrap_or_else(|e| panic!("built-in quant rules: {e}"));
         QuantFold { inner: EgraphPass::new("quant-fold", Some(&["quant"]), false, &o) }
