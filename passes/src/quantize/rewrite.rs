@@ -161,7 +161,7 @@ impl Cx<'_> {
             slots.axis.map(|a| if a < 0 { rank + a } else { a }).filter(|&a| per_channel && (0..rank).contains(&a));
         let axis = axis.map(|a| a as usize);
         let loc = f.ops[id].loc.clone();
-        let scales = weight_scales(&w.0, &w.1, axis, std::env::var_os("EDGEC_WMSE").is_some());
+        let scales = weight_scales(&w.0, &w.1, axis);
         let q = quantize_weight(&w.0, &w.1, axis, &scales);
         let (wdims, channels) = (w.0.clone(), scales.len() as u64);
         let base = format!("w{id}");
@@ -253,41 +253,18 @@ fn channel(dims: &[u64], axis: usize, i: usize) -> usize {
     ((i as u64 / inner.max(1)) % dims[axis].max(1)) as usize
 }
 
-/// Symmetric int8 scales per channel of `axis` (or one for the whole
-/// tensor): `max |w| / 127`, or with `mse` the clipped range `r · max |w|`
-/// (r from 1 down to 0.5 in steps of 0.01, the first of the least squared
-/// rounding error); an all-zero channel gets scale 1.
-pub(super) fn weight_scales(dims: &[u64], w: &[f32], axis: Option<usize>, mse: bool) -> Vec<f32> {
+/// Symmetric int8 scales: `max |w| / 127` per channel of `axis` (or one for
+/// the whole tensor); an all-zero channel gets scale 1.
+pub(super) fn weight_scales(dims: &[u64], w: &[f32], axis: Option<usize>) -> Vec<f32> {
     let n = axis.map_or(1, |a| dims[a] as usize);
-    let mut per: Vec<Vec<f32>> = vec![Vec::new(); n];
+    let mut m = vec![0f32; n];
     for (i, &x) in w.iter().enumerate() {
+        let c = axis.map_or(0, |a| channel(dims, a, i));
         if x.is_finite() {
-            per[axis.map_or(0, |a| channel(dims, a, i))].push(x);
+            m[c] = m[c].max(x.abs());
         }
     }
-    per.iter()
-        .map(|v| {
-            let m = v.iter().fold(0f32, |m, x| m.max(x.abs()));
-            if m == 0.0 {
-                return 1.0;
-            }
-            if !mse {
-                return m / 127.0;
-            }
-            let err = |s: f32| -> f64 {
-                v.iter().map(|&x| (((x / s).round_ties_even().clamp(-127.0, 127.0) * s - x) as f64).powi(2)).sum()
-            };
-            let mut best = (err(m / 127.0), m / 127.0);
-            for k in 1..=50 {
-                let s = m * (1.0 - 0.01 * k as f32) / 127.0;
-                let e = err(s);
-                if e < best.0 {
-                    best = (e, s);
-                }
-            }
-            best.1
-        })
-        .collect()
+    m.into_iter().map(|m| if m > 0.0 { m / 127.0 } else { 1.0 }).collect()
 }
 
 /// `w` quantized to `-127..=127` by the per-channel `scales`, rounding half to even.

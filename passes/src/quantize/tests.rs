@@ -131,7 +131,7 @@ proptest! {
     fn weights_dequantize_within_half_a_step(w in proptest::collection::vec(-10f32..10.0, 12), per_channel: bool) {
         let dims = [3u64, 4];
         let axis = per_channel.then_some(0);
-        let s = weight_scales(&dims, &w, axis, false);
+        let s = weight_scales(&dims, &w, axis);
         prop_assert_eq!(s.len(), if per_channel { 3 } else { 1 });
         let q = quantize_weight(&dims, &w, axis, &s);
         for (i, (&x, &q)) in w.iter().zip(&q).enumerate() {
