@@ -30,7 +30,23 @@ echo "isa: $(grep -o -m1 'avx512_vnni\|avx_vnni' /proc/cpuinfo || echo none) (in
 printf '| model | FP32 (ms) | INT8 (ms) | speedup | quant.conv ops |\n|---|---:|---:|---:|---:|\n' | tee "$OUT/table.md"
 for m in "${MODELS[@]}"; do
     model="target/wild/models/$m/model.onnx"
-    mapfile -t feeds < <("$PY" benches/inputs.py "$model" "$OUT/$m-inputs")
+    # The first evaluation sample (the shape the model is calibrated for).
+    mapfile -t feeds < <("$PY" - "$model" "$DATA/$m/eval/test_data_set_0" "$OUT/$m-inputs" <<'PY'
+import os, sys
+import numpy as np, onnx
+from onnx import numpy_helper
+model, data, out = sys.argv[1:4]
+os.makedirs(out, exist_ok=True)
+g = onnx.load(model, load_external_data=False).graph
+inits = {i.name for i in g.initializer}
+for k, inp in enumerate(i for i in g.input if i.name not in inits):
+    t = onnx.TensorProto()
+    t.ParseFromString(open(os.path.join(data, f"input_{k}.pb"), "rb").read())
+    path = os.path.join(out, f"input_{k}.npy")
+    np.save(path, numpy_helper.to_array(t))
+    print(f"{inp.name}={path}")
+PY
+)
     shapes=()
     args=()
     for f in "${feeds[@]}"; do

@@ -16,24 +16,8 @@
 use edgec_kernels::conv::Conv2d;
 use edgec_kernels::quant::qconv::{self, PackedQConv, QEpilogue, QReq};
 use std::hint::black_box;
-use std::time::Instant;
-
-fn best_time(mut f: impl FnMut(), reps: usize) -> f64 {
-    f();
-    let t = Instant::now();
-    f();
-    let once = t.elapsed().as_secs_f64().max(1e-7);
-    let inner = ((0.02 / once) as usize).max(1);
-    let mut best = f64::INFINITY;
-    for _ in 0..reps {
-        let t = Instant::now();
-        for _ in 0..inner {
-            f();
-        }
-        best = best.min(t.elapsed().as_secs_f64() / inner as f64);
-    }
-    best
-}
+mod bench_util;
+use bench_util::best_time;
 
 /// GOP/s of an m×n×k integer GEMM as a 1×1 conv (`k` input channels, `m`
 /// output channels, `n` positions).
