@@ -216,7 +216,7 @@ impl Activation {
 
     /// The kernels' formula: one `f32` value, every step in f32 (`erf`
     /// evaluated in f64 by [`erf_cody`] and rounded).
-    #[inline]
+    #[inline(always)]
     pub fn apply(self, x: f32) -> f32 {
         match self {
             Activation::None => x,

@@ -71,14 +71,16 @@ pub fn requantize(acc: i32, m: i32, shift: i32, zp: i32, lo: i32, hi: i32) -> i3
 /// The float-activation epilogue (activations with no integer clamp form:
 /// hard_swish, silu, ...): the accumulator at its real scale,
 /// `v = f32(acc) · acc_scale` (one f32 product), the activation by the
-/// interpreter's formula ([`Activation::apply_f32`]), then QuantizeLinear's
+/// kernels' all-f32 formula ([`Activation::apply`]: this op defines its own
+/// rounding, and f32 vectorizes twice as wide as the interpreter's f64
+/// form), then QuantizeLinear's
 /// step `round_half_even(a / y_scale) + zp` (one f32 division) clamped to
 /// `[lo, hi]`; NaN gives `lo`.
 // Always inlined: kernels call it per element inside a loop compiled for
 // their instruction set, with the activation known (see the crate docs).
 #[inline(always)]
 pub fn requantize_act(acc: i32, acc_scale: f32, act: Activation, y_scale: f32, zp: i32, lo: i32, hi: i32) -> i32 {
-    let a = act.apply_f32(acc as f32 * acc_scale);
+    let a = act.apply(acc as f32 * acc_scale);
     let q = (a / y_scale).round_ties_even() + zp as f32;
     // `max` maps NaN to `lo`; the clamped value is an integer of magnitude
     // < 2^22, read from the mantissa of `q + 1.5·2^23` (a cast that vectorizes).
