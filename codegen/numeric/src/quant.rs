@@ -88,6 +88,20 @@ pub fn requantize_act(acc: i32, acc_scale: f32, act: Activation, y_scale: f32, z
     ((c + 12_582_912.0).to_bits() as i32) - 0x4B40_0000
 }
 
+/// `quant.add`: QDQ's own steps on two quantized values, fused:
+/// `a' = f32((a − za)·sa)`, `b' = f32((b − zb)·sb)` (each one f32 product,
+/// DequantizeLinear), `s = a' + b'` (one f32 sum, Add), then QuantizeLinear:
+/// `round_half_even(s / sy) + zy` saturated to `[lo, hi]` (the type's range).
+/// Bit-exact with the unfused ops, so the fold is exact.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn qadd(a: i32, za: i32, sa: f32, b: i32, zb: i32, sb: f32, sy: f32, zy: i32, lo: i32, hi: i32) -> i32 {
+    let s = (a - za) as f32 * sa + (b - zb) as f32 * sb;
+    let q = (s / sy).round_ties_even() + zy as f32;
+    let c = q.max(lo as f32).min(hi as f32);
+    ((c + 12_582_912.0).to_bits() as i32) - 0x4B40_0000
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,7 +12,7 @@ pub mod conv;
 pub mod linear;
 pub mod matmul;
 
-pub use conv::{conv_integer, qlinear_conv, quant_conv};
+pub use conv::{conv_integer, qlinear_conv, quant_add, quant_conv};
 pub use linear::{dequantize_linear, dynamic_quantize_linear, quantize_linear};
 pub use matmul::{matmul_integer, qlinear_matmul};
 

@@ -188,6 +188,7 @@ const KERNELS: &[(Opcode, EvalFn)] = &[
     (Opcode::ConvInteger, ik::quant::conv_integer),
     (Opcode::QLinearConv, ik::quant::qlinear_conv),
     (Opcode::QuantConv, ik::quant::quant_conv),
+    (Opcode::QuantAdd, ik::quant::quant_add),
     (Opcode::LinearAttention, ik::attention::linear_attention),
     (Opcode::CausalConvWithState, ik::attention::causal_conv_with_state),
     (Opcode::FlexAttention, ik::attention::flex_attention),

@@ -316,3 +316,27 @@ pub fn quant_conv(ctx: &InferCtx<'_>) -> InferResult {
     }
     Ok(vec![TensorType::new(x.dtype, shape)])
 }
+
+/// quant.add: A and B of one 8-bit type and one shape; positive finite
+/// scales; zero points inside the type's range.
+pub fn quant_add(ctx: &InferCtx<'_>) -> InferResult {
+    let (a, b) = (q8(ctx, 0, "A")?, q8(ctx, 1, "B")?);
+    if a.dtype != b.dtype {
+        return Err(format!("A is {}, B is {}: quant.add takes one type", a.dtype, b.dtype));
+    }
+    if !a.shape.compatible(&b.shape) {
+        return Err(format!("A {a} and B {b} must have the same shape"));
+    }
+    let (lo, hi) = if a.dtype == DType::U8 { (0, 255) } else { (-128, 127) };
+    for k in ["a", "b", "y"] {
+        let s = ctx.attrs.float(&format!("{k}_scale")).unwrap_or(0.0);
+        if !(s > 0.0 && s.is_finite()) {
+            return Err(format!("`{k}_scale` must be positive and finite, got {s}"));
+        }
+        let z = ctx.int(&format!("{k}_zero_point"), 0);
+        if !(lo..=hi).contains(&z) {
+            return Err(format!("`{k}_zero_point` = {z} is outside the range of {}", a.dtype));
+        }
+    }
+    Ok(vec![a.clone()])
+}

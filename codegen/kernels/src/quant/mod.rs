@@ -15,6 +15,7 @@ use crate::lowp::Real;
 
 pub mod conv;
 pub mod lowp8;
+pub mod qadd;
 pub mod qconv;
 pub mod shaped;
 

@@ -22,6 +22,7 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
         Opcode::ConvInteger => conv_int(cx, false)?,
         Opcode::QLinearConv => conv_int(cx, true)?,
         Opcode::QuantConv => quant_conv(cx)?,
+        Opcode::QuantAdd => quant_add(cx)?,
         _ => return Ok(false),
     }
     Ok(true)
@@ -479,5 +480,27 @@ fn quant_conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let pw = cx
         .field("k::quant::qconv::PackedQConv", format!("k::quant::qconv::PackedQConv::new(&{packing}, {w}, {b}, {e})"));
     cx.line(format!("k::quant::qconv::quant_conv2d(&{c}, &{q}, &self.{pw}, {x}, {out});"));
+    Ok(())
+}
+
+/// `quant.add` over two operands of one shape (`k::quant::qadd`).
+fn quant_add(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    want_class(cx, 0, &[Class::U8, Class::I8], "A")?;
+    let same: Vec<Class> = cx.in_class(0).into_iter().collect();
+    want_class(cx, 1, &same, "B")?;
+    let f = |k: &str| f32_lit(cx.op.attrs.float(k).unwrap_or(1.0));
+    let z = |k: &str| cx.op.attrs.int(k).unwrap_or(0);
+    let p = format!(
+        "k::quant::qadd::QAdd {{ a_scale: {}, a_zero: {}, b_scale: {}, b_zero: {}, y_scale: {}, y_zero: {} }}",
+        f("a_scale"),
+        z("a_zero_point"),
+        f("b_scale"),
+        z("b_zero_point"),
+        f("y_scale"),
+        z("y_zero_point")
+    );
+    let out = cx.begin(0);
+    let (a, b) = (cx.input(0)?, cx.input(1)?);
+    cx.line(format!("k::quant::qadd::quant_add(&{p}, {a}, {b}, {out});"));
     Ok(())
 }

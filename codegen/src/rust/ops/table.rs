@@ -195,6 +195,8 @@ pub static TABLE: &[Row] = &[
     fam(QLinearConv),
     // Integer MACs: a quarter of f32's on VNNI (4 per lane), half with AVX2's vpmaddwd.
     fam(QuantConv).cost(0.008, 0.3, 50.0),
+    // One pass over bytes, against dequantize + Add + quantize over f32.
+    fam(QuantAdd).cost(0.0, 0.2, 50.0),
     fam(QuantizeLinear),
     fam(DequantizeLinear),
     fam(DynamicQuantizeLinear),

@@ -21,14 +21,24 @@ use egg::Id;
 use ir::{Attr, Attrs, ConstData, Constant, DType, Opcode, TensorType};
 
 /// The appliers of this family.
-pub static APPLIERS: &[ApplierDef] = &[ApplierDef {
-    name: "quant_conv",
-    arity: 10..=13,
-    signature: "x, sx, zx, w, sw, zw, w_attrs, [b, sb, zb,] conv_attrs, sy, zy",
-    doc: "Q(act(core.conv(DQ(x), DQ(w), DQ(b)))) as quant.conv: i32 accumulation, multiplier sx·sw[m]/sy in Q31 \
+pub static APPLIERS: &[ApplierDef] = &[
+    ApplierDef {
+        name: "quant_add",
+        arity: 8..=8,
+        signature: "a, sa, za, b, sb, zb, sy, zy",
+        doc:
+            "Q(Add(DQ(a), DQ(b))) as quant.add (same shape and 8-bit type, per-tensor grids): the same f32 steps, fused",
+        apply: quant_add,
+    },
+    ApplierDef {
+        name: "quant_conv",
+        arity: 10..=13,
+        signature: "x, sx, zx, w, sw, zw, w_attrs, [b, sb, zb,] conv_attrs, sy, zy",
+        doc: "Q(act(core.conv(DQ(x), DQ(w), DQ(b)))) as quant.conv: i32 accumulation, multiplier sx·sw[m]/sy in Q31 \
           fixed point with relu/clip as the clamp range, other activations in the float epilogue; b may be absent",
-    apply: quant_conv,
-}];
+        apply: quant_conv,
+    },
+];
 
 /// Conditions only this family uses.
 pub static CONDS: &[super::CondDef] = &[];
@@ -183,4 +193,42 @@ fn bias(
         return Err("the bias scale is not x_scale·w_scale per channel".into());
     }
     Ok(bc)
+}
+
+/// A per-tensor f32 scale and integer zero point of the type `dt`.
+fn grid(a: &ApplyEnv<'_>, s: &ArgVal, z: &ArgVal, dt: DType, what: &str) -> Result<(f32, i64), String> {
+    let sv = match scales(konst(a, s, what)?, what)?.as_slice() {
+        [v] => *v as f32,
+        _ => return Err(format!("{what} is not quantized per tensor")),
+    };
+    let zc = konst(a, z, what)?;
+    if zc.ty.dtype != dt {
+        return Err(format!("{what} has zero point type {}, expected {dt}", zc.ty.dtype));
+    }
+    Ok((sv, zero_point(zc, what)?))
+}
+
+fn quant_add(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
+    let (x, y) = (a.class(&args[0])?, a.class(&args[3])?);
+    let (xt, yt) = (a.eg[x].data.ty().cloned(), a.eg[y].data.ty().cloned());
+    let (Some(xt), Some(yt)) = (xt, yt) else { return Err("operands without types".into()) };
+    if !matches!(xt.dtype, DType::U8 | DType::I8) || xt.dtype != yt.dtype {
+        return Err(format!("operands {} and {} are not one 8-bit type", xt.dtype, yt.dtype));
+    }
+    match (xt.shape.static_dims(), yt.shape.static_dims()) {
+        (Some(p), Some(q)) if p == q => {}
+        _ if xt.shape == yt.shape => {}
+        _ => return Err(format!("operands {xt} and {yt} differ in shape (broadcasting is not fused)")),
+    }
+    let (sa, za) = grid(a, &args[1], &args[2], xt.dtype, "A")?;
+    let (sb, zb) = grid(a, &args[4], &args[5], xt.dtype, "B")?;
+    let (sy, zy) = grid(a, &args[6], &args[7], xt.dtype, "the result")?;
+    let mut attrs = Attrs::new();
+    for (k, v) in [("a_scale", sa), ("b_scale", sb), ("y_scale", sy)] {
+        attrs.set(k, Attr::Float(v));
+    }
+    for (k, v) in [("a_zero_point", za), ("b_zero_point", zb), ("y_zero_point", zy)] {
+        attrs.set(k, Attr::Int(v));
+    }
+    a.add_op(Opcode::QuantAdd, &[x, y], &attrs)
 }
