@@ -1,6 +1,7 @@
 //! `edgec quantize` and `compile --quantize int8` end to end on a bundled
 //! published model (MobileNetV3-small from Paddle, with its test data):
-//! the report, the QDQ module, determinism, and every bad option named.
+//! the report, the integer module (and the QDQ one with `--qdq`),
+//! determinism, and every bad option named.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -22,7 +23,7 @@ fn s(p: &Path) -> &str {
 }
 
 #[test]
-fn quantize_writes_a_qdq_module_and_a_report_deterministically() {
+fn quantize_writes_an_integer_module_and_a_report_deterministically() {
     let dir = tempfile::tempdir().expect("tmp");
     let (m, data) = (model().join("model.onnx"), model().join("test_data_set_0"));
     let other = tempfile::tempdir().expect("tmp");
@@ -31,15 +32,23 @@ fn quantize_writes_a_qdq_module_and_a_report_deterministically() {
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(err.contains("mse calibration on 1 samples") && err.contains("weights per channel"), "{err}");
-    assert!(err.contains("outputs (int8 vs float):") && err.contains("worst quantized tensors"), "{err}");
+    assert!(err.contains("outputs (integer vs float):") && err.contains("worst quantized tensors"), "{err}");
+    assert!(err.contains("outputs (integer vs QDQ: requantize rounding):"), "{err}");
     assert!(err.contains("warning: evaluated on the calibration set"), "{err}");
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&r).expect("report")).expect("json");
     let cosine = report["outputs"][0]["cosine"].as_f64().expect("cosine");
     assert!(cosine > 0.98 && cosine < 1.0, "cosine {cosine}");
     assert!(report["int8_mac_share"].as_f64() == Some(1.0), "{report}");
     assert!(report["layers"].as_array().is_some_and(|l| l.len() > 50), "{report}");
+    assert!(report["integer"]["ops"].as_u64().is_some_and(|n| n > 40), "{report}");
     let eir = std::fs::read_to_string(&a).expect("eir");
-    assert!(eir.contains("onnx.QuantizeLinear") && eir.contains("onnx.DequantizeLinear"), "{eir}");
+    assert!(eir.contains("quant.conv") && eir.contains("approximations = [\"quant-conv"), "{eir}");
+    // --qdq keeps the QDQ form (what the ONNX export writes).
+    let qdq = dir.path().join("qdq.eir");
+    let out = edgec(&["quantize", s(&m), "--calib", s(&data), "--qdq", "-o", s(&qdq)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let eir = std::fs::read_to_string(&qdq).expect("eir");
+    assert!(eir.contains("onnx.QuantizeLinear") && !eir.contains("quant.conv"), "{eir}");
     let again = edgec(&["quantize", s(&m), "--calib", s(&data), "-o", s(&b), "--keep-float", "Conv"]);
     let err = text(&again.stderr);
     assert_eq!(again.status.code(), Some(0), "{err}");
