@@ -106,7 +106,7 @@ enum Command {
         /// Write the quantization report as JSON to this file.
         #[arg(long, value_name = "FILE")]
         report: Option<PathBuf>,
-        /// The quantized module: .eir (with a weights sidecar), or .onnx (QDQ ONNX that onnxruntime runs).
+        /// The quantized module: .eir (with a weights sidecar; integer ops unless --qdq), or .onnx (QDQ ONNX that onnxruntime runs).
         #[arg(short, long)]
         output: PathBuf,
     },
