@@ -31,7 +31,7 @@ fn a_quantized_module_round_trips_through_onnx_bit_for_bit() {
     let data = model().join("test_data_set_0");
     for out in [&eir, &onnx] {
         let o = Command::new(env!("CARGO_BIN_EXE_edgec"))
-            .args(["quantize", s(&model().join("model.onnx")), "--calib", s(&data), "-o", s(out)])
+            .args(["quantize", s(&model().join("model.onnx")), "--calib", s(&data), "--qdq", "-o", s(out)])
             .output()
             .expect("run edgec");
         assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
