@@ -75,19 +75,18 @@ fn i32_const(vals: &[i32]) -> Constant {
 
 /// The clamp range `[lo, hi]` of the result: the type's range narrowed by the
 /// activation (relu: ≥ zy; clip: the quantized bounds; others: the type's).
-fn clamp_range(act: Activation, dt: DType, sy: f64, zy: i64) -> Result<(i64, i64), String> {
+fn clamp_range(act: Activation, dt: DType, sy: f64, zy: i64) -> (i64, i64) {
     let (lo, hi) = if dt == DType::U8 { (0, 255) } else { (-128, 127) };
     let q = |v: f32| -> i64 {
         let r = (f64::from(v) / sy).round_ties_even() + zy as f64;
         r.clamp(lo as f64, hi as f64) as i64
     };
     match act {
-        Activation::None => Ok((lo, hi)),
-        Activation::Relu => Ok((zy.max(lo), hi)),
+        Activation::Relu => (zy.max(lo), hi),
         Activation::Clip { min, max } => {
-            Ok((if min.is_finite() { q(min) } else { lo }, if max.is_finite() { q(max) } else { hi }))
+            (if min.is_finite() { q(min) } else { lo }, if max.is_finite() { q(max) } else { hi })
         }
-        _ => Ok((lo, hi)),
+        _ => (lo, hi),
     }
 }
 
@@ -97,11 +96,8 @@ fn quant_conv(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
     if !matches!(xt.dtype, DType::U8 | DType::I8) {
         return Err(format!("x has element type {}, expected u8 or i8", xt.dtype));
     }
-    let sx = match scales(konst(a, &args[1], "x scale")?, "x scale")?.as_slice() {
-        [s] => *s,
-        _ => return Err("x is not quantized per tensor".into()),
-    };
-    let zx = zero_point(konst(a, &args[2], "x zero point")?, "x zero point")?;
+    // Grids are f32 constants; the multipliers are computed from them in f64 (exact widening).
+    let (sx, zx) = grid(a, &args[1], &args[2], xt.dtype, "x").map(|(s, z)| (f64::from(s), z))?;
     let w = konst(a, &args[3], "the weights")?.clone();
     if w.ty.dtype != DType::I8 {
         return Err(format!("weights of element type {}, expected i8", w.ty.dtype));
@@ -127,16 +123,8 @@ fn quant_conv(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
     };
     let conv_attrs = a.env().attrs(&rest[0]).cloned().ok_or("conv attributes are not bound")?;
     let act = Activation::from_attrs(&conv_attrs)?;
-    let sy = match scales(konst(a, &rest[1], "y scale")?, "y scale")?.as_slice() {
-        [s] => *s,
-        _ => return Err("y is not quantized per tensor".into()),
-    };
-    let zyc = konst(a, &rest[2], "y zero point")?;
-    if zyc.ty.dtype != xt.dtype {
-        return Err(format!("y is {}, x is {}: quant.conv keeps one type", zyc.ty.dtype, xt.dtype));
-    }
-    let zy = zero_point(zyc, "y zero point")?;
-    let (qmin, qmax) = clamp_range(act, xt.dtype, sy, zy)?;
+    let (sy, zy) = grid(a, &rest[1], &rest[2], xt.dtype, "y").map(|(s, z)| (f64::from(s), z))?;
+    let (qmin, qmax) = clamp_range(act, xt.dtype, sy, zy);
     let mut attrs = Attrs::new();
     for k in ["auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"] {
         if let Some(v) = conv_attrs.get(k) {
