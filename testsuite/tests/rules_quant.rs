@@ -7,7 +7,9 @@
 //! quantized to QDQ, then folded (`fold_integer` for the cpu target). Every
 //! conv must become `quant.conv`, and the integer result must equal the QDQ
 //! result within 1 LSB of the output grid everywhere, and exactly on at least
-//! 99% of the elements (the fold only changes rounding).
+//! 99% of the elements (the fold only changes rounding). The exact folds
+//! (data movement, add, mul) must give the same bits; global average
+//! pooling is within 1 LSB.
 
 use ir::interp::{Data, Tensor};
 use passes::calibrate::{observe, QType};
@@ -217,41 +219,145 @@ fn data_movement_between_equal_grids_runs_on_the_integers() {
     assert_eq!(a[0].data, b[0].data);
 }
 
-/// `Q(Add(DQ(a), DQ(b)))` becomes `quant.add` (grids differ on all three
-/// sides) and computes the same bits: the fold is exact.
-#[test]
-fn residual_adds_fuse_exactly() {
-    let src = r#"module @m attributes {phase = "core"} {
-  const @sa : f32[] = dense<[0.037]>
-  const @za : u8[] = dense<[120]>
-  const @sb : f32[] = dense<[0.0113]>
-  const @zb : u8[] = dense<[7]>
-  const @sy : f32[] = dense<[0.041]>
-  const @zy : u8[] = dense<[90]>
-  func @main(%a: u8[2, 16, 16], %b: u8[2, 16, 16]) -> (u8[2, 16, 16]) {
-    %sa = core.const {value = @sa} : f32[]
-    %za = core.const {value = @za} : u8[]
-    %sb = core.const {value = @sb} : f32[]
-    %zb = core.const {value = @zb} : u8[]
-    %sy = core.const {value = @sy} : f32[]
-    %zy = core.const {value = @zy} : u8[]
-    %0 = onnx.DequantizeLinear %a, %sa, %za : f32[2, 16, 16]
-    %1 = onnx.DequantizeLinear %b, %sb, %zb : f32[2, 16, 16]
-    %2 = onnx.Add %0, %1 : f32[2, 16, 16]
-    %3 = onnx.QuantizeLinear %2, %sy, %zy : u8[2, 16, 16]
+/// A QDQ `op` of `a` and `b` (grids from `seed`) of 8-bit type `t`,
+/// quantized to the result grid: `%a` has shape `sa`, `%b` `sb`.
+fn qdq_binary(op: &str, t: &str, sa: &[usize], sb: &[usize], swap: bool, seed: u64) -> ir::Module {
+    let mut s = seed;
+    let mut g = |lo: i32| (0.002 + (lcg(&mut s) + 1.0) * 0.05, lo + ((lcg(&mut s) + 1.0) * 100.0) as i32);
+    let lo = if t == "u8" { 0 } else { -128 };
+    let ((fa, za), (fb, zb), (fy, zy)) = (g(lo), g(lo), g(lo));
+    let sh = |d: &[usize]| format!("{d:?}");
+    let out = sa;
+    let (l, r) = if swap { ("%1", "%0") } else { ("%0", "%1") };
+    let src = format!(
+        r#"module @m attributes {{phase = "core"}} {{
+  const @sa : f32[] = dense<[{fa:e}]>
+  const @za : {t}[] = dense<[{za}]>
+  const @sb : f32[] = dense<[{fb:e}]>
+  const @zb : {t}[] = dense<[{zb}]>
+  const @sy : f32[] = dense<[{fy:e}]>
+  const @zy : {t}[] = dense<[{zy}]>
+  func @main(%a: {t}{a}, %b: {t}{b}) -> ({t}{o}) {{
+    %sa = core.const {{value = @sa}} : f32[]
+    %za = core.const {{value = @za}} : {t}[]
+    %sb = core.const {{value = @sb}} : f32[]
+    %zb = core.const {{value = @zb}} : {t}[]
+    %sy = core.const {{value = @sy}} : f32[]
+    %zy = core.const {{value = @zy}} : {t}[]
+    %0 = onnx.DequantizeLinear %a, %sa, %za : f32{a}
+    %1 = onnx.DequantizeLinear %b, %sb, %zb : f32{b}
+    %2 = onnx.{op} {l}, {r} : f32{o}
+    %3 = onnx.QuantizeLinear %2, %sy, %zy : {t}{o}
     return %3
-  }
-}"#;
-    let m = ir::text::parse_module(src, "add.eir", None).expect("parses").module;
+  }}
+}}"#,
+        a = sh(sa),
+        b = sh(sb),
+        o = sh(out)
+    );
+    ir::text::parse_module(&src, "binary.eir", None).expect("parses").module
+}
+
+/// Random 8-bit values of type `t` for `shape`.
+fn q8_tensor(t: &str, shape: &[usize], s: &mut u64) -> Tensor {
+    let v: Vec<u8> = (0..shape.iter().product::<usize>()).map(|_| ((lcg(s) + 1.0) * 128.0) as u8).collect();
+    let data = if t == "u8" { Data::U8(v) } else { Data::I8(v.into_iter().map(|x| x as i8).collect()) };
+    Tensor { shape: shape.to_vec(), data }
+}
+
+/// `Q(Add(DQ(a), DQ(b)))` and `Q(Mul(DQ(a), DQ(b)))` become `quant.add` /
+/// `quant.mul` (grids differ on all three sides; B of A's shape or broadcast
+/// along its leading and trailing dims, written first or second; u8 and i8)
+/// and compute
+/// the same bits: the folds are exact.
+#[test]
+fn adds_and_muls_fuse_exactly_with_trailing_broadcasts() {
+    let a = [2usize, 16, 16];
+    let mut seed = 7u64;
+    for op in ["Add", "Mul"] {
+        for t in ["u8", "i8"] {
+            for b in [&[2usize, 16, 16][..], &[2, 16, 1], &[2, 1, 1], &[16, 16], &[16, 1], &[1], &[]] {
+                for swap in [false, true] {
+                    seed += 1;
+                    let m = qdq_binary(op, t, &a, b, swap, seed);
+                    let (popts, _) = compiler::optimize::pipeline_options("cpu", &[]).expect("cpu");
+                    let what = format!("{op} {t} {b:?} swap {swap}");
+                    let (folded, report) = fold_integer(&m, &popts).unwrap_or_else(|e| panic!("{what}: {e}"));
+                    assert_eq!(report.integer_ops, 1, "{what}: {:?}", report.declined);
+                    let mut s = seed;
+                    let input = vec![q8_tensor(t, &a, &mut s), q8_tensor(t, b, &mut s)];
+                    let x = ir::interp::run(&m, "main", input.clone()).expect("runs");
+                    let y = ir::interp::run(&folded, "main", input).expect("runs");
+                    assert_eq!(x[0].data, y[0].data, "{what}");
+                }
+            }
+        }
+    }
+}
+
+/// A broadcast inside A's dims (`[8, 1, 5]` against `[8, 4, 5]`) stays QDQ
+/// (declined with
+/// the reason), and the module still computes the QDQ result.
+#[test]
+fn other_broadcasts_keep_their_qdq_form() {
+    let m = qdq_binary("Mul", "u8", &[2, 16, 16], &[2, 1, 16], false, 3);
     let (popts, _) = compiler::optimize::pipeline_options("cpu", &[]).expect("cpu");
-    let (folded, report) = fold_integer(&m, &popts).expect("folds");
-    assert_eq!(report.integer_ops, 1, "{}", ir::text::print_module(&folded));
-    let (a, b): (Vec<u8>, Vec<u8>) = (0..512).map(|i| ((i * 37 % 256) as u8, (i * 101 % 256) as u8)).unzip();
-    let input = vec![
-        Tensor { shape: vec![2, 16, 16], data: Data::U8(a) },
-        Tensor { shape: vec![2, 16, 16], data: Data::U8(b) },
-    ];
-    let x = ir::interp::run(&m, "main", input.clone()).expect("runs");
-    let y = ir::interp::run(&folded, "main", input).expect("runs");
-    assert_eq!(x[0].data, y[0].data);
+    let (_, report) = fold_integer(&m, &popts).expect("folds");
+    assert_eq!(report.integer_ops, 0);
+    assert!(format!("{:?}", report.declined).contains("trailing dims"), "{:?}", report.declined);
+}
+
+/// `Q(GlobalAveragePool(DQ(x)))` becomes `quant.global_avg_pool`: within 1
+/// LSB of the QDQ form everywhere, exact on most planes.
+#[test]
+fn global_average_pools_fold_within_one_lsb() {
+    let (mut diff, mut total) = (0, 0);
+    for (k, (shape, t)) in
+        [([1usize, 32, 7, 7], "u8"), ([2, 16, 13, 9], "i8"), ([1, 64, 24, 96], "u8"), ([3, 8, 1, 1], "i8")]
+            .into_iter()
+            .enumerate()
+    {
+        let mut s = 11 + k as u64;
+        let (sx, sy) = (0.01 + (lcg(&mut s) + 1.0) * 0.05, 0.001 + (lcg(&mut s) + 1.0) * 0.02);
+        let (zx, zy) = if t == "u8" { (113, 77) } else { (-9, 4) };
+        let o = [shape[0], shape[1], 1, 1];
+        let src = format!(
+            r#"module @m attributes {{phase = "core"}} {{
+  const @sx : f32[] = dense<[{sx:e}]>
+  const @zx : {t}[] = dense<[{zx}]>
+  const @sy : f32[] = dense<[{sy:e}]>
+  const @zy : {t}[] = dense<[{zy}]>
+  func @main(%x: {t}{shape:?}) -> ({t}{o:?}) {{
+    %sx = core.const {{value = @sx}} : f32[]
+    %zx = core.const {{value = @zx}} : {t}[]
+    %sy = core.const {{value = @sy}} : f32[]
+    %zy = core.const {{value = @zy}} : {t}[]
+    %0 = onnx.DequantizeLinear %x, %sx, %zx : f32{shape:?}
+    %1 = onnx.GlobalAveragePool %0 : f32{o:?}
+    %2 = onnx.QuantizeLinear %1, %sy, %zy : {t}{o:?}
+    return %2
+  }}
+}}"#
+        );
+        let m = ir::text::parse_module(&src, "gap.eir", None).expect("parses").module;
+        let (popts, _) = compiler::optimize::pipeline_options("cpu", &[]).expect("cpu");
+        let (folded, report) = fold_integer(&m, &popts).expect("folds");
+        assert_eq!(report.integer_ops, 1, "{shape:?}: {:?}", report.declined);
+        for _ in 0..4 {
+            let input = vec![q8_tensor(t, &shape, &mut s)];
+            let x = ir::interp::run(&m, "main", input.clone()).expect("runs");
+            let y = ir::interp::run(&folded, "main", input).expect("runs");
+            let ints = |d: &Data| match d {
+                Data::U8(v) => v.iter().map(|&x| x as i32).collect::<Vec<_>>(),
+                Data::I8(v) => v.iter().map(|&x| x as i32).collect(),
+                _ => panic!("8-bit output"),
+            };
+            for (p, q) in ints(&x[0].data).into_iter().zip(ints(&y[0].data)) {
+                assert!((p - q).abs() <= 1, "{shape:?} {t}: {p} vs {q}");
+                diff += usize::from(p != q);
+                total += 1;
+            }
+        }
+    }
+    assert!(diff * 20 <= total, "{diff} of {total} pooled values differ by 1 LSB");
 }

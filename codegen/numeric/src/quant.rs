@@ -80,31 +80,81 @@ pub fn requantize(acc: i32, m: i32, shift: i32, zp: i32, lo: i32, hi: i32) -> i3
 // their instruction set, with the activation known (see the crate docs).
 #[inline(always)]
 pub fn requantize_act(acc: i32, acc_scale: f32, act: Activation, y_scale: f32, zp: i32, lo: i32, hi: i32) -> i32 {
-    let a = act.apply(acc as f32 * acc_scale);
-    let q = (a / y_scale).round_ties_even() + zp as f32;
+    quantize_f32(act.apply(acc as f32 * acc_scale), y_scale, zp, lo, hi)
+}
+
+/// `quant.add`: QDQ's own steps on two quantized values, fused:
+/// `a' = f32((a − za)·sa)`, `b' = f32((b − zb)·sb)` (each one f32 product,
+/// DequantizeLinear), `s = a' + b'` (one f32 sum, Add), then QuantizeLinear
+/// ([`quantize_f32`]). Bit-exact with the unfused ops, so the fold is exact.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn qadd(a: i32, za: i32, sa: f32, b: i32, zb: i32, sb: f32, sy: f32, zy: i32, lo: i32, hi: i32) -> i32 {
+    quantize_f32((a - za) as f32 * sa + (b - zb) as f32 * sb, sy, zy, lo, hi)
+}
+
+/// `quant.mul`: as [`qadd`] with the product `a' · b'` (one f32 product,
+/// Mul) in place of the sum. Bit-exact with the unfused ops.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn qmul(a: i32, za: i32, sa: f32, b: i32, zb: i32, sb: f32, sy: f32, zy: i32, lo: i32, hi: i32) -> i32 {
+    quantize_f32(((a - za) as f32 * sa) * ((b - zb) as f32 * sb), sy, zy, lo, hi)
+}
+
+/// QuantizeLinear of one f32: `round_half_even(s / sy) + zy` saturated to
+/// `[lo, hi]`; NaN gives `lo`.
+#[inline(always)]
+pub fn quantize_f32(s: f32, sy: f32, zy: i32, lo: i32, hi: i32) -> i32 {
+    let q = (s / sy).round_ties_even() + zy as f32;
     // `max` maps NaN to `lo`; the clamped value is an integer of magnitude
     // < 2^22, read from the mantissa of `q + 1.5·2^23` (a cast that vectorizes).
     let c = q.max(lo as f32).min(hi as f32);
     ((c + 12_582_912.0).to_bits() as i32) - 0x4B40_0000
 }
 
-/// `quant.add`: QDQ's own steps on two quantized values, fused:
-/// `a' = f32((a − za)·sa)`, `b' = f32((b − zb)·sb)` (each one f32 product,
-/// DequantizeLinear), `s = a' + b'` (one f32 sum, Add), then QuantizeLinear:
-/// `round_half_even(s / sy) + zy` saturated to `[lo, hi]` (the type's range).
-/// Bit-exact with the unfused ops, so the fold is exact.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub fn qadd(a: i32, za: i32, sa: f32, b: i32, zb: i32, sb: f32, sy: f32, zy: i32, lo: i32, hi: i32) -> i32 {
-    let s = (a - za) as f32 * sa + (b - zb) as f32 * sb;
-    let q = (s / sy).round_ties_even() + zy as f32;
-    let c = q.max(lo as f32).min(hi as f32);
-    ((c + 12_582_912.0).to_bits() as i32) - 0x4B40_0000
+/// `quant.global_avg_pool`'s accumulator scale: the mean of `n` values on the
+/// grid `x_scale` is `Σ(x − zx) · mean_scale(x_scale, n)`, the scale rounded
+/// once to f32. The pooled value is then
+/// `requantize_act(Σ(x − zx), mean_scale, Activation::None, y_scale, zy, lo, hi)`.
+#[inline]
+pub fn mean_scale(x_scale: f32, n: usize) -> f32 {
+    (f64::from(x_scale) / n.max(1) as f64) as f32
+}
+
+/// The broadcast `quant.add` / `quant.mul` accept: B, right-aligned to A's
+/// rank, equals A on one run of consecutive dims and is 1 on the dims before
+/// and after it (same shape, a per-channel `[N, C, 1, 1]` against
+/// `[N, C, H, W]`, a bias `[C]` against `[N, S, C]`, a scalar). Returns the
+/// block: element `i` of A meets element `(i / block) % len(B)` of B (the
+/// product of A's dims after the run); `None` for any other pair of shapes.
+pub fn broadcast_block(a: &[usize], b: &[usize]) -> Option<usize> {
+    let pad = a.len().checked_sub(b.len())?;
+    let b_at = |i: usize| if i < pad { 1 } else { b[i - pad] };
+    // The run is [j, k): B is all ones from k on and before j.
+    let k = (0..a.len()).rev().take_while(|&i| b_at(i) == 1).last().unwrap_or(a.len());
+    let j = (0..k).take_while(|&i| b_at(i) == 1).count();
+    (j..k).all(|i| b_at(i) == a[i]).then(|| a[k..].iter().product())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn broadcast_blocks() {
+        assert_eq!(broadcast_block(&[1, 8, 4, 5], &[1, 8, 4, 5]), Some(1));
+        assert_eq!(broadcast_block(&[2, 8, 4, 5], &[2, 8, 1, 1]), Some(20));
+        assert_eq!(broadcast_block(&[1, 8, 4, 5], &[8, 1, 1]), Some(20));
+        assert_eq!(broadcast_block(&[3, 4], &[]), Some(12));
+        assert_eq!(broadcast_block(&[3, 4], &[1, 1]), Some(12));
+        assert_eq!(broadcast_block(&[3, 1], &[3, 1]), Some(1));
+        assert_eq!(broadcast_block(&[2, 8, 4, 5], &[1, 8, 1, 1]), Some(20));
+        assert_eq!(broadcast_block(&[8, 4, 5], &[4, 5]), Some(1));
+        assert_eq!(broadcast_block(&[8, 4, 5], &[4, 1]), Some(5));
+        assert_eq!(broadcast_block(&[8, 5], &[8, 5, 1]), None);
+        assert_eq!(broadcast_block(&[8, 4, 5], &[8, 1, 5]), None);
+        assert_eq!(broadcast_block(&[8, 5], &[2, 5]), None);
+    }
 
     #[test]
     fn multipliers_reproduce_the_real_value() {

@@ -189,6 +189,8 @@ const KERNELS: &[(Opcode, EvalFn)] = &[
     (Opcode::QLinearConv, ik::quant::qlinear_conv),
     (Opcode::QuantConv, ik::quant::quant_conv),
     (Opcode::QuantAdd, ik::quant::quant_add),
+    (Opcode::QuantMul, ik::quant::quant_mul),
+    (Opcode::QuantGlobalAvgPool, ik::quant::quant_global_avg_pool),
     (Opcode::LinearAttention, ik::attention::linear_attention),
     (Opcode::CausalConvWithState, ik::attention::causal_conv_with_state),
     (Opcode::FlexAttention, ik::attention::flex_attention),

@@ -317,26 +317,55 @@ pub fn quant_conv(ctx: &InferCtx<'_>) -> InferResult {
     Ok(vec![TensorType::new(x.dtype, shape)])
 }
 
-/// quant.add: A and B of one 8-bit type and one shape; positive finite
-/// scales; zero points inside the type's range.
-pub fn quant_add(ctx: &InferCtx<'_>) -> InferResult {
+/// quant.add / quant.mul: A and B of one 8-bit type, B equal to A's shape
+/// or broadcast along A's leading and trailing dims (`broadcast_block`, checked where
+/// both shapes are static); positive finite scales; zero points inside the
+/// type's range. The result has A's type and shape.
+pub fn quant_binary(ctx: &InferCtx<'_>) -> InferResult {
     let (a, b) = (q8(ctx, 0, "A")?, q8(ctx, 1, "B")?);
     if a.dtype != b.dtype {
-        return Err(format!("A is {}, B is {}: quant.add takes one type", a.dtype, b.dtype));
+        return Err(format!("A is {}, B is {}: the op takes one type", a.dtype, b.dtype));
     }
-    if !a.shape.compatible(&b.shape) {
-        return Err(format!("A {a} and B {b} must have the same shape"));
+    let fits = match (a.shape.static_dims(), b.shape.static_dims()) {
+        (Some(p), Some(q)) => {
+            let us = |d: Vec<u64>| d.into_iter().map(|v| v as usize).collect::<Vec<_>>();
+            edgec_numeric::quant::broadcast_block(&us(p), &us(q)).is_some()
+        }
+        _ => a.shape.compatible(&b.shape),
+    };
+    if !fits {
+        return Err(format!("B {b} must equal A {a} or broadcast along A's leading and trailing dims"));
     }
-    let (lo, hi) = if a.dtype == DType::U8 { (0, 255) } else { (-128, 127) };
-    for k in ["a", "b", "y"] {
+    grids(ctx, a.dtype, &["a", "b", "y"])?;
+    Ok(vec![a.clone()])
+}
+
+/// quant.global_avg_pool: X u8/i8 of rank ≥ 3; the result `[N, C, 1...]`.
+pub fn quant_global_avg_pool(ctx: &InferCtx<'_>) -> InferResult {
+    let x = q8(ctx, 0, "X")?;
+    let Some(dims) = x.dims() else { return Ok(vec![TensorType::new(x.dtype, x.shape.clone())]) };
+    if dims.len() < 3 {
+        return Err(format!("X {x} must have rank ≥ 3 ([N, C, spatial...])"));
+    }
+    grids(ctx, x.dtype, &["x", "y"])?;
+    let mut out = dims.to_vec();
+    out[2..].iter_mut().for_each(|d| *d = Dim::Static(1));
+    Ok(vec![TensorType::new(x.dtype, Shape::Ranked(out.into_iter().collect()))])
+}
+
+/// The `{k}_scale` / `{k}_zero_point` attributes: positive finite scales,
+/// zero points inside the range of `dt`.
+fn grids(ctx: &InferCtx<'_>, dt: DType, keys: &[&str]) -> Result<(), String> {
+    let (lo, hi) = if dt == DType::U8 { (0, 255) } else { (-128, 127) };
+    for k in keys {
         let s = ctx.attrs.float(&format!("{k}_scale")).unwrap_or(0.0);
         if !(s > 0.0 && s.is_finite()) {
             return Err(format!("`{k}_scale` must be positive and finite, got {s}"));
         }
         let z = ctx.int(&format!("{k}_zero_point"), 0);
         if !(lo..=hi).contains(&z) {
-            return Err(format!("`{k}_zero_point` = {z} is outside the range of {}", a.dtype));
+            return Err(format!("`{k}_zero_point` = {z} is outside the range of {dt}"));
         }
     }
-    Ok(vec![a.clone()])
+    Ok(())
 }

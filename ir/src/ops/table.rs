@@ -80,6 +80,15 @@ const QUANT_CONV_ATTRS: &[super::AttrSpec] = &[
     a_req("y_zero_point", Int),
     a("y_scale", Float),
 ];
+/// quant.add / quant.mul: the per-tensor grids of both operands and the result.
+const QUANT_BINARY_ATTRS: &[super::AttrSpec] = &[
+    a_req("a_scale", Float),
+    a_req("a_zero_point", Int),
+    a_req("b_scale", Float),
+    a_req("b_zero_point", Int),
+    a_req("y_scale", Float),
+    a_req("y_zero_point", Int),
+];
 const CORE_CONV_TRANSPOSE_ATTRS: &[super::AttrSpec] = &[
     a("act", ACT),
     a("act_alpha", Float),
@@ -555,8 +564,12 @@ define_ops! {
     CoreSilu = "core.silu" { family: Elementwise, operands: X, flags: EW, infer: elementwise::unary_float }
     /// Integer conv in X's type (u8/i8), `acc = conv(X - x_zero_point, W) + B` in i32 (W i8, B i32 `[M]`), then either the fixed-point epilogue `clamp(requantize(acc, multiplier[m], shift[m]) + y_zero_point, qmin, qmax)` (i32 `multiplier`/`shift`, no `act`) or, with f32 `acc_scale` instead, the float-activation one `clamp(round(act(acc·acc_scale[m]) / y_scale) + y_zero_point, qmin, qmax)`; per-channel operands may be `[1]`; formulas in `edgec_numeric::quant`.
     QuantConv = "quant.conv" { family: Quant, operands: &[req("X"), req("W"), opt("B"), opt("multiplier"), opt("shift"), opt("acc_scale")], attrs: QUANT_CONV_ATTRS, infer: quant::quant_conv }
-    /// `Q(Add(DQ(A), DQ(B)))` fused on u8/i8 operands of one type and shape, with per-tensor scales and zero points as attributes; the same f32 steps as the unfused ops (`edgec_numeric::quant::qadd`), so it is exact.
-    QuantAdd = "quant.add" { family: Quant, operands: AB, attrs: &[a_req("a_scale", Float), a_req("a_zero_point", Int), a_req("b_scale", Float), a_req("b_zero_point", Int), a_req("y_scale", Float), a_req("y_zero_point", Int)], infer: quant::quant_add }
+    /// `Q(Add(DQ(A), DQ(B)))` fused on u8/i8 operands of one type (B equal to A's shape, or broadcast along A's leading and trailing dims: `edgec_numeric::quant::broadcast_block`), with per-tensor scales and zero points as attributes; the same f32 steps as the unfused ops (`edgec_numeric::quant::qadd`), so it is exact.
+    QuantAdd = "quant.add" { family: Quant, operands: AB, attrs: QUANT_BINARY_ATTRS, infer: quant::quant_binary }
+    /// `Q(Mul(DQ(A), DQ(B)))` fused like `quant.add` (`edgec_numeric::quant::qmul`: the unfused ops' f32 steps, so it is exact); B as in `quant.add`.
+    QuantMul = "quant.mul" { family: Quant, operands: AB, attrs: QUANT_BINARY_ATTRS, infer: quant::quant_binary }
+    /// `Q(GlobalAveragePool(DQ(X)))` on u8/i8 `[N, C, D...]` → `[N, C, 1...]`: the exact i32 sum `Σ(x − x_zero_point)` per plane, then `requantize_act(sum, mean_scale(x_scale, n), none, y_scale, y_zero_point)` (`edgec_numeric::quant`).
+    QuantGlobalAvgPool = "quant.global_avg_pool" { family: Quant, operands: X, attrs: &[a_req("x_scale", Float), a_req("x_zero_point", Int), a_req("y_scale", Float), a_req("y_zero_point", Int)], infer: quant::quant_global_avg_pool }
     // @@ fused-additions @@ (fused/canonical core ops go above this line)
 
     /// `onnx.Reshape(X, shape)` with a static `shape`: dims >= 0 (0 is a zero-size dim, never a copy) and at most one -1 (not with a 0).

@@ -14,8 +14,8 @@
 use crate::lowp::Real;
 
 pub mod conv;
+pub mod fused;
 pub mod lowp8;
-pub mod qadd;
 pub mod qconv;
 pub mod shaped;
 

@@ -22,7 +22,9 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
         Opcode::ConvInteger => conv_int(cx, false)?,
         Opcode::QLinearConv => conv_int(cx, true)?,
         Opcode::QuantConv => quant_conv(cx)?,
-        Opcode::QuantAdd => quant_add(cx)?,
+        Opcode::QuantAdd => quant_binary(cx, "Add")?,
+        Opcode::QuantMul => quant_binary(cx, "Mul")?,
+        Opcode::QuantGlobalAvgPool => quant_global_avg_pool(cx)?,
         _ => return Ok(false),
     }
     Ok(true)
@@ -484,14 +486,17 @@ fn quant_conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
 }
 
 /// `quant.add` over two operands of one shape (`k::quant::qadd`).
-fn quant_add(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+/// `quant.add` / `quant.mul`: one pass over the bytes, B broadcast by
+/// blocks (the block resolved here for literal shapes, when the model runs
+/// otherwise).
+fn quant_binary(cx: &mut OpCx<'_, '_>, op: &str) -> Result<(), String> {
     want_class(cx, 0, &[Class::U8, Class::I8], "A")?;
     let same: Vec<Class> = cx.in_class(0).into_iter().collect();
     want_class(cx, 1, &same, "B")?;
     let f = |k: &str| f32_lit(cx.op.attrs.float(k).unwrap_or(1.0));
     let z = |k: &str| cx.op.attrs.int(k).unwrap_or(0);
     let p = format!(
-        "k::quant::qadd::QAdd {{ a_scale: {}, a_zero: {}, b_scale: {}, b_zero: {}, y_scale: {}, y_zero: {} }}",
+        "k::quant::fused::QGrids {{ a_scale: {}, a_zero: {}, b_scale: {}, b_zero: {}, y_scale: {}, y_zero: {} }}",
         f("a_scale"),
         z("a_zero_point"),
         f("b_scale"),
@@ -499,8 +504,34 @@ fn quant_add(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         f("y_scale"),
         z("y_zero_point")
     );
+    let (ad, bd) = (cx.in_dims(0), cx.in_dims(1));
+    let block = match (Sz::all_lit(&ad), Sz::all_lit(&bd)) {
+        (Some(a), Some(b)) => edgec_numeric::quant::broadcast_block(&a, &b)
+            .ok_or_else(|| {
+                format!("B {b:?} neither equals A {a:?} nor broadcasts along its leading and trailing dims")
+            })?
+            .to_string(),
+        _ => try_expr(cx, format!("k::quant::fused::broadcast_block({}, {})", dims(&ad), dims(&bd))),
+    };
     let out = cx.begin(0);
     let (a, b) = (cx.input(0)?, cx.input(1)?);
-    cx.line(format!("k::quant::qadd::quant_add(&{p}, {a}, {b}, {out});"));
+    cx.line(format!("k::quant::fused::quant_binary(k::quant::fused::QBinary::{op}, &{p}, {a}, {b}, {block}, {out});"));
+    Ok(())
+}
+
+/// `quant.global_avg_pool` over the `[N, C]` planes.
+fn quant_global_avg_pool(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    want_class(cx, 0, &[Class::U8, Class::I8], "X")?;
+    let xd = cx.in_dims(0);
+    if xd.len() < 3 {
+        return Err(format!("X of rank {} (rank ≥ 3 expected)", xd.len()));
+    }
+    let plane = Sz::product(&xd[2..]);
+    let f = |k: &str| f32_lit(cx.op.attrs.float(k).unwrap_or(1.0));
+    let z = |k: &str| cx.op.attrs.int(k).unwrap_or(0);
+    let (sx, zx, sy, zy) = (f("x_scale"), z("x_zero_point"), f("y_scale"), z("y_zero_point"));
+    let out = cx.begin(0);
+    let x = cx.input(0)?;
+    cx.line(format!("k::quant::fused::quant_global_avg_pool({sx}, {zx}, {sy}, {zy}, {plane}, {x}, {out});"));
     Ok(())
 }

@@ -195,8 +195,10 @@ pub static TABLE: &[Row] = &[
     fam(QLinearConv),
     // Integer MACs: a quarter of f32's on VNNI (4 per lane), half with AVX2's vpmaddwd.
     fam(QuantConv).cost(0.008, 0.3, 50.0),
-    // One pass over bytes, against dequantize + Add + quantize over f32.
+    // One pass over bytes, against dequantize + the f32 op + quantize over f32.
     fam(QuantAdd).cost(0.0, 0.2, 50.0),
+    fam(QuantMul).cost(0.0, 0.2, 50.0),
+    fam(QuantGlobalAvgPool).cost(0.0, 0.1, 50.0),
     fam(QuantizeLinear),
     fam(DequantizeLinear),
     fam(DynamicQuantizeLinear),

@@ -211,24 +211,3 @@ pub fn quant_conv(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
     };
     Ok(vec![Tensor::new(out_shape(x, w, &g), data)])
 }
-
-/// `quant.add`: `edgec_numeric::quant::qadd` per element of two tensors of
-/// one shape and type.
-pub fn quant_add(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
-    let (a, b) = (ctx.input(0)?, ctx.input(1)?);
-    if a.shape != b.shape {
-        return Err(format!("A {:?} and B {:?} must have the same shape", a.shape, b.shape));
-    }
-    let (av, bv) = (q8_values(a, "A")?, q8_values(b, "B")?);
-    let f = |k: &str| ctx.float(k, 1.0);
-    let z = |k: &str| ctx.int(k, 0) as i32;
-    let (lo, hi) = if matches!(a.data, Data::U8(_)) { (0, 255) } else { (-128, 127) };
-    let (za, zb, zy) = (z("a_zero_point"), z("b_zero_point"), z("y_zero_point"));
-    let (sa, sb, sy) = (f("a_scale"), f("b_scale"), f("y_scale"));
-    let y = av.iter().zip(&bv).map(|(&x, &w)| edgec_numeric::quant::qadd(x, za, sa, w, zb, sb, sy, zy, lo, hi));
-    let data = match a.data {
-        Data::U8(_) => Data::U8(y.map(|v| v as u8).collect()),
-        _ => Data::I8(y.map(|v| v as i8).collect()),
-    };
-    Ok(vec![Tensor::new(a.shape.clone(), data)])
-}

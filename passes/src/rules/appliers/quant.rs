@@ -26,9 +26,24 @@ pub static APPLIERS: &[ApplierDef] = &[
         name: "quant_add",
         arity: 8..=8,
         signature: "a, sa, za, b, sb, zb, sy, zy",
-        doc:
-            "Q(Add(DQ(a), DQ(b))) as quant.add (same shape and 8-bit type, per-tensor grids): the same f32 steps, fused",
+        doc: "Q(Add(DQ(a), DQ(b))) as quant.add (one 8-bit type, per-tensor grids, one operand equal to the other's \
+          shape or broadcast along its leading and trailing dims): the same f32 steps, fused",
         apply: quant_add,
+    },
+    ApplierDef {
+        name: "quant_mul",
+        arity: 8..=8,
+        signature: "a, sa, za, b, sb, zb, sy, zy",
+        doc: "Q(Mul(DQ(a), DQ(b))) as quant.mul (like quant_add)",
+        apply: quant_mul,
+    },
+    ApplierDef {
+        name: "quant_global_avg_pool",
+        arity: 5..=5,
+        signature: "x, sx, zx, sy, zy",
+        doc: "Q(GlobalAveragePool(DQ(x))) as quant.global_avg_pool: exact i32 plane sums, one f32 rescale (static \
+          planes up to 2^23 elements)",
+        apply: quant_global_avg_pool,
     },
     ApplierDef {
         name: "quant_conv",
@@ -197,19 +212,41 @@ fn grid(a: &ApplyEnv<'_>, s: &ArgVal, z: &ArgVal, dt: DType, what: &str) -> Resu
 }
 
 fn quant_add(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
+    quant_binary(a, args, Opcode::QuantAdd)
+}
+
+fn quant_mul(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
+    quant_binary(a, args, Opcode::QuantMul)
+}
+
+/// Static dims of a class's type as `usize`.
+fn static_dims(t: &TensorType) -> Option<Vec<usize>> {
+    t.shape.static_dims().map(|d| d.into_iter().map(|v| v as usize).collect())
+}
+
+/// `Q(op(DQ(a), DQ(b)))` as `quant.add` / `quant.mul`: the operand that
+/// broadcasts becomes B (both ops commute exactly in f32).
+fn quant_binary(a: &mut ApplyEnv<'_>, args: &[ArgVal], op: Opcode) -> Result<Id, String> {
     let (x, y) = (a.class(&args[0])?, a.class(&args[3])?);
     let (xt, yt) = (a.eg[x].data.ty().cloned(), a.eg[y].data.ty().cloned());
     let (Some(xt), Some(yt)) = (xt, yt) else { return Err("operands without types".into()) };
     if !matches!(xt.dtype, DType::U8 | DType::I8) || xt.dtype != yt.dtype {
         return Err(format!("operands {} and {} are not one 8-bit type", xt.dtype, yt.dtype));
     }
-    match (xt.shape.static_dims(), yt.shape.static_dims()) {
-        (Some(p), Some(q)) if p == q => {}
-        _ if xt.shape == yt.shape => {}
-        _ => return Err(format!("operands {xt} and {yt} differ in shape (broadcasting is not fused)")),
-    }
-    let (sa, za) = grid(a, &args[1], &args[2], xt.dtype, "A")?;
-    let (sb, zb) = grid(a, &args[4], &args[5], xt.dtype, "B")?;
+    let block = |p: &TensorType, q: &TensorType| {
+        static_dims(p).zip(static_dims(q)).and_then(|(p, q)| edgec_numeric::quant::broadcast_block(&p, &q))
+    };
+    // Operand index of A (the full-shape one) in args: 0 or 3.
+    let first = if xt.shape == yt.shape || block(&xt, &yt).is_some() {
+        0
+    } else if block(&yt, &xt).is_some() {
+        3
+    } else {
+        return Err(format!("operands {xt} and {yt}: neither broadcasts along the other's leading and trailing dims"));
+    };
+    let second = 3 - first;
+    let (sa, za) = grid(a, &args[first + 1], &args[first + 2], xt.dtype, "A")?;
+    let (sb, zb) = grid(a, &args[second + 1], &args[second + 2], xt.dtype, "B")?;
     let (sy, zy) = grid(a, &args[6], &args[7], xt.dtype, "the result")?;
     let mut attrs = Attrs::new();
     for (k, v) in [("a_scale", sa), ("b_scale", sb), ("y_scale", sy)] {
@@ -218,5 +255,31 @@ fn quant_add(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
     for (k, v) in [("a_zero_point", za), ("b_zero_point", zb), ("y_zero_point", zy)] {
         attrs.set(k, Attr::Int(v));
     }
-    a.add_op(Opcode::QuantAdd, &[x, y], &attrs)
+    let (ca, cb) = if first == 0 { (x, y) } else { (y, x) };
+    a.add_op(op, &[ca, cb], &attrs)
+}
+
+/// Planes above this many elements are not pooled in i32 (the sum of 8-bit
+/// values could overflow it).
+const MAX_POOL_PLANE: usize = 1 << 23;
+
+fn quant_global_avg_pool(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
+    let x = a.class(&args[0])?;
+    let xt = a.eg[x].data.ty().cloned().ok_or("x has no type")?;
+    if !matches!(xt.dtype, DType::U8 | DType::I8) {
+        return Err(format!("x has element type {}, expected u8 or i8", xt.dtype));
+    }
+    match static_dims(&xt) {
+        Some(d) if d.len() >= 3 && d[2..].iter().product::<usize>() <= MAX_POOL_PLANE => {}
+        Some(d) if d.len() >= 3 => return Err(format!("planes of {xt} exceed {MAX_POOL_PLANE} elements")),
+        _ => return Err(format!("x {xt} is not of static rank ≥ 3")),
+    }
+    let (sx, zx) = grid(a, &args[1], &args[2], xt.dtype, "x")?;
+    let (sy, zy) = grid(a, &args[3], &args[4], xt.dtype, "y")?;
+    let mut attrs = Attrs::new();
+    attrs.set("x_scale", Attr::Float(sx));
+    attrs.set("y_scale", Attr::Float(sy));
+    attrs.set("x_zero_point", Attr::Int(zx));
+    attrs.set("y_zero_point", Attr::Int(zy));
+    a.add_op(Opcode::QuantGlobalAvgPool, &[x], &attrs)
 }

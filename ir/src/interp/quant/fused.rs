@@ -1,0 +1,83 @@
+//! The fused integer ops that stand for a float op between QDQ pairs:
+//! `quant.add`, `quant.mul` (B equal to A or broadcast along A's leading and
+//! trailing dims) and `quant.global_avg_pool`, per element by the formulas of
+//! `edgec_numeric::quant` that the kernels share.
+
+use super::q8_values;
+use crate::interp::{Data, EvalCtx, Tensor};
+use edgec_numeric::act::Activation;
+use edgec_numeric::quant::{broadcast_block, mean_scale, qadd, qmul, requantize_act};
+
+/// The per-tensor grid `{k}_scale`, `{k}_zero_point`.
+fn grid(ctx: &EvalCtx<'_>, k: &str) -> (f32, i32) {
+    (ctx.float(&format!("{k}_scale"), 1.0), ctx.int(&format!("{k}_zero_point"), 0) as i32)
+}
+
+/// The integer range of an 8-bit tensor's type.
+fn range(t: &Tensor) -> (i32, i32) {
+    if matches!(t.data, Data::U8(_)) {
+        (0, 255)
+    } else {
+        (-128, 127)
+    }
+}
+
+/// Values back into the 8-bit type of `like`.
+fn q8_data(like: &Tensor, y: impl Iterator<Item = i32>) -> Data {
+    match like.data {
+        Data::U8(_) => Data::U8(y.map(|v| v as u8).collect()),
+        _ => Data::I8(y.map(|v| v as i8).collect()),
+    }
+}
+
+/// `qadd` / `qmul`: (a, za, sa, b, zb, sb, sy, zy, lo, hi) → y.
+type QBinaryFn = fn(i32, i32, f32, i32, i32, f32, f32, i32, i32, i32) -> i32;
+
+fn binary(ctx: &EvalCtx<'_>, f: QBinaryFn) -> Result<Vec<Tensor>, String> {
+    let (a, b) = (ctx.input(0)?, ctx.input(1)?);
+    let block = broadcast_block(&a.shape, &b.shape).ok_or_else(|| {
+        format!("B {:?} must equal A {:?} or broadcast along A's leading and trailing dims", b.shape, a.shape)
+    })?;
+    let (av, bv) = (q8_values(a, "A")?, q8_values(b, "B")?);
+    if a.data.dtype() != b.data.dtype() {
+        return Err(format!("A is {}, B is {}: one 8-bit type expected", a.dtype(), b.dtype()));
+    }
+    let ((sa, za), (sb, zb), (sy, zy)) = (grid(ctx, "a"), grid(ctx, "b"), grid(ctx, "y"));
+    let (lo, hi) = range(a);
+    let y =
+        av.iter().enumerate().map(|(i, &x)| f(x, za, sa, bv[(i / block.max(1)) % bv.len()], zb, sb, sy, zy, lo, hi));
+    Ok(vec![Tensor::new(a.shape.clone(), q8_data(a, y))])
+}
+
+/// `quant.add`: `qadd` per element.
+pub fn quant_add(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
+    binary(ctx, qadd)
+}
+
+/// `quant.mul`: `qmul` per element.
+pub fn quant_mul(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
+    binary(ctx, qmul)
+}
+
+/// `quant.global_avg_pool`: per `[n, c]` plane the sum of `x − zx` in i32
+/// (exact below 2^23 elements per plane, where the fold stops; wrapping
+/// past it), requantized at `mean_scale(sx, plane)`.
+pub fn quant_global_avg_pool(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
+    let x = ctx.input(0)?;
+    if x.shape.len() < 3 {
+        return Err(format!("X {:?} must have rank ≥ 3", x.shape));
+    }
+    let xv = q8_values(x, "X")?;
+    let ((sx, zx), (sy, zy)) = (grid(ctx, "x"), grid(ctx, "y"));
+    let (lo, hi) = range(x);
+    let plane: usize = x.shape[2..].iter().product();
+    let scale = mean_scale(sx, plane);
+    let planes = x.shape[..2].iter().product::<usize>();
+    let y = (0..planes).map(|p| {
+        let acc: i32 = xv[p * plane..(p + 1) * plane].iter().fold(0i32, |s, &v| s.wrapping_add(v - zx));
+        requantize_act(acc, scale, Activation::None, sy, zy, lo, hi)
+    });
+    let mut shape = x.shape.clone();
+    shape[2..].iter_mut().for_each(|d| *d = 1);
+    Ok(vec![Tensor::new(shape, q8_data(x, y))])
+}
