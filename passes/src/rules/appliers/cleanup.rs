@@ -23,6 +23,22 @@ pub static APPLIERS: &[ApplierDef] = &[
         apply: transpose_compose,
     },
     ApplierDef {
+        name: "cleanup_sink_transpose",
+        arity: 4..=4,
+        signature: "x, perm_attrs, c, add|sub|mul",
+        doc: "op(Transpose(x, p), c) as Transpose(op(x, c'), p), c' the constant c (rank-padded) transposed by p⁻¹; \
+          declines when c would widen the result",
+        apply: sink_transpose,
+    },
+    ApplierDef {
+        name: "cleanup_sink_transpose_pair",
+        arity: 4..=4,
+        signature: "a, perm_attrs_a, b, perm_attrs_b",
+        doc: "Add(Transpose(a, p), Transpose(b, p)) as Transpose(Add(a, b), p) for a and b of one type; declines on \
+          different permutations or shapes",
+        apply: sink_transpose_pair,
+    },
+    ApplierDef {
         name: "cleanup_reshape_reshape",
         arity: 3..=3,
         signature: "x, outer_shape, outer_attrs",
@@ -131,6 +147,60 @@ fn transpose_compose(env: &mut ApplyEnv<'_>, a: &[ArgVal]) -> Result<Id, String>
     let x = env.class(&a[0])?;
     let attrs = Attrs::new().with("perm", Attr::Ints(q.iter().map(|&v| v as i64).collect()));
     env.add_op(Opcode::Transpose, &[x], &attrs)
+}
+
+/// `op(Transpose(x, p), c) = Transpose(op(x, c'), p)`: `c` padded to `x`'s
+/// rank with leading ones and transposed by `p⁻¹` (both ops on constants,
+/// which the analysis folds). Exact: every element meets the same operands.
+/// Only when `c` broadcasts into the result without widening it.
+fn sink_transpose(env: &mut ApplyEnv<'_>, a: &[ArgVal]) -> Result<Id, String> {
+    let op = match &a[3] {
+        ArgVal::Word(w) if w == "add" => Opcode::Add,
+        ArgVal::Word(w) if w == "sub" => Opcode::Sub,
+        ArgVal::Word(w) if w == "mul" => Opcode::Mul,
+        other => return Err(format!("unknown op {other:?}")),
+    };
+    let e = env.env();
+    let xt = e.ty(&a[0]).ok_or("x has no type")?;
+    let dims = xt.dims().ok_or("x has no known rank")?.to_vec();
+    let p = perm_of(e.attrs(&a[1]).ok_or("perm attributes are not bound")?, dims.len()).ok_or("malformed perm")?;
+    let cd = e.ty(&a[2]).and_then(|t| t.shape.static_dims()).ok_or("c has no static shape")?.to_vec();
+    let pad = dims.len().checked_sub(cd.len()).ok_or("c has a higher rank than x")?;
+    let padded: Vec<u64> = std::iter::repeat_n(1, pad).chain(cd.iter().copied()).collect();
+    // Dim j of the transposed result is dim p[j] of x: c's dim j must be 1 or that.
+    if padded.iter().enumerate().any(|(j, &d)| d != 1 && dims[p[j]] != ir::Dim::Static(d)) {
+        return Err("c widens the result (it broadcasts x)".into());
+    }
+    let mut inv = vec![0usize; p.len()];
+    p.iter().enumerate().for_each(|(j, &pj)| inv[pj] = j);
+    let (x, c) = (env.class(&a[0])?, env.class(&a[2])?);
+    let vals: Vec<i64> = padded.iter().map(|&d| d as i64).collect();
+    let shape = env.add_const(Constant::from_i64s("", &[vals.len() as u64], &vals));
+    let cr = env.add_op(Opcode::Reshape, &[c, shape], &Attrs::new())?;
+    let perm = |q: &[usize]| Attrs::new().with("perm", Attr::Ints(q.iter().map(|&v| v as i64).collect()));
+    let ct = env.add_op(Opcode::Transpose, &[cr], &perm(&inv))?;
+    let inner = env.add_op(op, &[x, ct], &Attrs::new())?;
+    env.add_op(Opcode::Transpose, &[inner], &perm(&p))
+}
+
+/// `Add(Transpose(a, p), Transpose(b, p)) = Transpose(Add(a, b), p)` when
+/// `a` and `b` have one type (no broadcasting): exact, elementwise.
+fn sink_transpose_pair(env: &mut ApplyEnv<'_>, a: &[ArgVal]) -> Result<Id, String> {
+    let e = env.env();
+    let (ta, tb) = (e.ty(&a[0]).ok_or("a has no type")?, e.ty(&a[2]).ok_or("b has no type")?);
+    if ta != tb {
+        return Err(format!("operands {ta} and {tb} differ (broadcasting)"));
+    }
+    let rank = ta.rank().ok_or("unknown rank")?;
+    let p = perm_of(e.attrs(&a[1]).ok_or("perm attributes are not bound")?, rank).ok_or("malformed perm")?;
+    let q = perm_of(e.attrs(&a[3]).ok_or("perm attributes are not bound")?, rank).ok_or("malformed perm")?;
+    if p != q {
+        return Err(format!("permutations {p:?} and {q:?} differ"));
+    }
+    let attrs = e.attrs(&a[1]).cloned().unwrap_or_default();
+    let (x, y) = (env.class(&a[0])?, env.class(&a[2])?);
+    let sum = env.add_op(Opcode::Add, &[x, y], &Attrs::new())?;
+    env.add_op(Opcode::Transpose, &[sum], &attrs)
 }
 
 fn reshape_reshape(env: &mut ApplyEnv<'_>, a: &[ArgVal]) -> Result<Id, String> {
