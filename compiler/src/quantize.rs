@@ -223,8 +223,8 @@ pub fn run(m: &Module, req: &Request) -> Result<(Quantized, Report, Module)> {
     }
     let (popts, _) = crate::optimize::pipeline_options(&req.target, &[])?;
     let (folded, fr) = passes::quantize::fold_integer(&q.module, &popts).map_err(|e| anyhow!("{e}"))?;
-    let bar = progress(3 * data.len(), "evaluating the integer module");
-    let (vs_fp, vs_qdq) = compare_folded(m, &q.module, &folded, data, &mut || bar.inc(1)).context("evaluation")?;
+    let bar = progress(data.len(), "evaluating the integer module");
+    let (vs_fp, vs_qdq) = compare_folded(&folded, &ev, data, &mut || bar.inc(1)).context("evaluation")?;
     bar.finish_and_clear();
     let names = output_names(m);
     let mut not_folded: std::collections::BTreeMap<String, usize> = Default::default();

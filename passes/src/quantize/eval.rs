@@ -91,6 +91,9 @@ pub struct Eval {
     pub clipped: BTreeMap<Value, (u64, u64)>,
     /// Multiply-accumulates per op of the float module, on the first sample.
     pub macs: BTreeMap<OpId, u64>,
+    /// Per sample, the float module's outputs and the quantized module's
+    /// (what [`compare_folded`] measures an integer module against).
+    pub runs: Vec<(Vec<Tensor>, Vec<Tensor>)>,
 }
 
 impl Eval {
@@ -180,6 +183,7 @@ impl Reference {
                     agg.add(x, y, class_rows(&a.shape, x));
                 }
             }
+            ev.runs.push((fo.clone(), qo));
             for (v, act) in &q.acts {
                 let (Some(x), Some(y)) = (fenv.get(v).and_then(f32s), qenv.get(&act.dq).and_then(f32s)) else {
                     continue;
@@ -300,29 +304,25 @@ fn worst_layer(fp: &Module, q: &Quantized, ev: &Eval) -> Option<(OpId, f64)> {
     best
 }
 
-/// The integer module `folded` (from [`super::fold_integer`]) against the
-/// float module `fp` and the QDQ module `qdq` it was folded from, per output:
-/// `(vs float, vs QDQ)`. `tick` is called after each of the `3 × samples` runs.
+/// The integer module `folded` run on `samples` against the float and QDQ
+/// outputs `ev` recorded on the same samples (one run per sample; `tick`
+/// after each): `(vs float, vs QDQ)` per output.
 pub fn compare_folded(
-    fp: &Module,
-    qdq: &Module,
     folded: &Module,
+    ev: &Eval,
     samples: &[Vec<Tensor>],
     tick: &mut dyn FnMut(),
 ) -> Result<(Vec<Agreement>, Vec<Agreement>), CalibError> {
     let (mut vs_fp, mut vs_qdq) = (Vec::new(), Vec::new());
-    for (sample, inputs) in samples.iter().enumerate() {
-        let mut run = |m: &Module| {
-            let r = ir::interp::run(m, "main", inputs.clone()).map_err(|source| CalibError::Run { sample, source });
-            tick();
-            r
-        };
-        let (fo, qo, io) = (run(fp)?, run(qdq)?, run(folded)?);
+    for (sample, (inputs, (fo, qo))) in samples.iter().zip(&ev.runs).enumerate() {
+        let io =
+            ir::interp::run(folded, "main", inputs.clone()).map_err(|source| CalibError::Run { sample, source })?;
+        tick();
         vs_fp.resize(fo.len(), Agreement::default());
         vs_qdq.resize(fo.len(), Agreement::default());
         for (i, y) in io.iter().enumerate() {
             let Some(y) = f32s(y) else { continue };
-            for (reference, agg) in [(&fo, &mut vs_fp), (&qo, &mut vs_qdq)] {
+            for (reference, agg) in [(fo, &mut vs_fp), (qo, &mut vs_qdq)] {
                 if let Some(x) = reference.get(i).and_then(f32s) {
                     agg[i].add(x, y, class_rows(&reference[i].shape, x));
                 }
