@@ -361,3 +361,61 @@ fn global_average_pools_fold_within_one_lsb() {
     }
     assert!(diff * 20 <= total, "{diff} of {total} pooled values differ by 1 LSB");
 }
+
+/// `Q(f(DQ(x)))` for each elementwise unary `f` the quant rules table becomes
+/// `quant.lut`, between two different grids (u8 → u8, i8 → i8, u8 → i8), and
+/// gives the QDQ form's bits on every one of the 256 input values.
+#[test]
+fn unary_ops_between_grids_become_exact_tables() {
+    let ops = [
+        ("onnx.Relu", ""),
+        ("onnx.Sigmoid", ""),
+        ("onnx.Tanh", ""),
+        ("onnx.HardSigmoid", " {alpha = 0.2, beta = 0.5}"),
+        ("onnx.HardSwish", ""),
+        ("onnx.LeakyRelu", " {alpha = 0.05}"),
+        ("onnx.Elu", ""),
+        ("onnx.Softplus", ""),
+        ("onnx.Abs", ""),
+        ("onnx.Neg", ""),
+        ("core.silu", ""),
+    ];
+    for (k, (op, attrs)) in ops.iter().enumerate() {
+        for (tx, ty) in [("u8", "u8"), ("i8", "i8"), ("u8", "i8")] {
+            let zx = if tx == "u8" { 100 + k as i32 } else { -20 + k as i32 };
+            let zy = if ty == "u8" { 7 * k as i32 } else { 3 - k as i32 };
+            let src = format!(
+                r#"module @m attributes {{phase = "core"}} {{
+  const @sx : f32[] = dense<[{sx:e}]>
+  const @zx : {tx}[] = dense<[{zx}]>
+  const @sy : f32[] = dense<[{sy:e}]>
+  const @zy : {ty}[] = dense<[{zy}]>
+  func @main(%x: {tx}[16, 16]) -> ({ty}[16, 16]) {{
+    %sx = core.const {{value = @sx}} : f32[]
+    %zx = core.const {{value = @zx}} : {tx}[]
+    %sy = core.const {{value = @sy}} : f32[]
+    %zy = core.const {{value = @zy}} : {ty}[]
+    %0 = onnx.DequantizeLinear %x, %sx, %zx : f32[16, 16]
+    %1 = {op} %0{attrs} : f32[16, 16]
+    %2 = onnx.QuantizeLinear %1, %sy, %zy : {ty}[16, 16]
+    return %2
+  }}
+}}"#,
+                sx = 0.031 + 0.002 * k as f32,
+                sy = 0.017 + 0.001 * k as f32,
+            );
+            let m = ir::text::parse_module(&src, "lut.eir", None).expect("parses").module;
+            let (popts, _) = compiler::optimize::pipeline_options("cpu", &[]).expect("cpu");
+            let (folded, report) = fold_integer(&m, &popts).expect("folds");
+            let what = format!("{op} {tx} -> {ty}");
+            assert_eq!(report.integer_ops, 1, "{what}: {:?}", report.declined);
+            let bytes: Vec<u8> = (0..=255u8).collect();
+            let data =
+                if tx == "u8" { Data::U8(bytes) } else { Data::I8(bytes.into_iter().map(|v| v as i8).collect()) };
+            let input = vec![Tensor { shape: vec![16, 16], data }];
+            let a = ir::interp::run(&m, "main", input.clone()).expect("runs");
+            let b = ir::interp::run(&folded, "main", input).expect("runs");
+            assert_eq!(a[0].data, b[0].data, "{what}");
+        }
+    }
+}

@@ -340,6 +340,18 @@ pub fn quant_binary(ctx: &InferCtx<'_>) -> InferResult {
     Ok(vec![a.clone()])
 }
 
+/// quant.lut: X u8/i8; Table `[256]` u8/i8; the result has X's shape and
+/// the table's type.
+pub fn quant_lut(ctx: &InferCtx<'_>) -> InferResult {
+    let (x, t) = (q8(ctx, 0, "X")?, q8(ctx, 1, "Table")?);
+    match t.dims() {
+        Some([d]) if d.compatible(Dim::Static(256)) => {}
+        None => {}
+        _ => return Err(format!("Table {t} must have shape [256]")),
+    }
+    Ok(vec![TensorType::new(t.dtype, x.shape.clone())])
+}
+
 /// quant.global_avg_pool: X u8/i8 of rank ≥ 3; the result `[N, C, 1...]`.
 pub fn quant_global_avg_pool(ctx: &InferCtx<'_>) -> InferResult {
     let x = q8(ctx, 0, "X")?;

@@ -568,6 +568,8 @@ define_ops! {
     QuantAdd = "quant.add" { family: Quant, operands: AB, attrs: QUANT_BINARY_ATTRS, infer: quant::quant_binary }
     /// `Q(Mul(DQ(A), DQ(B)))` fused like `quant.add` (`edgec_numeric::quant::qmul`: the unfused ops' f32 steps, so it is exact); B as in `quant.add`.
     QuantMul = "quant.mul" { family: Quant, operands: AB, attrs: QUANT_BINARY_ATTRS, infer: quant::quant_binary }
+    /// An 8-bit lookup: `Y[i] = Table[X[i] + 128·(X is i8)]`, Table `[256]` of u8/i8 (the result type); the exact form of `Q(f(DQ(X)))` for an elementwise unary `f`, its table the QDQ ops folded on every input value.
+    QuantLut = "quant.lut" { family: Quant, operands: &[req("X"), req("Table")], infer: quant::quant_lut }
     /// `Q(GlobalAveragePool(DQ(X)))` on u8/i8 `[N, C, D...]` → `[N, C, 1...]`: the exact i32 sum `Σ(x − x_zero_point)` per plane, then `requantize_act(sum, mean_scale(x_scale, n), none, y_scale, y_zero_point)` (`edgec_numeric::quant`).
     QuantGlobalAvgPool = "quant.global_avg_pool" { family: Quant, operands: X, attrs: &[a_req("x_scale", Float), a_req("x_zero_point", Int), a_req("y_scale", Float), a_req("y_zero_point", Int)], infer: quant::quant_global_avg_pool }
     // @@ fused-additions @@ (fused/canonical core ops go above this line)

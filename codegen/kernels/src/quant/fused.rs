@@ -3,7 +3,8 @@
 //! `quant.add` / `quant.mul` (`qadd` / `qmul`: the unfused ops' own f32
 //! steps; B equal to A or broadcast along A's leading and trailing dims:
 //! element `i` of A meets element `(i / block) % len(B)` of B) and `quant.global_avg_pool`
-//! (exact i32 plane sums, requantized at `mean_scale`). One pass over bytes
+//! (exact i32 plane sums, requantized at `mean_scale`) and `quant.lut` (a
+//! 256-entry table: any elementwise unary op between two grids). One pass over bytes
 //! where dequantize → f32 op → quantize makes three over f32 tensors.
 
 use edgec_numeric::act::Activation;
@@ -136,6 +137,39 @@ pub fn quant_global_avg_pool<X: QElem>(sx: f32, zx: i32, sy: f32, zy: i32, plane
     X::mean(sx, zx, sy, zy, plane, x, y);
 }
 
+/// An 8-bit element as a table index: u8 as is, i8 + 128.
+pub trait LutIndex: Copy {
+    /// The index into a 256-entry table.
+    fn index(self) -> usize;
+}
+impl LutIndex for u8 {
+    #[inline]
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+impl LutIndex for i8 {
+    #[inline]
+    fn index(self) -> usize {
+        (self as i32 + 128) as usize
+    }
+}
+
+/// `quant.lut`: `y[i] = table[x[i]]` (asserted: one length, 256 entries).
+pub fn quant_lut<X: LutIndex, Y: Copy>(x: &[X], table: &[Y], y: &mut [Y]) {
+    assert!(
+        x.len() == y.len() && table.len() == 256,
+        "quant.lut: {} into {}, {} entries",
+        x.len(),
+        y.len(),
+        table.len()
+    );
+    let table: &[Y; 256] = table.try_into().expect("256 entries");
+    for (o, &v) in y.iter_mut().zip(x) {
+        *o = table[v.index()];
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,6 +227,16 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn tables_index_by_the_biased_value() {
+        let table: Vec<u8> = (0..=255u8).map(|v| v.wrapping_mul(3)).collect();
+        let (mut a, mut b) = ([0u8; 4], [0u8; 4]);
+        quant_lut(&[0u8, 1, 200, 255], &table, &mut a);
+        quant_lut(&[-128i8, -127, 72, 127], &table, &mut b);
+        assert_eq!(a, [0, 3, 88, 253]);
+        assert_eq!(a, b);
     }
 
     #[test]

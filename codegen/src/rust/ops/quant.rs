@@ -25,6 +25,7 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
         Opcode::QuantAdd => quant_binary(cx, "Add")?,
         Opcode::QuantMul => quant_binary(cx, "Mul")?,
         Opcode::QuantGlobalAvgPool => quant_global_avg_pool(cx)?,
+        Opcode::QuantLut => quant_lut(cx)?,
         _ => return Ok(false),
     }
     Ok(true)
@@ -516,6 +517,16 @@ fn quant_binary(cx: &mut OpCx<'_, '_>, op: &str) -> Result<(), String> {
     let out = cx.begin(0);
     let (a, b) = (cx.input(0)?, cx.input(1)?);
     cx.line(format!("k::quant::fused::quant_binary(k::quant::fused::QBinary::{op}, &{p}, {a}, {b}, {block}, {out});"));
+    Ok(())
+}
+
+/// `quant.lut`: one table lookup per byte.
+fn quant_lut(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
+    want_class(cx, 0, &[Class::U8, Class::I8], "X")?;
+    want_class(cx, 1, &[Class::U8, Class::I8], "Table")?;
+    let out = cx.begin(0);
+    let (x, t) = (cx.input(0)?, cx.input(1)?);
+    cx.line(format!("k::quant::fused::quant_lut({x}, {t}, {out});"));
     Ok(())
 }
 

@@ -199,6 +199,7 @@ pub static TABLE: &[Row] = &[
     fam(QuantAdd).cost(0.0, 0.2, 50.0),
     fam(QuantMul).cost(0.0, 0.2, 50.0),
     fam(QuantGlobalAvgPool).cost(0.0, 0.1, 50.0),
+    fam(QuantLut).cost(0.0, 0.05, 50.0),
     fam(QuantizeLinear),
     fam(DequantizeLinear),
     fam(DynamicQuantizeLinear),

@@ -81,3 +81,15 @@ pub fn quant_global_avg_pool(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
     shape[2..].iter_mut().for_each(|d| *d = 1);
     Ok(vec![Tensor::new(shape, q8_data(x, y))])
 }
+
+/// `quant.lut`: `table[x]`, i8 values offset by 128.
+pub fn quant_lut(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
+    let (x, t) = (ctx.input(0)?, ctx.input(1)?);
+    let (xv, tv) = (q8_values(x, "X")?, q8_values(t, "Table")?);
+    if tv.len() != 256 {
+        return Err(format!("Table has {} elements, expected 256", tv.len()));
+    }
+    let bias = if matches!(x.data, Data::U8(_)) { 0 } else { 128 };
+    let y = xv.iter().map(|&v| tv[(v + bias) as usize]);
+    Ok(vec![Tensor::new(x.shape.clone(), q8_data(t, y))])
+}

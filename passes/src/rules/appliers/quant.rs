@@ -38,6 +38,15 @@ pub static APPLIERS: &[ApplierDef] = &[
         apply: quant_mul,
     },
     ApplierDef {
+        name: "quant_lut",
+        arity: 7..=7,
+        signature: "x, sx, zx, sy, zy, Op, op_attrs",
+        doc:
+            "Q(op(DQ(x))) for an elementwise unary onnx.Op (or core.Op) as quant.lut(x, table): the QDQ ops folded on \
+          all 256 values of x's type (exact)",
+        apply: quant_lut,
+    },
+    ApplierDef {
         name: "quant_global_avg_pool",
         arity: 5..=5,
         signature: "x, sx, zx, sy, zy",
@@ -282,4 +291,44 @@ fn quant_global_avg_pool(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, St
     attrs.set("x_zero_point", Attr::Int(zx));
     attrs.set("y_zero_point", Attr::Int(zy));
     a.add_op(Opcode::QuantGlobalAvgPool, &[x], &attrs)
+}
+
+/// `Q(op(DQ(x)))` as `quant.lut(x, table)`: the table is the same three ops
+/// run by the reference interpreter on a constant holding every value of x's
+/// type, so each entry is the QDQ result bit for bit.
+fn quant_lut(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
+    use super::recognition::eval1;
+    use crate::egraph::analysis::tensor_to_const;
+    use ir::interp::Tensor;
+    let x = a.class(&args[0])?;
+    let xt = a.eg[x].data.ty().cloned().ok_or("x has no type")?;
+    let values: Vec<u8> = match xt.dtype {
+        DType::U8 => (0..=255u8).collect(),
+        DType::I8 => (-128..=127i8).map(|v| v as u8).collect(),
+        other => return Err(format!("x has element type {other}, expected u8 or i8")),
+    };
+    grid(a, &args[1], &args[2], xt.dtype, "x")?;
+    let yt = konst(a, &args[4], "y zero point")?.ty.dtype;
+    grid(a, &args[3], &args[4], yt, "y")?;
+    let op = match &args[5] {
+        ArgVal::Word(w) => Opcode::from_name(&format!("onnx.{w}"))
+            .or_else(|| Opcode::from_name(&format!("core.{w}")))
+            .ok_or_else(|| format!("no op {w}"))?,
+        other => return Err(format!("expected an op name, got {other:?}")),
+    };
+    let op_attrs = a.env().attrs(&args[6]).cloned().unwrap_or_default();
+    let all = Constant {
+        name: String::new(),
+        ty: TensorType::fixed(xt.dtype, &[256]),
+        data: ConstData::Bytes(values.into()),
+    };
+    let tensor = |arg: &ArgVal, what: &str| Tensor::from_constant(konst(a, arg, what)?);
+    let (sx, zx, sy, zy) =
+        (tensor(&args[1], "x")?, tensor(&args[2], "x")?, tensor(&args[3], "y")?, tensor(&args[4], "y")?);
+    let dq = eval1(Opcode::DequantizeLinear, vec![Tensor::from_constant(&all)?, sx, zx], Attrs::new())?;
+    let f = eval1(op, vec![dq], op_attrs)?;
+    let q = eval1(Opcode::QuantizeLinear, vec![f, sy, zy], Attrs::new())?;
+    let table = tensor_to_const(&q).ok_or("the table cannot be stored")?;
+    let t = a.add_const(table);
+    a.add_op(Opcode::QuantLut, &[x, t], &Attrs::new())
 }
