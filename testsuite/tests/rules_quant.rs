@@ -177,7 +177,8 @@ proptest! {
     }
 }
 
-/// The exact rules: Transpose, MaxPool and Relu between a DequantizeLinear
+/// The exact rules: Transpose, MaxPool, Relu and Pad (edge, and constant
+/// with its default 0) between a DequantizeLinear
 /// and a QuantizeLinear with the same scale and zero point run on the
 /// integers (no QDQ op left), with the same bits as the QDQ form.
 #[test]
@@ -185,9 +186,11 @@ fn data_movement_between_equal_grids_runs_on_the_integers() {
     let src = r#"module @m attributes {phase = "core"} {
   const @s : f32[] = dense<[0.05]>
   const @z : u8[] = dense<[100]>
+  const @p : i64[8] = dense<[0, 0, 1, 0, 0, 0, 0, 1]>
   func @main(%x: u8[1, 2, 5, 6]) -> (u8[1, 2, 4, 5]) {
     %s = core.const {value = @s} : f32[]
     %z = core.const {value = @z} : u8[]
+    %p = core.const {value = @p} : i64[8]
     %0 = onnx.DequantizeLinear %x, %s, %z : f32[1, 2, 5, 6]
     %1 = onnx.Transpose %0 {perm = [0, 1, 3, 2]} : f32[1, 2, 6, 5]
     %2 = onnx.QuantizeLinear %1, %s, %z : u8[1, 2, 6, 5]
@@ -197,10 +200,16 @@ fn data_movement_between_equal_grids_runs_on_the_integers() {
     %6 = onnx.DequantizeLinear %5, %s, %z : f32[1, 2, 6, 5]
     %7 = onnx.MaxPool %6 {kernel_shape = [3, 2], pads = [0, 0, 0, 0]} : f32[1, 2, 4, 4]
     %8 = onnx.QuantizeLinear %7, %s, %z : u8[1, 2, 4, 4]
-    return %8
+    %9 = onnx.DequantizeLinear %8, %s, %z : f32[1, 2, 4, 4]
+    %10 = onnx.Pad %9, %p {mode = "edge"} : f32[1, 2, 5, 5]
+    %11 = onnx.QuantizeLinear %10, %s, %z : u8[1, 2, 5, 5]
+    %12 = onnx.DequantizeLinear %11, %s, %z : f32[1, 2, 5, 5]
+    %13 = onnx.Pad %12, %p : f32[1, 2, 6, 6]
+    %14 = onnx.QuantizeLinear %13, %s, %z : u8[1, 2, 6, 6]
+    return %14
   }
 }"#;
-    let src = src.replace("-> (u8[1, 2, 4, 5])", "-> (u8[1, 2, 4, 4])");
+    let src = src.replace("-> (u8[1, 2, 4, 5])", "-> (u8[1, 2, 6, 6])");
     let m = ir::text::parse_module(&src, "grid.eir", None).expect("parses").module;
     let (popts, _) = compiler::optimize::pipeline_options("cpu", &[]).expect("cpu");
     let (folded, _) = fold_integer(&m, &popts).expect("folds");
