@@ -80,6 +80,10 @@ macro_rules! elem {
         crate::multiversion! {
             fn $mean(sx: f32, zx: i32, sy: f32, zy: i32, plane: usize, x: &[$t], y: &mut [$t]) {
                 let scale = mean_scale(sx, plane);
+                if plane == 0 {
+                    let v = requantize_act(0, scale, Activation::None, sy, zy, $lo, $hi) as $t;
+                    return y.fill(v);
+                }
                 let bias = zx.wrapping_mul(plane as i32);
                 for (o, xs) in y.iter_mut().zip(x.chunks(plane)) {
                     let sum = xs.iter().fold(0i32, |s, &v| s.wrapping_add(v as i32));
@@ -126,14 +130,10 @@ pub fn quant_binary<X: QElem>(op: QBinary, p: &QGrids, a: &[X], b: &[X], block: 
 }
 
 /// `quant.global_avg_pool` over planes of `plane` elements (asserted:
-/// `x.len() == y.len() · plane`, `plane > 0`).
+/// `x.len() == y.len() · plane`); an empty plane sums to 0, as in the
+/// interpreter.
 pub fn quant_global_avg_pool<X: QElem>(sx: f32, zx: i32, sy: f32, zy: i32, plane: usize, x: &[X], y: &mut [X]) {
-    assert!(
-        plane > 0 && y.len().checked_mul(plane) == Some(x.len()),
-        "quant.global_avg_pool: {} into {}",
-        x.len(),
-        y.len()
-    );
+    assert!(y.len().checked_mul(plane) == Some(x.len()), "quant.global_avg_pool: {} into {}", x.len(), y.len());
     X::mean(sx, zx, sy, zy, plane, x, y);
 }
 
@@ -243,6 +243,8 @@ mod tests {
     fn means_sum_exactly_then_requantize() {
         let x: Vec<i8> = (0..3 * 49).map(|i| ((i * 91) % 256) as u8 as i8).collect();
         let mut y = vec![0i8; 3];
+        quant_global_avg_pool(0.05, -4, 0.02, 6, 0, &[], &mut y);
+        assert_eq!(y, [6; 3], "empty planes: the zero point");
         quant_global_avg_pool(0.05, -4, 0.02, 6, 49, &x, &mut y);
         for (c, &v) in y.iter().enumerate() {
             let sum: i32 = x[c * 49..(c + 1) * 49].iter().map(|&v| v as i32 + 4).sum();
