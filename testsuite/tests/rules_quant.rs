@@ -274,8 +274,8 @@ fn q8_tensor(t: &str, shape: &[usize], s: &mut u64) -> Tensor {
     Tensor { shape: shape.to_vec(), data }
 }
 
-/// `Q(Add(DQ(a), DQ(b)))` and `Q(Mul(DQ(a), DQ(b)))` become `quant.add` /
-/// `quant.mul` (grids differ on all three sides; B of A's shape or broadcast
+/// `Q(Add(DQ(a), DQ(b)))`, `Q(Sub(..))` and `Q(Mul(..))` become `quant.add`,
+/// `quant.sub` / `quant.mul` (grids differ on all three sides; B of A's shape or broadcast
 /// along its leading and trailing dims, written first or second; u8 and i8)
 /// and compute
 /// the same bits: the folds are exact.
@@ -283,10 +283,11 @@ fn q8_tensor(t: &str, shape: &[usize], s: &mut u64) -> Tensor {
 fn adds_and_muls_fuse_exactly_with_trailing_broadcasts() {
     let a = [2usize, 16, 16];
     let mut seed = 7u64;
-    for op in ["Add", "Mul"] {
+    for op in ["Add", "Sub", "Mul"] {
         for t in ["u8", "i8"] {
             for b in [&[2usize, 16, 16][..], &[2, 16, 1], &[2, 1, 1], &[16, 16], &[16, 1], &[1], &[]] {
-                for swap in [false, true] {
+                // A sub keeps its operand order: only B may broadcast.
+                for swap in [false, true].into_iter().filter(|&s| !(s && op == "Sub" && b != a)) {
                     seed += 1;
                     let m = qdq_binary(op, t, &a, b, swap, seed);
                     let (popts, _) = compiler::optimize::pipeline_options("cpu", &[]).expect("cpu");

@@ -93,6 +93,14 @@ pub fn qadd(a: i32, za: i32, sa: f32, b: i32, zb: i32, sb: f32, sy: f32, zy: i32
     quantize_f32((a - za) as f32 * sa + (b - zb) as f32 * sb, sy, zy, lo, hi)
 }
 
+/// `quant.sub`: as [`qadd`] with the difference `a' − b'` (one f32
+/// subtraction, Sub). Bit-exact with the unfused ops.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn qsub(a: i32, za: i32, sa: f32, b: i32, zb: i32, sb: f32, sy: f32, zy: i32, lo: i32, hi: i32) -> i32 {
+    quantize_f32((a - za) as f32 * sa - (b - zb) as f32 * sb, sy, zy, lo, hi)
+}
+
 /// `quant.mul`: as [`qadd`] with the product `a' · b'` (one f32 product,
 /// Mul) in place of the sum. Bit-exact with the unfused ops.
 #[inline(always)]

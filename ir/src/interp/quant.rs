@@ -14,7 +14,7 @@ pub mod linear;
 pub mod matmul;
 
 pub use conv::{conv_integer, qlinear_conv, quant_conv};
-pub use fused::{quant_add, quant_global_avg_pool, quant_lut, quant_mul};
+pub use fused::{quant_add, quant_global_avg_pool, quant_lut, quant_mul, quant_sub};
 pub use linear::{dequantize_linear, dynamic_quantize_linear, quantize_linear};
 pub use matmul::{matmul_integer, qlinear_matmul};
 

@@ -190,6 +190,7 @@ const KERNELS: &[(Opcode, EvalFn)] = &[
     (Opcode::QuantConv, ik::quant::quant_conv),
     (Opcode::QuantAdd, ik::quant::quant_add),
     (Opcode::QuantMul, ik::quant::quant_mul),
+    (Opcode::QuantSub, ik::quant::quant_sub),
     (Opcode::QuantLut, ik::quant::quant_lut),
     (Opcode::QuantGlobalAvgPool, ik::quant::quant_global_avg_pool),
     (Opcode::LinearAttention, ik::attention::linear_attention),

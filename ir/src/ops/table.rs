@@ -566,6 +566,8 @@ define_ops! {
     QuantConv = "quant.conv" { family: Quant, operands: &[req("X"), req("W"), opt("B"), opt("multiplier"), opt("shift"), opt("acc_scale")], attrs: QUANT_CONV_ATTRS, infer: quant::quant_conv }
     /// `Q(Add(DQ(A), DQ(B)))` fused on u8/i8 operands of one type (B equal to A's shape, or broadcast along A's leading and trailing dims: `edgec_numeric::quant::broadcast_block`), with per-tensor scales and zero points as attributes; the same f32 steps as the unfused ops (`edgec_numeric::quant::qadd`), so it is exact.
     QuantAdd = "quant.add" { family: Quant, operands: AB, attrs: QUANT_BINARY_ATTRS, infer: quant::quant_binary }
+    /// `Q(Sub(DQ(A), DQ(B)))` fused like `quant.add` (`edgec_numeric::quant::qsub`; exact); B as in `quant.add`.
+    QuantSub = "quant.sub" { family: Quant, operands: AB, attrs: QUANT_BINARY_ATTRS, infer: quant::quant_binary }
     /// `Q(Mul(DQ(A), DQ(B)))` fused like `quant.add` (`edgec_numeric::quant::qmul`: the unfused ops' f32 steps, so it is exact); B as in `quant.add`.
     QuantMul = "quant.mul" { family: Quant, operands: AB, attrs: QUANT_BINARY_ATTRS, infer: quant::quant_binary }
     /// An 8-bit lookup: `Y[i] = Table[X[i] + 128·(X is i8)]`, Table `[256]` of u8/i8 (the result type); the exact form of `Q(f(DQ(X)))` for an elementwise unary `f`, its table the QDQ ops folded on every input value.

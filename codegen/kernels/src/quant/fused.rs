@@ -8,7 +8,7 @@
 //! where dequantize → f32 op → quantize makes three over f32 tensors.
 
 use edgec_numeric::act::Activation;
-use edgec_numeric::quant::{mean_scale, qadd, qmul, requantize_act};
+use edgec_numeric::quant::{mean_scale, qadd, qmul, qsub, requantize_act};
 
 /// The per-tensor grids of a `quant.add` / `quant.mul`.
 #[derive(Copy, Clone, Debug)]
@@ -32,6 +32,8 @@ pub struct QGrids {
 pub enum QBinary {
     /// `quant.add`.
     Add,
+    /// `quant.sub`.
+    Sub,
     /// `quant.mul`.
     Mul,
 }
@@ -73,6 +75,7 @@ macro_rules! elem {
             fn $bin(op: QBinary, p: &QGrids, a: &[$t], b: &[$t], block: usize, y: &mut [$t]) {
                 match op {
                     QBinary::Add => blocks!(qadd, $t, p, a, b, block, y, $lo, $hi),
+                    QBinary::Sub => blocks!(qsub, $t, p, a, b, block, y, $lo, $hi),
                     QBinary::Mul => blocks!(qmul, $t, p, a, b, block, y, $lo, $hi),
                 }
             }
@@ -184,14 +187,19 @@ mod tests {
     /// The unfused steps, as the reference interpreter runs them.
     fn unfused(op: QBinary, p: &QGrids, a: i32, b: i32, lo: f32, hi: f32) -> i32 {
         let (da, db) = (dq(a, p.a_zero, p.a_scale), dq(b, p.b_zero, p.b_scale));
-        q(if op == QBinary::Add { da + db } else { da * db }, p.y_scale, p.y_zero, lo, hi)
+        let v = match op {
+            QBinary::Add => da + db,
+            QBinary::Sub => da - db,
+            QBinary::Mul => da * db,
+        };
+        q(v, p.y_scale, p.y_zero, lo, hi)
     }
 
     #[test]
     fn every_pair_equals_the_unfused_ops() {
         let p = QGrids { a_scale: 0.037, a_zero: 120, b_scale: 0.0113, b_zero: 7, y_scale: 0.041, y_zero: 90 };
         let (a, b): (Vec<u8>, Vec<u8>) = (0..=255u8).flat_map(|x| (0..=255u8).map(move |w| (x, w))).unzip();
-        for op in [QBinary::Add, QBinary::Mul] {
+        for op in [QBinary::Add, QBinary::Sub, QBinary::Mul] {
             let mut y = vec![0u8; a.len()];
             quant_binary(op, &p, &a, &b, 1, &mut y);
             for i in 0..a.len() {
@@ -212,7 +220,7 @@ mod tests {
         let p = QGrids { a_scale: 0.02, a_zero: 3, b_scale: 0.005, b_zero: 0, y_scale: 0.01, y_zero: 5 };
         let a: Vec<u8> = (0..60).map(|i| (i * 37 % 256) as u8).collect();
         let b: Vec<u8> = vec![0, 100, 200, 255];
-        for op in [QBinary::Add, QBinary::Mul] {
+        for op in [QBinary::Add, QBinary::Sub, QBinary::Mul] {
             let mut y = vec![0u8; 60];
             quant_binary(op, &p, &a, &b, 15, &mut y);
             for i in 0..60 {

@@ -24,6 +24,7 @@ pub fn lower(cx: &mut OpCx<'_, '_>) -> Result<bool, String> {
         Opcode::QuantConv => quant_conv(cx)?,
         Opcode::QuantAdd => quant_binary(cx, "Add")?,
         Opcode::QuantMul => quant_binary(cx, "Mul")?,
+        Opcode::QuantSub => quant_binary(cx, "Sub")?,
         Opcode::QuantGlobalAvgPool => quant_global_avg_pool(cx)?,
         Opcode::QuantLut => quant_lut(cx)?,
         _ => return Ok(false),

@@ -198,6 +198,7 @@ pub static TABLE: &[Row] = &[
     // One pass over bytes, against dequantize + the f32 op + quantize over f32.
     fam(QuantAdd).cost(0.0, 0.2, 50.0),
     fam(QuantMul).cost(0.0, 0.2, 50.0),
+    fam(QuantSub).cost(0.0, 0.2, 50.0),
     fam(QuantGlobalAvgPool).cost(0.0, 0.1, 50.0),
     fam(QuantLut).cost(0.0, 0.05, 50.0),
     fam(QuantizeLinear),

@@ -1,12 +1,12 @@
 //! The fused integer ops that stand for a float op between QDQ pairs:
-//! `quant.add`, `quant.mul` (B equal to A or broadcast along A's leading and
+//! `quant.add`, `quant.sub`, `quant.mul` (B equal to A or broadcast along A's leading and
 //! trailing dims) and `quant.global_avg_pool`, per element by the formulas of
 //! `edgec_numeric::quant` that the kernels share.
 
 use super::q8_values;
 use crate::interp::{Data, EvalCtx, Tensor};
 use edgec_numeric::act::Activation;
-use edgec_numeric::quant::{broadcast_block, mean_scale, qadd, qmul, requantize_act};
+use edgec_numeric::quant::{broadcast_block, mean_scale, qadd, qmul, qsub, requantize_act};
 
 /// The per-tensor grid `{k}_scale`, `{k}_zero_point`.
 fn grid(ctx: &EvalCtx<'_>, k: &str) -> (f32, i32) {
@@ -52,6 +52,11 @@ fn binary(ctx: &EvalCtx<'_>, f: QBinaryFn) -> Result<Vec<Tensor>, String> {
 /// `quant.add`: `qadd` per element.
 pub fn quant_add(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
     binary(ctx, qadd)
+}
+
+/// `quant.sub`: `qsub` per element.
+pub fn quant_sub(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
+    binary(ctx, qsub)
 }
 
 /// `quant.mul`: `qmul` per element.

@@ -31,6 +31,13 @@ pub static APPLIERS: &[ApplierDef] = &[
         apply: quant_add,
     },
     ApplierDef {
+        name: "quant_sub",
+        arity: 8..=8,
+        signature: "a, sa, za, b, sb, zb, sy, zy",
+        doc: "Q(Sub(DQ(a), DQ(b))) as quant.sub (like quant_add; only b may broadcast)",
+        apply: quant_sub,
+    },
+    ApplierDef {
         name: "quant_mul",
         arity: 8..=8,
         signature: "a, sa, za, b, sb, zb, sy, zy",
@@ -224,6 +231,10 @@ fn quant_add(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
     quant_binary(a, args, Opcode::QuantAdd)
 }
 
+fn quant_sub(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
+    quant_binary(a, args, Opcode::QuantSub)
+}
+
 fn quant_mul(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
     quant_binary(a, args, Opcode::QuantMul)
 }
@@ -233,8 +244,9 @@ fn static_dims(t: &TensorType) -> Option<Vec<usize>> {
     t.shape.static_dims().map(|d| d.into_iter().map(|v| v as usize).collect())
 }
 
-/// `Q(op(DQ(a), DQ(b)))` as `quant.add` / `quant.mul`: the operand that
-/// broadcasts becomes B (both ops commute exactly in f32).
+/// `Q(op(DQ(a), DQ(b)))` as `quant.add` / `quant.sub` / `quant.mul`: for
+/// add and mul the operand that broadcasts becomes B (both commute exactly
+/// in f32); a sub keeps its order, so only B may broadcast.
 fn quant_binary(a: &mut ApplyEnv<'_>, args: &[ArgVal], op: Opcode) -> Result<Id, String> {
     let (x, y) = (a.class(&args[0])?, a.class(&args[3])?);
     let (xt, yt) = (a.eg[x].data.ty().cloned(), a.eg[y].data.ty().cloned());
@@ -248,7 +260,7 @@ fn quant_binary(a: &mut ApplyEnv<'_>, args: &[ArgVal], op: Opcode) -> Result<Id,
     // Operand index of A (the full-shape one) in args: 0 or 3.
     let first = if xt.shape == yt.shape || block(&xt, &yt).is_some() {
         0
-    } else if block(&yt, &xt).is_some() {
+    } else if block(&yt, &xt).is_some() && op != Opcode::QuantSub {
         3
     } else {
         return Err(format!("operands {xt} and {yt}: neither broadcasts along the other's leading and trailing dims"));
