@@ -175,6 +175,7 @@ const CLIP_WARN: f64 = 0.01;
 /// integer one unless `req.integer` is false).
 pub fn run(m: &Module, req: &Request) -> Result<(Quantized, Report, Module)> {
     let opts = options(req)?;
+    passes::quantize::check_keep_float(m, &opts)?;
     let names = input_names(m)?;
     let read = |dir: &PathBuf| crate::calib::read_set(dir, &names).map_err(|e| anyhow!(e.join("\n")));
     let calib = read(&req.calib)?;

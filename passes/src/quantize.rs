@@ -174,15 +174,23 @@ pub fn weight_slots(op: &OpData) -> Option<WeightSlots> {
     Some(WeightSlots { weight, bias, axis })
 }
 
-/// Quantize `m`'s `@main` by `opts`, using the activation ranges in `obs`
-/// (from [`crate::calibrate::observe`] on the same module).
-pub fn quantize(m: &Module, obs: &BTreeMap<Value, Observer>, opts: &Options) -> Result<Quantized, QuantError> {
+/// Every `--keep-float` name must select an op of `@main` (checked before
+/// calibration too, so a typo fails fast); lists all that select none.
+pub fn check_keep_float(m: &Module, opts: &Options) -> Result<(), QuantError> {
     let f = m.func("main").ok_or(QuantError::NoMain)?;
     let unknown: Vec<String> =
         opts.keep_float.iter().filter(|n| !f.body.ops.iter().any(|&id| selects(n, &f.ops[id]))).cloned().collect();
-    if !unknown.is_empty() {
-        return Err(QuantError::UnknownKeep(unknown));
+    match unknown.is_empty() {
+        true => Ok(()),
+        false => Err(QuantError::UnknownKeep(unknown)),
     }
+}
+
+/// Quantize `m`'s `@main` by `opts`, using the activation ranges in `obs`
+/// (from [`crate::calibrate::observe`] on the same module).
+pub fn quantize(m: &Module, obs: &BTreeMap<Value, Observer>, opts: &Options) -> Result<Quantized, QuantError> {
+    check_keep_float(m, opts)?;
+    let f = m.func("main").ok_or(QuantError::NoMain)?;
     let graph = Graph::new(f);
     let layers = plan_layers(f, &graph, opts);
     let mut acts = BTreeSet::new();
