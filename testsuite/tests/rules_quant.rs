@@ -275,10 +275,9 @@ fn q8_tensor(t: &str, shape: &[usize], s: &mut u64) -> Tensor {
 }
 
 /// `Q(Add(DQ(a), DQ(b)))`, `Q(Sub(..))` and `Q(Mul(..))` become `quant.add`,
-/// `quant.sub` / `quant.mul` (grids differ on all three sides; B of A's shape or broadcast
-/// along its leading and trailing dims, written first or second; u8 and i8)
-/// and compute
-/// the same bits: the folds are exact.
+/// `quant.sub` / `quant.mul` (grids differ on all three sides; B of A's
+/// shape or broadcast along its leading and trailing dims, written first or
+/// second; u8 and i8) and compute the same bits: the folds are exact.
 #[test]
 fn adds_and_muls_fuse_exactly_with_trailing_broadcasts() {
     let a = [2usize, 16, 16];
@@ -305,9 +304,8 @@ fn adds_and_muls_fuse_exactly_with_trailing_broadcasts() {
     }
 }
 
-/// A broadcast inside A's dims (`[8, 1, 5]` against `[8, 4, 5]`) stays QDQ
-/// (declined with
-/// the reason), and the module still computes the QDQ result.
+/// A broadcast inside A's dims (`[2, 1, 16]` against `[2, 16, 16]`) stays
+/// QDQ, declined with the reason.
 #[test]
 fn other_broadcasts_keep_their_qdq_form() {
     let m = qdq_binary("Mul", "u8", &[2, 16, 16], &[2, 1, 16], false, 3);
@@ -315,6 +313,38 @@ fn other_broadcasts_keep_their_qdq_form() {
     let (_, report) = fold_integer(&m, &popts).expect("folds");
     assert_eq!(report.integer_ops, 0);
     assert!(format!("{:?}", report.declined).contains("trailing dims"), "{:?}", report.declined);
+}
+
+/// `Q(op(DQ(x)))` with per-tensor grids: `x` of type `types.0` and shape
+/// `shapes.0`, the result of `types.1` and `shapes.1`; `attrs` is the op's
+/// attribute text (` {alpha = 0.1}` or empty).
+fn qdq_unary(
+    op: &str,
+    attrs: &str,
+    (tx, ty): (&str, &str),
+    (si, so): (&[usize], &[usize]),
+    (sx, zx): (f32, i32),
+    (sy, zy): (f32, i32),
+) -> ir::Module {
+    let src = format!(
+        r#"module @m attributes {{phase = "core"}} {{
+  const @sx : f32[] = dense<[{sx:e}]>
+  const @zx : {tx}[] = dense<[{zx}]>
+  const @sy : f32[] = dense<[{sy:e}]>
+  const @zy : {ty}[] = dense<[{zy}]>
+  func @main(%x: {tx}{si:?}) -> ({ty}{so:?}) {{
+    %sx = core.const {{value = @sx}} : f32[]
+    %zx = core.const {{value = @zx}} : {tx}[]
+    %sy = core.const {{value = @sy}} : f32[]
+    %zy = core.const {{value = @zy}} : {ty}[]
+    %0 = onnx.DequantizeLinear %x, %sx, %zx : f32{si:?}
+    %1 = {op} %0{attrs} : f32{so:?}
+    %2 = onnx.QuantizeLinear %1, %sy, %zy : {ty}{so:?}
+    return %2
+  }}
+}}"#
+    );
+    ir::text::parse_module(&src, "unary.eir", None).expect("parses").module
 }
 
 /// `Q(GlobalAveragePool(DQ(x)))` becomes `quant.global_avg_pool`: within 1
@@ -331,25 +361,7 @@ fn global_average_pools_fold_within_one_lsb() {
         let (sx, sy) = (0.01 + (lcg(&mut s) + 1.0) * 0.05, 0.001 + (lcg(&mut s) + 1.0) * 0.02);
         let (zx, zy) = if t == "u8" { (113, 77) } else { (-9, 4) };
         let o = [shape[0], shape[1], 1, 1];
-        let src = format!(
-            r#"module @m attributes {{phase = "core"}} {{
-  const @sx : f32[] = dense<[{sx:e}]>
-  const @zx : {t}[] = dense<[{zx}]>
-  const @sy : f32[] = dense<[{sy:e}]>
-  const @zy : {t}[] = dense<[{zy}]>
-  func @main(%x: {t}{shape:?}) -> ({t}{o:?}) {{
-    %sx = core.const {{value = @sx}} : f32[]
-    %zx = core.const {{value = @zx}} : {t}[]
-    %sy = core.const {{value = @sy}} : f32[]
-    %zy = core.const {{value = @zy}} : {t}[]
-    %0 = onnx.DequantizeLinear %x, %sx, %zx : f32{shape:?}
-    %1 = onnx.GlobalAveragePool %0 : f32{o:?}
-    %2 = onnx.QuantizeLinear %1, %sy, %zy : {t}{o:?}
-    return %2
-  }}
-}}"#
-        );
-        let m = ir::text::parse_module(&src, "gap.eir", None).expect("parses").module;
+        let m = qdq_unary("onnx.GlobalAveragePool", "", (t, t), (&shape, &o), (sx, zx), (sy, zy));
         let (popts, _) = compiler::optimize::pipeline_options("cpu", &[]).expect("cpu");
         let (folded, report) = fold_integer(&m, &popts).expect("folds");
         assert_eq!(report.integer_ops, 1, "{shape:?}: {:?}", report.declined);
@@ -394,27 +406,8 @@ fn unary_ops_between_grids_become_exact_tables() {
         for (tx, ty) in [("u8", "u8"), ("i8", "i8"), ("u8", "i8")] {
             let zx = if tx == "u8" { 100 + k as i32 } else { -20 + k as i32 };
             let zy = if ty == "u8" { 7 * k as i32 } else { 3 - k as i32 };
-            let src = format!(
-                r#"module @m attributes {{phase = "core"}} {{
-  const @sx : f32[] = dense<[{sx:e}]>
-  const @zx : {tx}[] = dense<[{zx}]>
-  const @sy : f32[] = dense<[{sy:e}]>
-  const @zy : {ty}[] = dense<[{zy}]>
-  func @main(%x: {tx}[16, 16]) -> ({ty}[16, 16]) {{
-    %sx = core.const {{value = @sx}} : f32[]
-    %zx = core.const {{value = @zx}} : {tx}[]
-    %sy = core.const {{value = @sy}} : f32[]
-    %zy = core.const {{value = @zy}} : {ty}[]
-    %0 = onnx.DequantizeLinear %x, %sx, %zx : f32[16, 16]
-    %1 = {op} %0{attrs} : f32[16, 16]
-    %2 = onnx.QuantizeLinear %1, %sy, %zy : {ty}[16, 16]
-    return %2
-  }}
-}}"#,
-                sx = 0.031 + 0.002 * k as f32,
-                sy = 0.017 + 0.001 * k as f32,
-            );
-            let m = ir::text::parse_module(&src, "lut.eir", None).expect("parses").module;
+            let (sx, sy) = (0.031 + 0.002 * k as f32, 0.017 + 0.001 * k as f32);
+            let m = qdq_unary(op, attrs, (tx, ty), (&[16, 16], &[16, 16]), (sx, zx), (sy, zy));
             let (popts, _) = compiler::optimize::pipeline_options("cpu", &[]).expect("cpu");
             let (folded, report) = fold_integer(&m, &popts).expect("folds");
             let what = format!("{op} {tx} -> {ty}");

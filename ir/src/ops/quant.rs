@@ -317,7 +317,7 @@ pub fn quant_conv(ctx: &InferCtx<'_>) -> InferResult {
     Ok(vec![TensorType::new(x.dtype, shape)])
 }
 
-/// quant.add / quant.mul: A and B of one 8-bit type, B equal to A's shape
+/// quant.add / quant.sub / quant.mul: A and B of one 8-bit type, B equal to A's shape
 /// or broadcast along A's leading and trailing dims (`broadcast_block`, checked where
 /// both shapes are static); positive finite scales; zero points inside the
 /// type's range. The result has A's type and shape.

@@ -487,24 +487,22 @@ fn quant_conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     Ok(())
 }
 
-/// `quant.add` over two operands of one shape (`k::quant::qadd`).
-/// `quant.add` / `quant.mul`: one pass over the bytes, B broadcast by
+/// The `{k}_scale` literal and `{k}_zero_point` of a byte op.
+fn grid_lit(cx: &OpCx<'_, '_>, k: &str) -> (String, i64) {
+    let a = &cx.op.attrs;
+    (f32_lit(a.float(&format!("{k}_scale")).unwrap_or(1.0)), a.int(&format!("{k}_zero_point")).unwrap_or(0))
+}
+
+/// `quant.add` / `quant.sub` / `quant.mul`: one pass over the bytes, B broadcast by
 /// blocks (the block resolved here for literal shapes, when the model runs
 /// otherwise).
 fn quant_binary(cx: &mut OpCx<'_, '_>, op: &str) -> Result<(), String> {
     want_class(cx, 0, &[Class::U8, Class::I8], "A")?;
     let same: Vec<Class> = cx.in_class(0).into_iter().collect();
     want_class(cx, 1, &same, "B")?;
-    let f = |k: &str| f32_lit(cx.op.attrs.float(k).unwrap_or(1.0));
-    let z = |k: &str| cx.op.attrs.int(k).unwrap_or(0);
+    let ((sa, za), (sb, zb), (sy, zy)) = (grid_lit(cx, "a"), grid_lit(cx, "b"), grid_lit(cx, "y"));
     let p = format!(
-        "k::quant::fused::QGrids {{ a_scale: {}, a_zero: {}, b_scale: {}, b_zero: {}, y_scale: {}, y_zero: {} }}",
-        f("a_scale"),
-        z("a_zero_point"),
-        f("b_scale"),
-        z("b_zero_point"),
-        f("y_scale"),
-        z("y_zero_point")
+        "k::quant::fused::QGrids {{ a_scale: {sa}, a_zero: {za}, b_scale: {sb}, b_zero: {zb}, y_scale: {sy}, y_zero: {zy} }}"
     );
     let (ad, bd) = (cx.in_dims(0), cx.in_dims(1));
     let block = match (Sz::all_lit(&ad), Sz::all_lit(&bd)) {
@@ -539,9 +537,7 @@ fn quant_global_avg_pool(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         return Err(format!("X of rank {} (rank ≥ 3 expected)", xd.len()));
     }
     let plane = Sz::product(&xd[2..]);
-    let f = |k: &str| f32_lit(cx.op.attrs.float(k).unwrap_or(1.0));
-    let z = |k: &str| cx.op.attrs.int(k).unwrap_or(0);
-    let (sx, zx, sy, zy) = (f("x_scale"), z("x_zero_point"), f("y_scale"), z("y_zero_point"));
+    let ((sx, zx), (sy, zy)) = (grid_lit(cx, "x"), grid_lit(cx, "y"));
     let out = cx.begin(0);
     let x = cx.input(0)?;
     cx.line(format!("k::quant::fused::quant_global_avg_pool({sx}, {zx}, {sy}, {zy}, {plane}, {x}, {out});"));

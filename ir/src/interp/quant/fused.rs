@@ -1,6 +1,6 @@
 //! The fused integer ops that stand for a float op between QDQ pairs:
 //! `quant.add`, `quant.sub`, `quant.mul` (B equal to A or broadcast along A's leading and
-//! trailing dims) and `quant.global_avg_pool`, per element by the formulas of
+//! trailing dims), `quant.lut` and `quant.global_avg_pool`, per element by the formulas of
 //! `edgec_numeric::quant` that the kernels share.
 
 use super::q8_values;
@@ -30,7 +30,7 @@ fn q8_data(like: &Tensor, y: impl Iterator<Item = i32>) -> Data {
     }
 }
 
-/// `qadd` / `qmul`: (a, za, sa, b, zb, sb, sy, zy, lo, hi) → y.
+/// `qadd` / `qsub` / `qmul`: (a, za, sa, b, zb, sb, sy, zy, lo, hi) → y.
 type QBinaryFn = fn(i32, i32, f32, i32, i32, f32, f32, i32, i32, i32) -> i32;
 
 fn binary(ctx: &EvalCtx<'_>, f: QBinaryFn) -> Result<Vec<Tensor>, String> {
@@ -44,8 +44,7 @@ fn binary(ctx: &EvalCtx<'_>, f: QBinaryFn) -> Result<Vec<Tensor>, String> {
     }
     let ((sa, za), (sb, zb), (sy, zy)) = (grid(ctx, "a"), grid(ctx, "b"), grid(ctx, "y"));
     let (lo, hi) = range(a);
-    let y =
-        av.iter().enumerate().map(|(i, &x)| f(x, za, sa, bv[(i / block.max(1)) % bv.len()], zb, sb, sy, zy, lo, hi));
+    let y = av.iter().enumerate().map(|(i, &x)| f(x, za, sa, bv[(i / block) % bv.len()], zb, sb, sy, zy, lo, hi));
     Ok(vec![Tensor::new(a.shape.clone(), q8_data(a, y))])
 }
 

@@ -25,7 +25,7 @@ pub static APPLIERS: &[ApplierDef] = &[
     ApplierDef {
         name: "cleanup_sink_transpose",
         arity: 4..=4,
-        signature: "x, perm_attrs, c, add|sub|mul",
+        signature: "x, perm_attrs, c, Add|Sub|Mul",
         doc: "op(Transpose(x, p), c) as Transpose(op(x, c'), p), c' the constant c (rank-padded) transposed by p⁻¹; \
           declines when c would widen the result",
         apply: sink_transpose,
@@ -105,6 +105,11 @@ fn perm_of(attrs: &Attrs, rank: usize) -> Option<Vec<usize>> {
     ok.then_some(p)
 }
 
+/// The permutation of the Transpose attributes bound to `arg`, or why not.
+fn perm_arg(e: &Env<'_>, arg: &ArgVal, rank: usize) -> Result<Vec<usize>, String> {
+    perm_of(e.attrs(arg).ok_or("perm attributes are not bound")?, rank).ok_or_else(|| "malformed perm".into())
+}
+
 /// `outer ∘ inner`: `result[j] = inner[outer[j]]` (dim `j` of the outer
 /// result is dim `inner[outer[j]]` of `x`). `None` if either is malformed.
 fn composed_perm(e: &Env<'_>, inner: &ArgVal, outer: &ArgVal, x: &ArgVal) -> Option<Vec<usize>> {
@@ -154,16 +159,11 @@ fn transpose_compose(env: &mut ApplyEnv<'_>, a: &[ArgVal]) -> Result<Id, String>
 /// which the analysis folds). Exact: every element meets the same operands.
 /// Only when `c` broadcasts into the result without widening it.
 fn sink_transpose(env: &mut ApplyEnv<'_>, a: &[ArgVal]) -> Result<Id, String> {
-    let op = match &a[3] {
-        ArgVal::Word(w) if w == "add" => Opcode::Add,
-        ArgVal::Word(w) if w == "sub" => Opcode::Sub,
-        ArgVal::Word(w) if w == "mul" => Opcode::Mul,
-        other => return Err(format!("unknown op {other:?}")),
-    };
+    let op = super::op_word(&a[3])?;
     let e = env.env();
     let xt = e.ty(&a[0]).ok_or("x has no type")?;
     let dims = xt.dims().ok_or("x has no known rank")?.to_vec();
-    let p = perm_of(e.attrs(&a[1]).ok_or("perm attributes are not bound")?, dims.len()).ok_or("malformed perm")?;
+    let p = perm_arg(&e, &a[1], dims.len())?;
     let cd = e.ty(&a[2]).and_then(|t| t.shape.static_dims()).ok_or("c has no static shape")?.to_vec();
     let pad = dims.len().checked_sub(cd.len()).ok_or("c has a higher rank than x")?;
     let padded: Vec<u64> = std::iter::repeat_n(1, pad).chain(cd.iter().copied()).collect();
@@ -192,8 +192,7 @@ fn sink_transpose_pair(env: &mut ApplyEnv<'_>, a: &[ArgVal]) -> Result<Id, Strin
         return Err(format!("operands {ta} and {tb} differ (broadcasting)"));
     }
     let rank = ta.rank().ok_or("unknown rank")?;
-    let p = perm_of(e.attrs(&a[1]).ok_or("perm attributes are not bound")?, rank).ok_or("malformed perm")?;
-    let q = perm_of(e.attrs(&a[3]).ok_or("perm attributes are not bound")?, rank).ok_or("malformed perm")?;
+    let (p, q) = (perm_arg(&e, &a[1], rank)?, perm_arg(&e, &a[3], rank)?);
     if p != q {
         return Err(format!("permutations {p:?} and {q:?} differ"));
     }

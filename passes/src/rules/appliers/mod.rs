@@ -31,6 +31,17 @@ impl std::fmt::Debug for ApplierDef {
     }
 }
 
+/// The op a bare word names in a rule (`Add`, `Relu`, `silu`): `onnx.WORD`,
+/// else `core.WORD`.
+pub(crate) fn op_word(arg: &ArgVal) -> Result<ir::Opcode, String> {
+    match arg {
+        ArgVal::Word(w) => ir::Opcode::from_name(&format!("onnx.{w}"))
+            .or_else(|| ir::Opcode::from_name(&format!("core.{w}")))
+            .ok_or_else(|| format!("no op {w}")),
+        other => Err(format!("expected an op name, got {other:?}")),
+    }
+}
+
 pub mod attention;
 pub mod canonical;
 pub mod cleanup;

@@ -227,6 +227,16 @@ fn grid(a: &ApplyEnv<'_>, s: &ArgVal, z: &ArgVal, dt: DType, what: &str) -> Resu
     Ok((sv, zero_point(zc, what)?))
 }
 
+/// The `{k}_scale` / `{k}_zero_point` attributes of the byte ops.
+fn grid_attrs(grids: &[(&str, (f32, i64))]) -> Attrs {
+    let mut attrs = Attrs::new();
+    for &(k, (s, z)) in grids {
+        attrs.set(format!("{k}_scale"), Attr::Float(s));
+        attrs.set(format!("{k}_zero_point"), Attr::Int(z));
+    }
+    attrs
+}
+
 fn quant_add(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
     quant_binary(a, args, Opcode::QuantAdd)
 }
@@ -269,13 +279,7 @@ fn quant_binary(a: &mut ApplyEnv<'_>, args: &[ArgVal], op: Opcode) -> Result<Id,
     let (sa, za) = grid(a, &args[first + 1], &args[first + 2], xt.dtype, "A")?;
     let (sb, zb) = grid(a, &args[second + 1], &args[second + 2], xt.dtype, "B")?;
     let (sy, zy) = grid(a, &args[6], &args[7], xt.dtype, "the result")?;
-    let mut attrs = Attrs::new();
-    for (k, v) in [("a_scale", sa), ("b_scale", sb), ("y_scale", sy)] {
-        attrs.set(k, Attr::Float(v));
-    }
-    for (k, v) in [("a_zero_point", za), ("b_zero_point", zb), ("y_zero_point", zy)] {
-        attrs.set(k, Attr::Int(v));
-    }
+    let attrs = grid_attrs(&[("a", (sa, za)), ("b", (sb, zb)), ("y", (sy, zy))]);
     let (ca, cb) = if first == 0 { (x, y) } else { (y, x) };
     a.add_op(op, &[ca, cb], &attrs)
 }
@@ -297,12 +301,7 @@ fn quant_global_avg_pool(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, St
     }
     let (sx, zx) = grid(a, &args[1], &args[2], xt.dtype, "x")?;
     let (sy, zy) = grid(a, &args[3], &args[4], xt.dtype, "y")?;
-    let mut attrs = Attrs::new();
-    attrs.set("x_scale", Attr::Float(sx));
-    attrs.set("y_scale", Attr::Float(sy));
-    attrs.set("x_zero_point", Attr::Int(zx));
-    attrs.set("y_zero_point", Attr::Int(zy));
-    a.add_op(Opcode::QuantGlobalAvgPool, &[x], &attrs)
+    a.add_op(Opcode::QuantGlobalAvgPool, &[x], &grid_attrs(&[("x", (sx, zx)), ("y", (sy, zy))]))
 }
 
 /// `Q(op(DQ(x)))` as `quant.lut(x, table)`: the table is the same three ops
@@ -322,12 +321,7 @@ fn quant_lut(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
     grid(a, &args[1], &args[2], xt.dtype, "x")?;
     let yt = konst(a, &args[4], "y zero point")?.ty.dtype;
     grid(a, &args[3], &args[4], yt, "y")?;
-    let op = match &args[5] {
-        ArgVal::Word(w) => Opcode::from_name(&format!("onnx.{w}"))
-            .or_else(|| Opcode::from_name(&format!("core.{w}")))
-            .ok_or_else(|| format!("no op {w}"))?,
-        other => return Err(format!("expected an op name, got {other:?}")),
-    };
+    let op = super::op_word(&args[5])?;
     let op_attrs = a.env().attrs(&args[6]).cloned().unwrap_or_default();
     let all = Constant {
         name: String::new(),
