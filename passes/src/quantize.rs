@@ -214,7 +214,31 @@ pub fn quantize(m: &Module, obs: &BTreeMap<Value, Observer>, opts: &Options) -> 
         .filter(|&&v| f.ty(v).dtype == ir::DType::F32 && !graph.is_const(v) && !dequantized(v))
         .filter_map(|v| obs.get(v).map(|o| (*v, act_params(o, opts))))
         .collect();
+    let params = share_grids(f, &layers, params, &opts.policy);
     rewrite::apply(m, layers, &params, opts)
+}
+
+/// Give each int8 op of the policy's `share_grid` list its first input's
+/// grid for its results (in program order, so chains of them share one grid).
+fn share_grids(
+    f: &ir::Function,
+    layers: &[Layer],
+    mut params: BTreeMap<Value, (QType, QParams)>,
+    pol: &Policy,
+) -> BTreeMap<Value, (QType, QParams)> {
+    for l in layers.iter().filter(|l| l.precision == Precision::Int8) {
+        let op = &f.ops[l.op];
+        if !pol.share_grid.iter().any(|n| n == op.opcode.name()) {
+            continue;
+        }
+        let Some(&grid) = op.inputs().next().and_then(|x| params.get(&x)) else { continue };
+        for r in &op.results {
+            if let Some(p) = params.get_mut(r) {
+                *p = grid;
+            }
+        }
+    }
+    params
 }
 
 /// The policy's decision for every op of its lists, in program order.

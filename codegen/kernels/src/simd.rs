@@ -73,7 +73,7 @@ pub fn level() -> u8 {
 
 /// Define a function compiled three times (baseline, AVX2+FMA, AVX-512)
 /// from one body, dispatched at run time: `multiversion! { /// docs
-/// pub fn name(args) -> T { body } }`. The body is an `#[inline(always)]`
+/// pub fn name(args) -> T { body } }` (or `fn name<X: Bound>(args)`). The body is an `#[inline(always)]`
 /// inner function, so the kernels it calls inline into each version.
 #[macro_export]
 macro_rules! multiversion {
@@ -103,6 +103,101 @@ macro_rules! multiversion {
             inner($($arg),*)
         }
     };
+    // The same with one type parameter: `fn name<T: Bound>(args) -> T { body }`.
+    ($(#[$m:meta])* $vis:vis fn $name:ident<$g:ident: $b:path>($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? $body:block) => {
+        $(#[$m])*
+        $vis fn $name<$g: $b>($($arg: $ty),*) $(-> $ret)? {
+            #[inline(always)]
+            fn inner<$g: $b>($($arg: $ty),*) $(-> $ret)? $body
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[allow(unsafe_code)]
+                #[target_feature(enable = "avx512f,avx2,fma")]
+                unsafe fn v3<$g: $b>($($arg: $ty),*) $(-> $ret)? { inner($($arg),*) }
+                #[allow(unsafe_code)]
+                #[target_feature(enable = "avx2,fma")]
+                unsafe fn v2<$g: $b>($($arg: $ty),*) $(-> $ret)? { inner($($arg),*) }
+                match $crate::simd::level() {
+                    // SAFETY: level 3 means the CPU reported AVX-512F, AVX2 and FMA.
+                    #[allow(unsafe_code)]
+                    3 => return unsafe { v3($($arg),*) },
+                    // SAFETY: level 2 means the CPU reported AVX2 and FMA.
+                    #[allow(unsafe_code)]
+                    2 => return unsafe { v2($($arg),*) },
+                    _ => {}
+                }
+            }
+            inner($($arg),*)
+        }
+    };
+}
+
+/// `map16!(x, out, |v| f(v))`: `out[i] = f(x[i])` in blocks of 16, the
+/// last block ending at the last element (overlapping the one before it,
+/// which recomputes the same values), so every block is whole vectors
+/// whatever the length ≥ 16. (A plain loop is vectorized with its unrolled
+/// width, 64 or 128 elements at AVX-512, and a shorter row, a 7×7 or 14×14
+/// plane, runs its scalar remainder.) A macro so `f` is always inlined; use
+/// it inside a [`multiversion!`] body.
+#[macro_export]
+macro_rules! map16 {
+    ($x:expr, $out:expr, |$v:ident| $f:expr) => {{
+        let (x, out) = ($x, $out);
+        let n = x.len().min(out.len());
+        if n < 16 {
+            for (o, &$v) in out[..n].iter_mut().zip(&x[..n]) {
+                *o = $f;
+            }
+        } else {
+            let mut s = 0;
+            loop {
+                let at = s.min(n - 16);
+                let o: &mut [_; 16] = (&mut out[at..at + 16]).try_into().expect("16");
+                let a: &[_; 16] = x[at..at + 16].try_into().expect("16");
+                for j in 0..16 {
+                    let $v = a[j];
+                    o[j] = $f;
+                }
+                if at + 16 == n {
+                    break;
+                }
+                s += 16;
+            }
+        }
+    }};
+}
+
+/// `map16_stride2!(x, out, |v| f(v))`: `out[i] = f(x[2i])` (`x` holds at
+/// least `2·out.len() − 1` values), in blocks of 16 outputs from 32 inputs
+/// like [`map16!`]; the elements no whole block reaches run one by one.
+#[macro_export]
+macro_rules! map16_stride2 {
+    ($x:expr, $out:expr, |$v:ident| $f:expr) => {{
+        let (x, out) = ($x, $out);
+        let n = out.len();
+        assert!(n == 0 || 2 * n - 1 <= x.len(), "map16_stride2: {} inputs for {n} outputs", x.len());
+        let mut k = 0;
+        while k < n {
+            // The next whole block, or the one ending at the last output.
+            let at = if k + 16 <= n && 2 * k + 32 <= x.len() {
+                k
+            } else if n >= 16 && 2 * n <= x.len() {
+                n - 16
+            } else {
+                break;
+            };
+            let o: &mut [_; 16] = (&mut out[at..at + 16]).try_into().expect("16");
+            let a: &[_; 32] = x[2 * at..2 * at + 32].try_into().expect("32");
+            for j in 0..16 {
+                let $v = a[2 * j];
+                o[j] = $f;
+            }
+            k = at + 16;
+        }
+        for (o, &$v) in out[k..].iter_mut().zip(x[2 * k..].iter().step_by(2)) {
+            *o = $f;
+        }
+    }};
 }
 
 /// Run `f` vectorized for the best instruction set this CPU has (when the
@@ -147,5 +242,32 @@ mod tests {
         }
         #[cfg(not(target_arch = "x86_64"))]
         assert_eq!(level, 1);
+    }
+
+    #[test]
+    fn map16_covers_every_length_once_per_value() {
+        for n in [0usize, 1, 5, 15, 16, 17, 31, 32, 49, 64, 196] {
+            let x: Vec<i32> = (0..n as i32).map(|i| i * 7 - 30).collect();
+            let mut out = vec![0i64; n];
+            crate::map16!(&x, &mut out, |v| v as i64 * 3 + 1);
+            assert_eq!(out, x.iter().map(|&v| v as i64 * 3 + 1).collect::<Vec<_>>(), "n = {n}");
+        }
+    }
+
+    #[test]
+    fn map16_stride2_reads_every_other_value_at_every_length() {
+        for n in [0usize, 1, 7, 15, 16, 17, 28, 56, 112] {
+            for extra in [-1i32, 0, 1] {
+                let len = (2 * n as i32 + extra).max(0) as usize;
+                if n > 0 && len < 2 * n - 1 {
+                    continue;
+                }
+                let x: Vec<u8> = (0..len).map(|i| (i * 37 % 251) as u8).collect();
+                let mut out = vec![0i16; n];
+                crate::map16_stride2!(&x, &mut out, |v| v as i16 - 9);
+                let want: Vec<i16> = (0..n).map(|i| x[2 * i] as i16 - 9).collect();
+                assert_eq!(out, want, "n = {n}, len = {len}");
+            }
+        }
     }
 }

@@ -230,7 +230,7 @@ impl Activation {
             Activation::Clip { min, max } => x.max(min).min(max),
             Activation::Sigmoid => sigmoid(x),
             Activation::HardSigmoid { alpha, beta } => (alpha * x + beta).clamp(0.0, 1.0),
-            Activation::HardSwish => x * (x / 6.0 + 0.5).clamp(0.0, 1.0),
+            Activation::HardSwish => x * (x * (1.0 / 6.0) + 0.5).clamp(0.0, 1.0),
             Activation::LeakyRelu { alpha } => {
                 if x < 0.0 {
                     alpha * x

@@ -73,14 +73,29 @@ pub fn requantize(acc: i32, m: i32, shift: i32, zp: i32, lo: i32, hi: i32) -> i3
 /// `v = f32(acc) · acc_scale` (one f32 product), the activation by the
 /// kernels' all-f32 formula ([`Activation::apply`]: this op defines its own
 /// rounding, and f32 vectorizes twice as wide as the interpreter's f64
-/// form), then QuantizeLinear's
-/// step `round_half_even(a / y_scale) + zp` (one f32 division) clamped to
-/// `[lo, hi]`; NaN gives `lo`.
+/// form), then [`quantize_by_inverse`] with `1 / y_scale` (a product where
+/// QuantizeLinear divides: the rounding may differ from the division's by
+/// 1 LSB at the halves, within this approximate op's bound). NaN gives `lo`.
 // Always inlined: kernels call it per element inside a loop compiled for
-// their instruction set, with the activation known (see the crate docs).
+// their instruction set, with the activation known (see the crate docs); the
+// reciprocal is loop-invariant and computed once there.
 #[inline(always)]
 pub fn requantize_act(acc: i32, acc_scale: f32, act: Activation, y_scale: f32, zp: i32, lo: i32, hi: i32) -> i32 {
-    quantize_f32(act.apply(acc as f32 * acc_scale), y_scale, zp, lo, hi)
+    quantize_by_inverse(act.apply(acc as f32 * acc_scale), 1.0 / y_scale, zp, lo, hi)
+}
+
+/// `round_half_even(s · inv) + zy` saturated to `[lo, hi]`; NaN gives `lo`.
+/// Needs `|lo − zy|, |hi − zy| < 2^22`. Clamping before rounding changes
+/// nothing (the bounds are integers); the clamped value is rounded by adding
+/// `1.5·2^23` (its sum's unit is 1, and f32 addition rounds halves to even),
+/// so the whole step is six vector instructions.
+#[inline(always)]
+pub fn quantize_by_inverse(s: f32, inv: f32, zy: i32, lo: i32, hi: i32) -> i32 {
+    let (l, h) = ((lo - zy) as f32, (hi - zy) as f32);
+    let t = s * inv;
+    let t = if t > l { t } else { l };
+    let t = if t < h { t } else { h };
+    ((t + 12_582_912.0).to_bits() as i32) - 0x4B40_0000 + zy
 }
 
 /// `quant.add`: QDQ's own steps on two quantized values, fused:
@@ -189,6 +204,21 @@ mod tests {
         // Halves to even: 0.125 / 0.25 = 0.5 → 0; 0.375 / 0.25 = 1.5 → 2.
         assert_eq!(requantize_act(1, 0.125, Activation::None, 0.25, 0, -9, 9), 0);
         assert_eq!(requantize_act(3, 0.125, Activation::None, 0.25, 0, -9, 9), 2);
+    }
+
+    /// Against the plain formula (round half to even, add, clamp) on halves,
+    /// values near the bounds, huge values and infinities, for u8, i8, i16.
+    #[test]
+    fn quantizing_by_the_inverse_rounds_halves_to_even_then_saturates() {
+        for (zy, lo, hi) in [(0, 0, 255), (128, 0, 255), (-3, -128, 127), (255, 0, 255), (7, -32768, 32767)] {
+            for k in -80_000..80_000 {
+                let s = k as f32 * 0.5 + if k % 7 == 0 { 0.25 } else { 0.0 };
+                for v in [s, s * 1e30, f32::INFINITY * s.signum()] {
+                    let want = ((v.round_ties_even() as f64 + zy as f64).clamp(lo as f64, hi as f64)) as i32;
+                    assert_eq!(quantize_by_inverse(v, 1.0, zy, lo, hi), want, "{v} zp {zy}");
+                }
+            }
+        }
     }
 
     #[test]

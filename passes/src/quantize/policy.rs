@@ -24,6 +24,12 @@ pub struct Policy {
     /// Graph patterns kept in float ([`PATTERNS`]), with the reason.
     #[serde(default)]
     pub patterns: BTreeMap<String, String>,
+    /// Op names whose int8 result takes its first input's grid (scale and
+    /// zero point) instead of its own calibrated one: ops that only move or
+    /// select values, so every result is an input value and the integer
+    /// form needs no requantization.
+    #[serde(default)]
+    pub share_grid: Vec<String>,
 }
 
 /// The graph patterns a policy can name.
@@ -40,7 +46,7 @@ impl Policy {
     pub fn parse(src: &str, origin: &str) -> Result<Policy, String> {
         let p: Policy = toml::from_str(src).map_err(|e| format!("{origin}: {e}"))?;
         let mut errs = Vec::new();
-        for name in p.quantize.iter().chain(p.keep_float.keys()) {
+        for name in p.quantize.iter().chain(p.keep_float.keys()).chain(&p.share_grid) {
             if Opcode::from_name(name).is_none() {
                 errs.push(format!("{origin}: unknown op `{name}` (write it as `onnx.Conv`, `core.conv`, ...)"));
             }

@@ -168,3 +168,34 @@ fn matmul_weights_take_their_channels_from_the_last_axis() {
     assert!(text.contains("onnx.DequantizeLinear") && text.contains("{axis = 2}"), "{text}");
     assert_eq!(q.weights, vec![(q.layers[0].op, 1, true)]);
 }
+
+/// conv → MaxPool → conv: the pool's result is a subset of its input's values.
+const POOLED: &str = r#"
+module @m attributes {phase = "core"} {
+  const @w : f32[2, 2, 1, 1] = dense<[0.5, -0.25, 1.0, 0.75]>
+  func @main(%x: f32[1, 2, 6, 6]) -> (f32[1, 2, 3, 3]) {
+    %w = core.const {value = @w} : f32[2, 2, 1, 1]
+    %0 = core.conv %x, %w : f32[1, 2, 6, 6] loc("c1" op "Conv")
+    %1 = onnx.MaxPool %0 {kernel_shape = [2, 2], strides = [2, 2]} : f32[1, 2, 3, 3] loc("pool" op "MaxPool")
+    %2 = core.conv %1, %w : f32[1, 2, 3, 3] loc("c2" op "Conv")
+    return %2
+  }
+}
+"#;
+
+#[test]
+fn max_pool_results_share_their_input_grid() {
+    let m = ir::text::parse_module(POOLED, "pooled.eir", None).expect("parses").module;
+    let obs = observe(&m, &set(0..8)).unwrap();
+    let grid = |q: &Quantized, v: Value| q.acts.get(&v).map(|a| (a.qtype, a.params.scale, a.params.zero_point));
+    let f = m.func("main").unwrap();
+    let (conv, pool) = (f.ops[f.body.ops[1]].results[0], f.ops[f.body.ops[2]].results[0]);
+    let q = quantize(&m, &obs, &Options::default()).unwrap();
+    assert!(grid(&q, conv).is_some());
+    assert_eq!(grid(&q, pool), grid(&q, conv));
+    // Without the policy entry the pool calibrates its own (narrower) range.
+    let mut own = Options::default();
+    own.policy.share_grid.clear();
+    let q = quantize(&m, &obs, &own).unwrap();
+    assert_ne!(grid(&q, pool), grid(&q, conv));
+}

@@ -80,10 +80,12 @@ pub(crate) fn out_size(input: usize, pads: usize, k: usize, stride: usize, dil: 
 
 impl Conv2d {
     /// Output height.
+    #[inline]
     pub fn out_h(&self) -> usize {
         out_size(self.h, self.pad_top + self.pad_bottom, self.kh, self.stride_h, self.dil_h)
     }
     /// Output width.
+    #[inline]
     pub fn out_w(&self) -> usize {
         out_size(self.w, self.pad_left + self.pad_right, self.kw, self.stride_w, self.dil_w)
     }

@@ -514,6 +514,49 @@ pub fn global_max_pool(shape: &[usize], x: &[f32], y: &mut [f32]) {
     }
 }
 
+/// Max pooling of quantized integers as [`max_pool_ord`] computes it; a 2-D
+/// window runs the f32 kernel on the exact f32 values instead (the maximum
+/// of exact values is one of them, so converting back is exact).
+pub fn max_pool_int<T: crate::quant::QInt + PartialOrd + Default>(
+    planes: usize,
+    win: &crate::conv::window::Window<'_>,
+    x: &[T],
+    y: &mut [T],
+) {
+    win.check();
+    if win.input.len() != 2 {
+        return max_pool_ord(planes, win, x, y);
+    }
+    let (is, os) = (win.in_size(), win.out_size());
+    assert_eq!(x.len(), planes * is, "max_pool_int: x holds {} values", x.len());
+    assert_eq!(y.len(), planes * os, "max_pool_int: y holds {} values", y.len());
+    let (k, s, d, pads, out) = (win.kernel, win.strides, win.dilations, win.pads, win.output);
+    let p = Pool2d {
+        n: 1,
+        c: planes,
+        h: win.input[0],
+        w: win.input[1],
+        kh: k[0],
+        kw: k[1],
+        stride_h: s[0],
+        stride_w: s[1],
+        pad_top: pads[0],
+        pad_left: pads[1],
+        pad_bottom: 0,
+        pad_right: 0,
+        dil_h: d[0],
+        dil_w: d[1],
+        out_h: out[0],
+        out_w: out[1],
+    };
+    let xf: Vec<f32> = x.iter().map(|v| v.to_f32()).collect();
+    let mut yf = vec![0f32; y.len()];
+    max_pool2d(&p, &xf, &mut yf);
+    for (o, &v) in y.iter_mut().zip(&yf) {
+        *o = T::from_f32(v);
+    }
+}
+
 /// N-D max pooling of 8-bit integers (or any ordered element):
 /// `x [planes, in..]` → `y [planes, out..]`; padding never wins and a
 /// window with no input element gives `T::default()` (0), as in the
@@ -541,6 +584,54 @@ pub fn max_pool_ord<T: Copy + PartialOrd + Default>(
                 }
             }
             y[pl * os + o] = best.unwrap_or_default();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conv::window::Window;
+
+    /// The 2-D integer path equals the N-D ordered walk: padding, strides,
+    /// dilation, windows past the bottom-right edge and all-padding windows.
+    #[test]
+    fn integer_max_pool_2d_equals_the_ordered_walk() {
+        // (input, kernel, strides, dilations, pads, output)
+        type Case = ([usize; 2], [usize; 2], [usize; 2], [usize; 2], [usize; 2], [usize; 2]);
+        let cases: [Case; 5] = [
+            ([6, 8], [2, 2], [2, 2], [1, 1], [0, 0], [3, 4]),
+            ([7, 9], [3, 3], [2, 2], [1, 1], [1, 1], [4, 5]),
+            ([5, 5], [3, 2], [1, 2], [2, 1], [2, 0], [5, 3]),
+            ([4, 6], [2, 3], [3, 3], [1, 1], [0, 1], [2, 3]),
+            ([3, 3], [1, 1], [1, 1], [1, 1], [2, 2], [5, 5]),
+        ];
+        let mut s = 12345u32;
+        for (input, kernel, strides, dilations, pads, output) in cases {
+            let win = Window {
+                input: &input,
+                kernel: &kernel,
+                output: &output,
+                strides: &strides,
+                dilations: &dilations,
+                pads: &pads,
+            };
+            let planes = 3;
+            let x: Vec<i8> = (0..planes * input[0] * input[1])
+                .map(|_| {
+                    s = s.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                    (s >> 16) as i8
+                })
+                .collect();
+            let (mut a, mut b) = (vec![0i8; planes * output[0] * output[1]], vec![1i8; planes * output[0] * output[1]]);
+            max_pool_int(planes, &win, &x, &mut a);
+            max_pool_ord(planes, &win, &x, &mut b);
+            assert_eq!(a, b, "{win:?}");
+            let xu: Vec<u8> = x.iter().map(|&v| v as u8).collect();
+            let (mut a, mut b) = (vec![0u8; a.len()], vec![1u8; a.len()]);
+            max_pool_int(planes, &win, &xu, &mut a);
+            max_pool_ord(planes, &win, &xu, &mut b);
+            assert_eq!(a, b, "{win:?}");
         }
     }
 }

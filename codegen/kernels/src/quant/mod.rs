@@ -68,6 +68,11 @@ pub trait QInt: Copy {
     fn to_f32(self) -> f32;
     /// From an integral f32 in `MIN..=MAX`.
     fn from_f32(x: f32) -> Self;
+    /// From an integer in `MIN..=MAX`.
+    #[inline]
+    fn from_i32(x: i32) -> Self {
+        Self::from_f32(x as f32)
+    }
 }
 
 macro_rules! qint {
@@ -83,6 +88,10 @@ macro_rules! qint {
             fn from_f32(x: f32) -> Self {
                 x as $t
             }
+            #[inline]
+            fn from_i32(x: i32) -> Self {
+                x as $t
+            }
         }
     )*};
 }
@@ -96,14 +105,13 @@ pub fn quantize<T: QInt>(layout: QLayout, x: &[f32], scale: &[f32], zp: Option<&
     assert!(zp.is_none_or(|z| z.len() == scale.len()), "quantize: zero point and scale lengths differ");
     if layout == QLayout::Tensor && !scale.is_empty() {
         // One scale: the same formula, vectorized (f32 rounding needs SSE4.1+).
-        let (s, z) = (scale[0], zp.map_or(0.0, |z| z[0].to_f32()));
+        // `quantize_f32` is this formula in a form that vectorizes (all
+        // these types' values are integers of magnitude < 2^22).
+        let (s, z) = (scale[0], zp.map_or(0, |z| z[0].to_f32() as i32));
+        let (lo, hi) = (T::MIN as i32, T::MAX as i32);
         return crate::simd::vectorized(|| {
             for (&v, out) in x.iter().zip(y.iter_mut()) {
-                let q = v / s;
-                *out = match q.is_nan() {
-                    true => T::from_f32(T::MIN),
-                    false => T::from_f32((q.round_ties_even() + z).clamp(T::MIN, T::MAX)),
-                };
+                *out = T::from_i32(edgec_numeric::quant::quantize_f32(v, s, z, lo, hi));
             }
         });
     }
@@ -121,25 +129,41 @@ pub fn quantize<T: QInt>(layout: QLayout, x: &[f32], scale: &[f32], zp: Option<&
 
 /// An element of a dequantizable tensor (quantized ints and i32 accumulators).
 pub trait DeqInt: Copy {
+    /// Does every difference of two values fit f32's 24-bit mantissa (so
+    /// `f32(x - z) · scale` is the once-rounded product)?
+    const NARROW: bool = false;
     /// The value as i64 (exact).
     fn to_i64(self) -> i64;
 }
 macro_rules! deq_int {
-    ($($t:ty),*) => {$(
+    ($narrow:expr; $($t:ty),*) => {$(
         impl DeqInt for $t {
+            const NARROW: bool = $narrow;
+            #[inline]
             fn to_i64(self) -> i64 {
                 self as i64
             }
         }
     )*};
 }
-deq_int!(u8, i8, i32, i16, u16);
+deq_int!(true; u8, i8, i16, u16);
+deq_int!(false; i32);
 
 /// `y = (x - zero_point) * scale`, rounded once to f32.
 pub fn dequantize<T: DeqInt>(layout: QLayout, x: &[T], scale: &[f32], zp: Option<&[T]>, y: &mut [f32]) {
     assert_eq!(x.len(), y.len(), "dequantize: x has {} elements, y {}", x.len(), y.len());
     assert!(zp.is_none_or(|z| z.len() == scale.len()), "dequantize: zero point and scale lengths differ");
     if layout == QLayout::Tensor && !scale.is_empty() {
+        if T::NARROW {
+            // The difference is exact in f32 and the product of two 24-bit
+            // mantissas exact in f64: one f32 product rounds the same.
+            let (s, z) = (scale[0], zp.map_or(0, |z| z[0].to_i64() as i32));
+            return crate::simd::vectorized(|| {
+                for (&v, out) in x.iter().zip(y.iter_mut()) {
+                    *out = (v.to_i64() as i32 - z) as f32 * s;
+                }
+            });
+        }
         let (s, z) = (scale[0] as f64, zp.map_or(0, |z| z[0].to_i64()));
         return crate::simd::vectorized(|| {
             for (&v, out) in x.iter().zip(y.iter_mut()) {
@@ -268,5 +292,34 @@ mod tests {
         let mut z = [0i8; 2];
         quantize(QLayout::Tensor, &[-1000.0, 3.0], &[2.0], Some(&[1i8]), &mut z);
         assert_eq!(z, [-128, 3]);
+    }
+
+    /// The one-scale fast paths equal the per-element formula (an axis of
+    /// size 1 takes the general loop) on ties, extremes, NaN and infinities.
+    #[test]
+    fn one_scale_paths_equal_the_general_loop() {
+        let axis = QLayout::Axis { dim: 1, inner: 1 << 20 };
+        let mut xs: Vec<f32> = (-600..600).map(|i| i as f32 * 0.25 + 0.125 * (i % 3) as f32).collect();
+        xs.extend([f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1e30, -1e30, 0.0, -0.0]);
+        for (s, zu, zi) in [(1.0f32, 0u8, 0i8), (0.5, 128, -3), (0.037, 7, 100)] {
+            let (mut a, mut b) = (vec![0u8; xs.len()], vec![0u8; xs.len()]);
+            quantize(QLayout::Tensor, &xs, &[s], Some(&[zu]), &mut a);
+            quantize(axis, &xs, &[s], Some(&[zu]), &mut b);
+            assert_eq!(a, b, "u8, scale {s}");
+            let (mut a, mut b) = (vec![0i8; xs.len()], vec![0i8; xs.len()]);
+            quantize(QLayout::Tensor, &xs, &[s], Some(&[zi]), &mut a);
+            quantize(axis, &xs, &[s], Some(&[zi]), &mut b);
+            assert_eq!(a, b, "i8, scale {s}");
+        }
+        let qs: Vec<i16> = (i16::MIN..=i16::MAX).step_by(7).collect();
+        for s in [1.0f32, 0.1, 3.3e-5, 7.1e-39] {
+            let (mut a, mut b) = (vec![0f32; qs.len()], vec![0f32; qs.len()]);
+            dequantize(QLayout::Tensor, &qs, &[s], Some(&[-5i16]), &mut a);
+            dequantize(axis, &qs, &[s], Some(&[-5i16]), &mut b);
+            assert_eq!(
+                a.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                b.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            );
+        }
     }
 }

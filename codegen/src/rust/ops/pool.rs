@@ -1,5 +1,5 @@
 //! Pooling: MaxPool (with its `Indices` result, `k::pool::indices`; on 8-bit
-//! integers `k::pool::max_pool_ord`), AveragePool, GlobalAveragePool,
+//! integers `k::pool::max_pool_int`), AveragePool, GlobalAveragePool,
 //! GlobalMaxPool, LpPool (through the N-D pooling kernel) and MaxUnpool
 //! (`k::pool::unpool`). The window geometry (explicit pads or `auto_pad`)
 //! is resolved here: numbers for static dims, run-time expressions for
@@ -111,7 +111,7 @@ fn max_pool_int(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     let out = cx.begin(0);
     let win = window(cx, &xs, &kernel, &ys);
     let x = cx.input(0)?;
-    cx.line(format!("k::pool::max_pool_ord({}, &{win}, {x}, {out});", &xs[0] * &xs[1]));
+    cx.line(format!("k::pool::max_pool_int({}, &{win}, {x}, {out});", &xs[0] * &xs[1]));
     Ok(())
 }
 

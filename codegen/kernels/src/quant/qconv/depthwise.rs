@@ -9,15 +9,45 @@
 //! loop per output row. Integer sums in i32: the same bits as the GEMM path
 //! and the interpreter.
 
-use super::{Conv2d, PackedQConv, QAct, QReq};
+//!
+//! On x86_64 the taps go in pairs whose offsets differ by one: over the
+//! plane of neighbour pairs `(ph[i], ph[i + 1])` one `vpmaddwd` applies both
+//! to 16 (AVX-512BW) or 8 (AVX2) outputs; an unpaired tap takes weight 0 as
+//! its partner. Same integer sums as the tap-by-tap loop.
+
+use super::{Conv2d, Isa, PackedQConv, QAct, QReq};
 use std::cell::RefCell;
 
 std::thread_local! {
-    /// (phase planes, wide accumulators, accumulators, results, taps) of the running channel.
-    static BUFS: RefCell<Bufs> = const { RefCell::new((Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new())) };
+    static BUFS: RefCell<Bufs> = const { RefCell::new(Bufs::EMPTY) };
 }
 
-type Bufs = (Vec<i16>, Vec<i32>, Vec<i32>, Vec<i32>, Vec<(usize, i16)>);
+/// The running channel's buffers.
+struct Bufs {
+    /// The centered input's phase planes.
+    ph: Vec<i16>,
+    /// Their neighbour pairs (the paired path).
+    pv: Vec<i32>,
+    /// Accumulators on the phase planes' rows, on the output's rows, results.
+    wide: Vec<i32>,
+    acc: Vec<i32>,
+    res: Vec<i32>,
+    /// (offset, weight) per tap, or per pair (the paired path).
+    taps: Vec<(usize, i16)>,
+    pairs: Vec<(usize, i32)>,
+}
+
+impl Bufs {
+    const EMPTY: Bufs = Bufs {
+        ph: Vec::new(),
+        pv: Vec::new(),
+        wide: Vec::new(),
+        acc: Vec::new(),
+        res: Vec::new(),
+        taps: Vec::new(),
+        pairs: Vec::new(),
+    };
+}
 
 /// The phase planes' geometry: `hq` rows × `wq` columns each, `sh · sw` of them.
 #[derive(Copy, Clone, Debug)]
@@ -43,60 +73,80 @@ impl Phases {
 pub fn run<X: QAct>(p: &Conv2d, q: &QReq, w: &PackedQConv, x: &[X], y: &mut [X]) {
     let (is, os, taps) = (p.h * p.w, p.out_h() * p.out_w(), p.kh * p.kw);
     let g = Phases::of(p);
+    let isa = super::isa::current();
+    let offs = tap_offsets(p, g);
+    let plan = pair_taps(&offs);
     BUFS.with(|cell| {
-        let (ph, wide, acc, res, tap_list) = &mut *cell.borrow_mut();
-        // Whole chunks of outputs; the phase planes padded to match.
+        let b = &mut *cell.borrow_mut();
+        // Whole chunks of outputs; the phase planes padded to match (one
+        // more element for the last neighbour pair).
         let n = (p.out_h() * g.wq).div_ceil(CHUNK) * CHUNK;
-        ph.resize(g.plane() * p.stride_h * p.stride_w + CHUNK, 0);
-        wide.resize(n, 0);
-        acc.resize(os, 0);
-        res.resize(os, 0);
-        for b in 0..p.n {
+        b.ph.resize(g.plane() * p.stride_h * p.stride_w + CHUNK + 1, 0);
+        b.wide.resize(n, 0);
+        b.acc.resize(os, 0);
+        b.res.resize(os, 0);
+        for img in 0..p.n {
             for c in 0..p.c_in {
-                let src = &x[(b * p.c_in + c) * is..(b * p.c_in + c + 1) * is];
-                split(p, g, src, q.x_zero, ph);
-                channel(p, g, ph, &w.w[c * taps..(c + 1) * taps], tap_list, wide);
-                for (oy, row) in acc.chunks_mut(p.out_w()).enumerate() {
-                    row.copy_from_slice(&wide[oy * g.wq..oy * g.wq + p.out_w()]);
+                let src = &x[(img * p.c_in + c) * is..(img * p.c_in + c + 1) * is];
+                split(p, g, src, q.x_zero, &mut b.ph);
+                let wc = &w.w[c * taps..(c + 1) * taps];
+                match isa {
+                    Isa::Vnni512 | Isa::Avx2 => paired(isa, wc, &plan, b),
+                    _ => {
+                        b.taps.clear();
+                        b.taps.extend(offs.iter().zip(wc).map(|(&o, &w)| (o, w as i16)));
+                        channel(&b.ph, &b.taps, &mut b.wide)
+                    }
                 }
-                let out = &mut y[(b * p.c_out + c) * os..(b * p.c_out + c + 1) * os];
-                w.epi.finish_row(c, acc, w.bias[c], q, res);
-                for (o, &v) in out.iter_mut().zip(res.iter()) {
-                    *o = X::from_i32(v);
+                for (oy, row) in b.acc.chunks_mut(p.out_w()).enumerate() {
+                    row.copy_from_slice(&b.wide[oy * g.wq..oy * g.wq + p.out_w()]);
                 }
+                let out = &mut y[(img * p.c_out + c) * os..(img * p.c_out + c + 1) * os];
+                w.epi.finish_row(c, &b.acc, w.bias[c], q, &mut b.res);
+                super::store(&b.res, out);
             }
         }
     });
 }
 
-/// The centered plane `src − x_zero` into its phase planes (zeros in the padding).
-fn split<X: QAct>(p: &Conv2d, g: Phases, src: &[X], x_zero: i32, ph: &mut [i16]) {
-    ph.fill(0);
-    let (sh, sw) = (p.stride_h, p.stride_w);
-    for iy in 0..p.h {
-        let r = iy + p.pad_top;
-        if r / sh >= g.hq {
-            break;
-        }
-        let row_base = |pc: usize| ((r % sh) * sw + pc) * g.plane() + (r / sh) * g.wq;
-        let line = &src[iy * p.w..(iy + 1) * p.w];
-        if sw == 1 {
-            let (base, start) = (row_base(0), p.pad_left);
-            let n = p.w.min(g.wq.saturating_sub(start));
-            for (d, s) in ph[base + start..base + start + n].iter_mut().zip(line) {
-                *d = (s.value() - x_zero) as i16;
-            }
-            continue;
-        }
-        let (mut pc, mut qc) = (p.pad_left % sw, p.pad_left / sw);
-        for s in line {
-            if qc >= g.wq {
+crate::multiversion! {
+    /// The centered plane `src − x_zero` into its phase planes (zeros in the padding).
+    fn split<X: QAct>(p: &Conv2d, g: Phases, src: &[X], x_zero: i32, ph: &mut [i16]) {
+        ph.fill(0);
+        let (sh, sw) = (p.stride_h, p.stride_w);
+        // Phase column pc holds the input columns ic ≡ pc − pad_left (mod sw),
+        // at padded position ic + pad_left = pc + sw·q: per pc, the first
+        // column ic0, its q0 and the run's length n, the same for every row.
+        let runs: Vec<(usize, usize, usize, usize)> = (0..sw)
+            .filter_map(|pc| {
+                let ic0 = (pc + sw - p.pad_left % sw) % sw;
+                let q0 = (ic0 + p.pad_left) / sw;
+                (ic0 < p.w && q0 < g.wq).then(|| (pc, ic0, q0, (p.w - ic0).div_ceil(sw).min(g.wq - q0)))
+            })
+            .collect();
+        // Padded row r = iy + pad_top lands in phase row r % sh at r / sh.
+        let (mut rq, mut rr) = (p.pad_top / sh, p.pad_top % sh);
+        for iy in 0..p.h {
+            if rq >= g.hq {
                 break;
             }
-            ph[row_base(pc) + qc] = (s.value() - x_zero) as i16;
-            pc += 1;
-            if pc == sw {
-                (pc, qc) = (0, qc + 1);
+            let line = &src[iy * p.w..(iy + 1) * p.w];
+            for &(pc, ic0, q0, n) in &runs {
+                let base = (rr * sw + pc) * g.plane() + rq * g.wq + q0;
+                let (dst, line) = (&mut ph[base..base + n], &line[ic0..]);
+                match sw {
+                    1 => crate::map16!(&line[..n], dst, |s| (s.value() - x_zero) as i16),
+                    2 => crate::map16_stride2!(line, dst, |s| (s.value() - x_zero) as i16),
+                    _ => {
+                        for (d, s) in dst.iter_mut().zip(line.iter().step_by(sw)) {
+                            *d = (s.value() - x_zero) as i16;
+                        }
+                    }
+                }
+            }
+            rr += 1;
+            if rr == sh {
+                (rq, rr) = (rq + 1, 0);
             }
         }
     }
@@ -117,17 +167,7 @@ crate::multiversion! {
     /// channel, `CHUNK` outputs at a time with every tap applied before the
     /// chunk is stored. `wide` is a whole number of chunks; `ph` reaches
     /// `CHUNK` past the last tap's offset plus `wide.len()`.
-    fn channel(p: &Conv2d, g: Phases, ph: &[i16], w: &[i8], taps: &mut Vec<(usize, i16)>, wide: &mut [i32]) {
-        taps.clear();
-        for ky in 0..p.kh {
-            let ry = ky * p.dil_h;
-            for kx in 0..p.kw {
-                let cx = kx * p.dil_w;
-                let phase = (ry % p.stride_h) * p.stride_w + cx % p.stride_w;
-                let off = phase * g.plane() + (ry / p.stride_h) * g.wq + cx / p.stride_w;
-                taps.push((off, w[ky * p.kw + kx] as i16));
-            }
-        }
+    fn channel(ph: &[i16], taps: &[(usize, i16)], wide: &mut [i32]) {
         for (base, out) in wide.chunks_exact_mut(CHUNK).enumerate().map(|(i, o)| (i * CHUNK, o)) {
             let mut acc = [0i32; CHUNK];
             for &(off, wv) in taps.iter() {
@@ -139,6 +179,119 @@ crate::multiversion! {
                 }
             }
             out.copy_from_slice(&acc);
+        }
+    }
+}
+
+/// Each tap's offset in the phase planes, in kernel order.
+fn tap_offsets(p: &Conv2d, g: Phases) -> Vec<usize> {
+    let mut offs = Vec::with_capacity(p.kh * p.kw);
+    for ky in 0..p.kh {
+        let ry = ky * p.dil_h;
+        for kx in 0..p.kw {
+            let cx = kx * p.dil_w;
+            let phase = (ry % p.stride_h) * p.stride_w + cx % p.stride_w;
+            offs.push(phase * g.plane() + (ry / p.stride_h) * g.wq + cx / p.stride_w);
+        }
+    }
+    offs
+}
+
+/// The taps in neighbour pairs, by offset: (offset, tap, its partner one
+/// element further if any).
+fn pair_taps(offs: &[usize]) -> Vec<(usize, usize, Option<usize>)> {
+    let mut by_off: Vec<(usize, usize)> = offs.iter().enumerate().map(|(t, &o)| (o, t)).collect();
+    by_off.sort_unstable();
+    let mut plan = Vec::with_capacity(by_off.len());
+    let mut i = 0;
+    while i < by_off.len() {
+        let (off, t) = by_off[i];
+        let partner = by_off.get(i + 1).filter(|n| n.0 == off + 1).map(|n| n.1);
+        plan.push((off, t, partner));
+        i += 1 + usize::from(partner.is_some());
+    }
+    plan
+}
+
+/// [`channel`] by neighbour pairs (x86_64 `isa` Avx2 or Vnni512, available),
+/// from `b.ph` into `b.wide`.
+fn paired(isa: Isa, w: &[i8], plan: &[(usize, usize, Option<usize>)], b: &mut Bufs) {
+    // Both weights of a pair as the i16 pair (w_lo, w_hi) of one i32 lane.
+    let pack = |t: usize, u: Option<usize>| {
+        (w[t] as i16 as u16 as u32 | (u.map_or(0, |u| w[u]) as i16 as u16 as u32) << 16) as i32
+    };
+    b.pairs.clear();
+    b.pairs.extend(plan.iter().map(|&(off, t, u)| (off, pack(t, u))));
+    b.pv.resize(b.ph.len() - 1, 0);
+    pair_plane(&b.ph, &mut b.pv);
+    let last = b.pairs.iter().map(|t| t.0).max().unwrap_or(0);
+    assert!(last + b.wide.len() <= b.pv.len() && b.wide.len().is_multiple_of(CHUNK), "depthwise: pair plane too short");
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: `isa` came from `current()` (the CPU has its features); every
+        // load `pv[off + i]` has `i < wide.len()`, checked above.
+        #[allow(unsafe_code)]
+        match isa {
+            Isa::Vnni512 => return unsafe { x86::madd512(&b.pv, &b.pairs, &mut b.wide) },
+            Isa::Avx2 => return unsafe { x86::madd256(&b.pv, &b.pairs, &mut b.wide) },
+            _ => {}
+        }
+    }
+    unreachable!("paired depthwise needs x86_64 AVX2 or AVX-512BW, not {isa:?}")
+}
+
+crate::multiversion! {
+    /// `pv[i] = (ph[i], ph[i + 1])` as the low and high i16 of one i32.
+    fn pair_plane(ph: &[i16], pv: &mut [i32]) {
+        for (d, (&a, &b)) in pv.iter_mut().zip(ph.iter().zip(&ph[1..])) {
+            *d = (a as u16 as u32 | (b as u16 as u32) << 16) as i32;
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod x86 {
+    use super::CHUNK;
+    use std::arch::x86_64::*;
+
+    /// `wide[i] = Σ_pairs madd(pv[off + i], w)`, 64 outputs (4 zmm) at a time.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub unsafe fn madd512(pv: &[i32], pairs: &[(usize, i32)], wide: &mut [i32]) {
+        let src = pv.as_ptr();
+        for (base, out) in wide.chunks_exact_mut(CHUNK).enumerate().map(|(i, o)| (i * CHUNK, o)) {
+            let mut acc = [_mm512_setzero_si512(); CHUNK / 16];
+            for &(off, w) in pairs {
+                let wv = _mm512_set1_epi32(w);
+                for (k, a) in acc.iter_mut().enumerate() {
+                    // SAFETY: off + base + CHUNK <= pv.len() (the caller's check).
+                    let v = _mm512_loadu_si512(src.add(off + base + k * 16).cast());
+                    *a = _mm512_add_epi32(*a, _mm512_madd_epi16(v, wv));
+                }
+            }
+            for (k, a) in acc.iter().enumerate() {
+                _mm512_storeu_si512(out.as_mut_ptr().add(k * 16).cast(), *a);
+            }
+        }
+    }
+
+    /// As [`madd512`] with 8 ymm accumulators.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn madd256(pv: &[i32], pairs: &[(usize, i32)], wide: &mut [i32]) {
+        let src = pv.as_ptr();
+        for (base, out) in wide.chunks_exact_mut(CHUNK).enumerate().map(|(i, o)| (i * CHUNK, o)) {
+            let mut acc = [_mm256_setzero_si256(); CHUNK / 8];
+            for &(off, w) in pairs {
+                let wv = _mm256_set1_epi32(w);
+                for (k, a) in acc.iter_mut().enumerate() {
+                    // SAFETY: as in madd512.
+                    let v = _mm256_loadu_si256(src.add(off + base + k * 8).cast());
+                    *a = _mm256_add_epi32(*a, _mm256_madd_epi16(v, wv));
+                }
+            }
+            for (k, a) in acc.iter().enumerate() {
+                _mm256_storeu_si256(out.as_mut_ptr().add(k * 8).cast(), *a);
+            }
         }
     }
 }

@@ -44,6 +44,8 @@ pub trait QAct: Copy + Default + Send + Sync + 'static {
     fn from_i32(v: i32) -> Self;
     /// 128 for i8, 0 for u8.
     const BIAS: i32;
+    /// The values as their biased bytes when that is their own memory (u8).
+    fn as_biased(xs: &[Self]) -> Option<&[u8]>;
 }
 
 impl QAct for u8 {
@@ -60,6 +62,9 @@ impl QAct for u8 {
         v as u8
     }
     const BIAS: i32 = 0;
+    fn as_biased(xs: &[u8]) -> Option<&[u8]> {
+        Some(xs)
+    }
 }
 
 impl QAct for i8 {
@@ -76,6 +81,9 @@ impl QAct for i8 {
         v as i8
     }
     const BIAS: i32 = 128;
+    fn as_biased(_: &[i8]) -> Option<&[u8]> {
+        None
+    }
 }
 
 /// The scalar parameters of a `quant.conv`: zero points and clamp range.
@@ -165,11 +173,15 @@ crate::multiversion! {
     fn float_row(acc: &[i32], corr: i32, scale: f32, act: Act, ys: f32, q: &QReq, out: &mut [i32]) {
         float_rows!(
             act,
-            |a| {
-                for (o, &v) in out.iter_mut().zip(acc) {
-                    *o = requantize_act(v.wrapping_add(corr), scale, a, ys, q.y_zero, q.qmin, q.qmax);
-                }
-            },
+            |a| crate::map16!(acc, &mut *out, |v| requantize_act(
+                v.wrapping_add(corr),
+                scale,
+                a,
+                ys,
+                q.y_zero,
+                q.qmin,
+                q.qmax
+            )),
             Act::None,
             Act::Relu,
             Act::Clip { .. },
@@ -188,9 +200,7 @@ crate::multiversion! {
 crate::multiversion! {
     /// The fixed-point epilogue over one row (one channel): vectorized.
     fn fixed_row(acc: &[i32], corr: i32, mult: i32, shift: i32, q: &QReq, out: &mut [i32]) {
-        for (o, &a) in out.iter_mut().zip(acc) {
-            *o = requantize(a.wrapping_add(corr), mult, shift, q.y_zero, q.qmin, q.qmax);
-        }
+        crate::map16!(acc, out, |a| requantize(a.wrapping_add(corr), mult, shift, q.y_zero, q.qmin, q.qmax));
     }
 }
 
@@ -303,23 +313,33 @@ pub fn quant_conv2d<X: QAct>(p: &Conv2d, q: &QReq, w: &PackedQConv, x: &[X], y: 
 /// their results are dropped.
 fn pack_panels<X: QAct>(p: &Conv2d, q: &QReq, xg: &[X], k4: usize, panels: &mut [u8]) {
     let os = p.out_h() * p.out_w();
-    let npanels = os.div_ceil(NR);
     let zb = (q.x_zero + X::BIAS) as u8;
     let k = (p.c_in / p.groups) * p.kh * p.kw;
+    // A 1×1 window with stride 1 and no padding reads each input plane as
+    // it is: its tap rows are the planes themselves (for u8).
+    let direct = p.kh == 1 && p.kw == 1 && p.stride_h == 1 && p.stride_w == 1;
+    let direct = direct && p.pad_top + p.pad_left + p.pad_bottom + p.pad_right == 0;
+    let planes = X::as_biased(xg).filter(|_| direct);
     ROWS.with(|cell| {
         let mut rows = cell.borrow_mut();
         rows.clear();
-        rows.resize(4 * npanels * NR, zb);
-        let width = npanels * NR;
+        rows.resize(4 * os, zb);
+        let filler = vec![zb; os];
         for step in 0..k4 / 4 {
             for l in 0..4 {
-                let row = &mut rows[l * width..(l + 1) * width];
-                match 4 * step + l {
-                    t if t < k => tap_row(p, xg, t, zb, &mut row[..os]),
-                    _ => row[..os].fill(zb),
+                let t = 4 * step + l;
+                if t < k && planes.is_none() {
+                    tap_row(p, xg, t, zb, &mut rows[l * os..(l + 1) * os]);
                 }
             }
-            interleave(&rows, width, step, k4 / 4, panels);
+            let row = |l: usize| -> &[u8] {
+                match (4 * step + l, planes) {
+                    (t, _) if t >= k => &filler,
+                    (t, Some(xs)) => &xs[t * os..(t + 1) * os],
+                    (_, None) => &rows[l * os..(l + 1) * os],
+                }
+            };
+            interleave([row(0), row(1), row(2), row(3)], zb, step, k4 / 4, panels);
         }
     });
 }
@@ -329,86 +349,123 @@ std::thread_local! {
     static ROWS: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Tap `t` (channel, ky, kx) of every output position, biased; zb in the padding.
-fn tap_row<X: QAct>(p: &Conv2d, xg: &[X], t: usize, zb: u8, row: &mut [u8]) {
-    let (oh, ow) = (p.out_h(), p.out_w());
-    let (c, ky, kx) = (t / (p.kh * p.kw), (t / p.kw) % p.kh, t % p.kw);
-    let plane = &xg[c * p.h * p.w..(c + 1) * p.h * p.w];
-    let off = (kx * p.dil_w) as isize - p.pad_left as isize;
-    let (lo, hi) = depthwise::columns(ow, p.stride_w, off, p.w);
-    for oy in 0..oh {
-        let out = &mut row[oy * ow..(oy + 1) * ow];
-        let iy = (oy * p.stride_h + ky * p.dil_h) as isize - p.pad_top as isize;
-        if iy < 0 || iy as usize >= p.h {
-            out.fill(zb);
-            continue;
-        }
-        let src = &plane[iy as usize * p.w..(iy as usize + 1) * p.w];
-        out[..lo].fill(zb);
-        out[hi..].fill(zb);
-        if p.stride_w == 1 {
-            let base = (lo as isize + off) as usize;
-            for (o, s) in out[lo..hi].iter_mut().zip(&src[base..base + (hi - lo)]) {
-                *o = s.biased();
+crate::multiversion! {
+    /// Tap `t` (channel, ky, kx) of every output position, biased; zb in the padding.
+    fn tap_row<X: QAct>(p: &Conv2d, xg: &[X], t: usize, zb: u8, row: &mut [u8]) {
+        let (oh, ow) = (p.out_h(), p.out_w());
+        let (c, ky, kx) = (t / (p.kh * p.kw), (t / p.kw) % p.kh, t % p.kw);
+        let plane = &xg[c * p.h * p.w..(c + 1) * p.h * p.w];
+        let off = (kx * p.dil_w) as isize - p.pad_left as isize;
+        let (lo, hi) = depthwise::columns(ow, p.stride_w, off, p.w);
+        for oy in 0..oh {
+            let out = &mut row[oy * ow..(oy + 1) * ow];
+            let iy = (oy * p.stride_h + ky * p.dil_h) as isize - p.pad_top as isize;
+            if iy < 0 || iy as usize >= p.h {
+                out.fill(zb);
+                continue;
             }
-        } else {
-            for (ox, o) in out.iter_mut().enumerate().take(hi).skip(lo) {
-                *o = src[(ox as isize * p.stride_w as isize + off) as usize].biased();
+            let src = &plane[iy as usize * p.w..(iy as usize + 1) * p.w];
+            out[..lo].fill(zb);
+            out[hi..].fill(zb);
+            // Output columns lo..hi read input columns base, base + stride, ...
+            let base = (lo as isize * p.stride_w as isize + off) as usize;
+            if p.stride_w == 1 {
+                crate::map16!(&src[base..base + (hi - lo)], &mut out[lo..hi], |s| s.biased());
+            } else if p.stride_w == 2 {
+                crate::map16_stride2!(&src[base..], &mut out[lo..hi], |s| s.biased());
+            } else {
+                for (o, s) in out[lo..hi].iter_mut().zip(src[base..].iter().step_by(p.stride_w)) {
+                    *o = s.biased();
+                }
             }
         }
     }
 }
 
 crate::multiversion! {
-    /// Write taps `4·step .. 4·step + 4` (the four rows of `rows`, `width`
-    /// columns each) into every panel: 4 bytes per column.
-    fn interleave(rows: &[u8], width: usize, step: usize, steps: usize, panels: &mut [u8]) {
-        let (r0, rest) = rows.split_at(width);
-        let (r1, rest) = rest.split_at(width);
-        let (r2, r3) = rest.split_at(width);
-        for pn in 0..width / NR {
+    /// Write taps `4·step .. 4·step + 4` (the four rows, one value per output
+    /// position) into every panel: 4 bytes per column, `zb` past the rows' end.
+    fn interleave(rows: [&[u8]; 4], zb: u8, step: usize, steps: usize, panels: &mut [u8]) {
+        let n = rows[0].len();
+        let mut tail = [[zb; NR]; 4];
+        for pn in 0..n.div_ceil(NR) {
             let d = &mut panels[(pn * steps + step) * NR * 4..(pn * steps + step + 1) * NR * 4];
-            let cols = pn * NR..(pn + 1) * NR;
-            let (a, b, c, e) = (&r0[cols.clone()], &r1[cols.clone()], &r2[cols.clone()], &r3[cols]);
-            for (j, word) in d.chunks_exact_mut(4).enumerate() {
-                word.copy_from_slice(&[a[j], b[j], c[j], e[j]]);
+            let cols = pn * NR..((pn + 1) * NR).min(n);
+            let r: [&[u8]; 4] = if cols.len() == NR {
+                rows.map(|r| &r[cols.clone()])
+            } else {
+                for (t, r) in tail.iter_mut().zip(rows) {
+                    t[..cols.len()].copy_from_slice(&r[cols.clone()]);
+                }
+                [&tail[0][..], &tail[1][..], &tail[2][..], &tail[3][..]]
+            };
+            // Fixed sizes: the byte interleave compiles to vector shuffles.
+            let d: &mut [u8; 4 * NR] = d.try_into().expect("panel step");
+            let r: [&[u8; NR]; 4] = r.map(|r| r.try_into().expect("panel row"));
+            let mut words = [0u32; NR];
+            for (j, w) in words.iter_mut().enumerate() {
+                *w = u32::from_le_bytes([r[0][j], r[1][j], r[2][j], r[3][j]]);
+            }
+            for (dst, w) in d.chunks_exact_mut(4).zip(words) {
+                dst.copy_from_slice(&w.to_le_bytes());
             }
         }
     }
 }
 
-/// One group's GEMM over the packed panels, then the epilogue into `yg`
-/// (`mg` planes of `os` values).
+/// One group's GEMM over the packed panels into whole rows of sums, then the
+/// epilogue once per output channel into `yg` (`mg` planes of `os` values).
 #[allow(clippy::too_many_arguments)]
 fn gemm<X: QAct>(isa: Isa, p: &Conv2d, q: &QReq, w: &PackedQConv, g: usize, panels: &[u8], os: usize, yg: &mut [X]) {
     let mg = p.c_out / p.groups;
     let (steps, blocks, npanels) = (w.k4 / 4, mg.div_ceil(MR), os.div_ceil(NR));
     let zb = q.x_zero + X::BIAS;
     let mut tile = [0i32; MR * 2 * NR];
-    let mut row = [0i32; 2 * NR];
-    for blk in 0..blocks {
-        let a = &w.a[(g * blocks + blk) * MR * w.k4..(g * blocks + blk + 1) * MR * w.k4];
-        let rows = MR.min(mg - blk * MR);
-        let mut pn = 0;
-        while pn < npanels {
-            let two = pn + 1 < npanels;
-            let b0 = &panels[pn * steps * NR * 4..(pn + 1) * steps * NR * 4];
-            let b1 = if two { &panels[(pn + 1) * steps * NR * 4..(pn + 2) * steps * NR * 4] } else { b0 };
-            micro::run(isa, steps, a, b0, b1, &mut tile);
-            let cols = if two { 2 * NR } else { NR };
+    SUMS.with(|cell| {
+        let (sums, res) = &mut *cell.borrow_mut();
+        sums.resize(MR * os, 0);
+        res.resize(os, 0);
+        for blk in 0..blocks {
+            let a = &w.a[(g * blocks + blk) * MR * w.k4..(g * blocks + blk + 1) * MR * w.k4];
+            let rows = MR.min(mg - blk * MR);
+            let mut pn = 0;
+            while pn < npanels {
+                let two = pn + 1 < npanels;
+                let b0 = &panels[pn * steps * NR * 4..(pn + 1) * steps * NR * 4];
+                let b1 = if two { &panels[(pn + 1) * steps * NR * 4..(pn + 2) * steps * NR * 4] } else { b0 };
+                micro::run(isa, steps, a, b0, b1, &mut tile);
+                let n = (if two { 2 * NR } else { NR }).min(os - pn * NR);
+                for r in 0..rows {
+                    let (dst, src) =
+                        (&mut sums[r * os + pn * NR..r * os + pn * NR + n], &tile[r * 2 * NR..r * 2 * NR + n]);
+                    match <&mut [i32; 2 * NR]>::try_from(&mut *dst) {
+                        // A whole tile row: a fixed-size copy (vector moves, no memmove call).
+                        Ok(d) => *d = <[i32; 2 * NR]>::try_from(src).expect("tile row"),
+                        Err(_) => dst.copy_from_slice(src),
+                    }
+                }
+                pn += if two { 2 } else { 1 };
+            }
             for r in 0..rows {
                 let m = g * mg + blk * MR + r;
                 let corr = w.bias[m].wrapping_add((isa.offset() - zb).wrapping_mul(w.rowsum[m]));
-                let n = cols.min(os - pn * NR);
-                w.epi.finish_row(m, &tile[r * 2 * NR..r * 2 * NR + n], corr, q, &mut row[..n]);
-                let out = &mut yg[(blk * MR + r) * os + pn * NR..(blk * MR + r) * os + pn * NR + n];
-                for (o, &v) in out.iter_mut().zip(&row[..n]) {
-                    *o = X::from_i32(v);
-                }
+                w.epi.finish_row(m, &sums[r * os..(r + 1) * os], corr, q, res);
+                store(res, &mut yg[(blk * MR + r) * os..(blk * MR + r + 1) * os]);
             }
-            pn += if two { 2 } else { 1 };
         }
+    });
+}
+
+crate::multiversion! {
+    /// Results (already in `X`'s range) into `out`.
+    fn store<X: QAct>(res: &[i32], out: &mut [X]) {
+        crate::map16!(res, out, |v| X::from_i32(v));
     }
+}
+
+std::thread_local! {
+    /// One block's rows of sums and one channel's results of the running conv.
+    static SUMS: RefCell<(Vec<i32>, Vec<i32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
 /// `quant.conv` over any window rank with weights and parameters read when
