@@ -209,13 +209,31 @@ pub fn quantize(m: &Module, obs: &BTreeMap<Value, Observer>, opts: &Options) -> 
     }
     // Values a DequantizeLinear of the input model produces are quantized already.
     let dequantized = |v: Value| graph.producer(v).is_some_and(|p| f.ops[p].opcode == Opcode::DequantizeLinear);
+    let fused = relu_fused(f, &graph, &layers, &opts.policy);
     let params: BTreeMap<Value, (QType, QParams)> = acts
         .iter()
         .filter(|&&v| f.ty(v).dtype == ir::DType::F32 && !graph.is_const(v) && !dequantized(v))
+        .filter(|v| !fused.contains(v))
         .filter_map(|v| obs.get(v).map(|o| (*v, act_params(o, opts))))
         .collect();
     let params = share_grids(f, &layers, params, &opts.policy);
     rewrite::apply(m, layers, &params, opts)
+}
+
+/// The results of int8 ops of the policy's `fuse_relu` list that an int8
+/// Relu alone reads: left unquantized (the Relu's result carries the grid).
+fn relu_fused(f: &ir::Function, graph: &Graph<'_>, layers: &[Layer], pol: &Policy) -> BTreeSet<Value> {
+    let int8: BTreeSet<OpId> = layers.iter().filter(|l| l.precision == Precision::Int8).map(|l| l.op).collect();
+    let mut fused = BTreeSet::new();
+    for &relu in int8.iter().filter(|&&id| f.ops[id].opcode == Opcode::Relu) {
+        let Some(v) = f.ops[relu].inputs().next() else { continue };
+        let Some(p) = graph.producer(v).filter(|p| int8.contains(p)) else { continue };
+        let alone = graph.users(v) == [relu] && !f.body.results.contains(&v);
+        if pol.fuse_relu.iter().any(|n| n == f.ops[p].opcode.name()) && alone {
+            fused.insert(v);
+        }
+    }
+    fused
 }
 
 /// Give each int8 op of the policy's `share_grid` list its first input's

@@ -238,6 +238,12 @@ fn qdq_binary(op: &str, t: &str, sa: &[usize], sb: &[usize], swap: bool, seed: u
     let sh = |d: &[usize]| format!("{d:?}");
     let out = sa;
     let (l, r) = if swap { ("%1", "%0") } else { ("%0", "%1") };
+    // `Add+Relu`: the op, then a Relu before the QuantizeLinear.
+    let (op, act) = op.split_once('+').map_or((op, None), |(o, a)| (o, Some(a)));
+    let (res, act) = match act {
+        Some(a) => ("%p", format!("\n    %2 = onnx.{a} %p : f32{}", sh(out))),
+        None => ("%2", String::new()),
+    };
     let src = format!(
         r#"module @m attributes {{phase = "core"}} {{
   const @sa : f32[] = dense<[{fa:e}]>
@@ -255,7 +261,7 @@ fn qdq_binary(op: &str, t: &str, sa: &[usize], sb: &[usize], swap: bool, seed: u
     %zy = core.const {{value = @zy}} : {t}[]
     %0 = onnx.DequantizeLinear %a, %sa, %za : f32{a}
     %1 = onnx.DequantizeLinear %b, %sb, %zb : f32{b}
-    %2 = onnx.{op} {l}, {r} : f32{o}
+    {res} = onnx.{op} {l}, {r} : f32{o}{act}
     %3 = onnx.QuantizeLinear %2, %sy, %zy : {t}{o}
     return %3
   }}
@@ -277,12 +283,13 @@ fn q8_tensor(t: &str, shape: &[usize], s: &mut u64) -> Tensor {
 /// `Q(Add(DQ(a), DQ(b)))`, `Q(Sub(..))` and `Q(Mul(..))` become `quant.add`,
 /// `quant.sub` / `quant.mul` (grids differ on all three sides; B of A's
 /// shape or broadcast along its leading and trailing dims, written first or
-/// second; u8 and i8) and compute the same bits: the folds are exact.
+/// second; u8 and i8) and compute the same bits: the folds are exact. So
+/// does `Q(Relu(Add(..)))`, `quant.add` clamped at the result's zero point.
 #[test]
 fn adds_and_muls_fuse_exactly_with_trailing_broadcasts() {
     let a = [2usize, 16, 16];
     let mut seed = 7u64;
-    for op in ["Add", "Sub", "Mul"] {
+    for op in ["Add", "Sub", "Mul", "Add+Relu"] {
         for t in ["u8", "i8"] {
             for b in [&[2usize, 16, 16][..], &[2, 16, 1], &[2, 1, 1], &[16, 16], &[16, 1], &[1], &[]] {
                 // A sub keeps its operand order: only B may broadcast.

@@ -88,6 +88,7 @@ const QUANT_BINARY_ATTRS: &[super::AttrSpec] = &[
     a_req("b_zero_point", Int),
     a_req("y_scale", Float),
     a_req("y_zero_point", Int),
+    a("qmin", Int),
 ];
 const CORE_CONV_TRANSPOSE_ATTRS: &[super::AttrSpec] = &[
     a("act", ACT),
@@ -564,7 +565,7 @@ define_ops! {
     CoreSilu = "core.silu" { family: Elementwise, operands: X, flags: EW, infer: elementwise::unary_float }
     /// Integer conv in X's type (u8/i8), `acc = conv(X - x_zero_point, W) + B` in i32 (W i8, B i32 `[M]`), then either the fixed-point epilogue `clamp(requantize(acc, multiplier[m], shift[m]) + y_zero_point, qmin, qmax)` (i32 `multiplier`/`shift`, no `act`) or, with f32 `acc_scale` instead, the float-activation one `clamp(round(act(acc·acc_scale[m]) / y_scale) + y_zero_point, qmin, qmax)`; per-channel operands may be `[1]`; formulas in `edgec_numeric::quant`.
     QuantConv = "quant.conv" { family: Quant, operands: &[req("X"), req("W"), opt("B"), opt("multiplier"), opt("shift"), opt("acc_scale")], attrs: QUANT_CONV_ATTRS, infer: quant::quant_conv }
-    /// `Q(Add(DQ(A), DQ(B)))` fused on u8/i8 operands of one type (B equal to A's shape, or broadcast along A's leading and trailing dims: `edgec_numeric::quant::broadcast_block`), with per-tensor scales and zero points as attributes; the same f32 steps as the unfused ops (`edgec_numeric::quant::qadd`), so it is exact.
+    /// `Q(Add(DQ(A), DQ(B)))` fused on u8/i8 operands of one type (B equal to A's shape, or broadcast along A's leading and trailing dims: `edgec_numeric::quant::broadcast_block`), with per-tensor scales and zero points as attributes; the same f32 steps as the unfused ops (`edgec_numeric::quant::qadd`), so it is exact. `qmin` (default the type's minimum) raises the result's lower clamp: `qmin = y_zero_point` is a fused Relu.
     QuantAdd = "quant.add" { family: Quant, operands: AB, attrs: QUANT_BINARY_ATTRS, infer: quant::quant_binary }
     /// `Q(Sub(DQ(A), DQ(B)))` fused like `quant.add` (`edgec_numeric::quant::qsub`; exact); B as in `quant.add`.
     QuantSub = "quant.sub" { family: Quant, operands: AB, attrs: QUANT_BINARY_ATTRS, infer: quant::quant_binary }

@@ -30,6 +30,11 @@ pub struct Policy {
     /// form needs no requantization.
     #[serde(default)]
     pub share_grid: Vec<String>,
+    /// Op names whose int8 result is left unquantized when a Relu alone
+    /// reads it: only the Relu's result is quantized, and the integer op
+    /// clamps at that grid's zero point (one rounding where there were two).
+    #[serde(default)]
+    pub fuse_relu: Vec<String>,
 }
 
 /// The graph patterns a policy can name.
@@ -46,7 +51,7 @@ impl Policy {
     pub fn parse(src: &str, origin: &str) -> Result<Policy, String> {
         let p: Policy = toml::from_str(src).map_err(|e| format!("{origin}: {e}"))?;
         let mut errs = Vec::new();
-        for name in p.quantize.iter().chain(p.keep_float.keys()).chain(&p.share_grid) {
+        for name in p.quantize.iter().chain(p.keep_float.keys()).chain(&p.share_grid).chain(&p.fuse_relu) {
             if Opcode::from_name(name).is_none() {
                 errs.push(format!("{origin}: unknown op `{name}` (write it as `onnx.Conv`, `core.conv`, ...)"));
             }
@@ -131,6 +136,11 @@ impl<'f> Graph<'f> {
             }
         }
         Graph { f, users, producer }
+    }
+
+    /// The ops of the body reading `v`, once per operand.
+    pub fn users(&self, v: Value) -> &[OpId] {
+        self.users.get(&v).map_or(&[], Vec::as_slice)
     }
 
     /// The op defining `v` in the body, if any.

@@ -199,3 +199,36 @@ fn max_pool_results_share_their_input_grid() {
     let q = quantize(&m, &obs, &own).unwrap();
     assert_ne!(grid(&q, pool), grid(&q, conv));
 }
+
+/// conv → Add (residual) → Relu → conv, and the same Add read twice.
+const RESIDUAL: &str = r#"
+module @m attributes {phase = "core"} {
+  const @w : f32[2, 2, 1, 1] = dense<[0.5, -0.25, 1.0, 0.75]>
+  func @main(%x: f32[1, 2, 6, 6]) -> (f32[1, 2, 6, 6], f32[1, 2, 6, 6]) {
+    %w = core.const {value = @w} : f32[2, 2, 1, 1]
+    %0 = core.conv %x, %w : f32[1, 2, 6, 6] loc("c1" op "Conv")
+    %1 = onnx.Add %0, %x : f32[1, 2, 6, 6] loc("add1" op "Add")
+    %2 = onnx.Relu %1 : f32[1, 2, 6, 6] loc("relu1" op "Relu")
+    %3 = onnx.Add %2, %x : f32[1, 2, 6, 6] loc("add2" op "Add")
+    %4 = onnx.Relu %3 : f32[1, 2, 6, 6] loc("relu2" op "Relu")
+    %5 = core.conv %4, %w : f32[1, 2, 6, 6] loc("c2" op "Conv")
+    return %5, %3
+  }
+}
+"#;
+
+#[test]
+fn a_residual_add_read_only_by_a_relu_is_quantized_after_the_relu() {
+    let m = ir::text::parse_module(RESIDUAL, "residual.eir", None).expect("parses").module;
+    let obs = observe(&m, &set(0..8)).unwrap();
+    let f = m.func("main").unwrap();
+    let result = |i: usize| f.ops[f.body.ops[i]].results[0];
+    let (add1, relu1, add2, relu2) = (result(2), result(3), result(4), result(5));
+    let q = quantize(&m, &obs, &Options::default()).unwrap();
+    assert!(!q.acts.contains_key(&add1), "add1 is read only by relu1");
+    assert!(q.acts.contains_key(&relu1) && q.acts.contains_key(&relu2));
+    assert!(q.acts.contains_key(&add2), "add2 is also a model output");
+    let mut plain = Options::default();
+    plain.policy.fuse_relu.clear();
+    assert!(quantize(&m, &obs, &plain).unwrap().acts.contains_key(&add1));
+}

@@ -25,6 +25,9 @@ pub struct QGrids {
     pub y_scale: f32,
     /// The result's zero point.
     pub y_zero: i32,
+    /// The result's lower clamp (at least the type's minimum; the zero point
+    /// for a fused Relu).
+    pub y_min: i32,
 }
 
 /// Which fused binary op.
@@ -50,8 +53,9 @@ pub trait QElem: Copy {
 macro_rules! blocks {
     ($f:ident, $t:ty, $p:ident, $a:ident, $b:ident, $block:ident, $y:ident, $lo:expr, $hi:expr) => {{
         let p = $p;
+        let lo = p.y_min.clamp($lo, $hi);
         let q = |x: $t, w: $t| {
-            $f(x as i32, p.a_zero, p.a_scale, w as i32, p.b_zero, p.b_scale, p.y_scale, p.y_zero, $lo, $hi) as $t
+            $f(x as i32, p.a_zero, p.a_scale, w as i32, p.b_zero, p.b_scale, p.y_scale, p.y_zero, lo, $hi) as $t
         };
         if $block == 1 {
             for (ys, xs) in $y.chunks_mut($b.len()).zip($a.chunks($b.len())) {
@@ -197,7 +201,15 @@ mod tests {
 
     #[test]
     fn every_pair_equals_the_unfused_ops() {
-        let p = QGrids { a_scale: 0.037, a_zero: 120, b_scale: 0.0113, b_zero: 7, y_scale: 0.041, y_zero: 90 };
+        let p = QGrids {
+            a_scale: 0.037,
+            a_zero: 120,
+            b_scale: 0.0113,
+            b_zero: 7,
+            y_scale: 0.041,
+            y_zero: 90,
+            y_min: i32::MIN,
+        };
         let (a, b): (Vec<u8>, Vec<u8>) = (0..=255u8).flat_map(|x| (0..=255u8).map(move |w| (x, w))).unzip();
         for op in [QBinary::Add, QBinary::Sub, QBinary::Mul] {
             let mut y = vec![0u8; a.len()];
@@ -215,9 +227,33 @@ mod tests {
         }
     }
 
+    /// `y_min = y_zero` is `Q(Relu(op(DQ(a), DQ(b))))` on every pair.
+    #[test]
+    fn a_lower_clamp_at_the_zero_point_is_a_fused_relu() {
+        let p =
+            QGrids { a_scale: 0.037, a_zero: 120, b_scale: 0.0113, b_zero: 7, y_scale: 0.041, y_zero: 90, y_min: 90 };
+        let (a, b): (Vec<u8>, Vec<u8>) = (0..=255u8).flat_map(|x| (0..=255u8).map(move |w| (x, w))).unzip();
+        for op in [QBinary::Add, QBinary::Sub, QBinary::Mul] {
+            let mut y = vec![0u8; a.len()];
+            quant_binary(op, &p, &a, &b, 1, &mut y);
+            let relu = |v: f32| if v < 0.0 { 0.0 } else { v };
+            for i in 0..a.len() {
+                let (da, db) = (dq(a[i] as i32, p.a_zero, p.a_scale), dq(b[i] as i32, p.b_zero, p.b_scale));
+                let v = match op {
+                    QBinary::Add => da + db,
+                    QBinary::Sub => da - db,
+                    QBinary::Mul => da * db,
+                };
+                assert_eq!(y[i] as i32, q(relu(v), p.y_scale, p.y_zero, 0.0, 255.0), "{op:?} {i}");
+            }
+            assert!(y.contains(&90) && y.iter().all(|&v| v >= 90), "the clamp never bit: the test could not fail");
+        }
+    }
+
     #[test]
     fn blocks_broadcast_b() {
-        let p = QGrids { a_scale: 0.02, a_zero: 3, b_scale: 0.005, b_zero: 0, y_scale: 0.01, y_zero: 5 };
+        let p =
+            QGrids { a_scale: 0.02, a_zero: 3, b_scale: 0.005, b_zero: 0, y_scale: 0.01, y_zero: 5, y_min: i32::MIN };
         let a: Vec<u8> = (0..60).map(|i| (i * 37 % 256) as u8).collect();
         let b: Vec<u8> = vec![0, 100, 200, 255];
         for op in [QBinary::Add, QBinary::Sub, QBinary::Mul] {

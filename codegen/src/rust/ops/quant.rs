@@ -501,8 +501,10 @@ fn quant_binary(cx: &mut OpCx<'_, '_>, op: &str) -> Result<(), String> {
     let same: Vec<Class> = cx.in_class(0).into_iter().collect();
     want_class(cx, 1, &same, "B")?;
     let ((sa, za), (sb, zb), (sy, zy)) = (grid_lit(cx, "a"), grid_lit(cx, "b"), grid_lit(cx, "y"));
+    let ymin = cx.op.attrs.int("qmin").map_or("i32::MIN".to_string(), |v| v.to_string());
     let p = format!(
-        "k::quant::fused::QGrids {{ a_scale: {sa}, a_zero: {za}, b_scale: {sb}, b_zero: {zb}, y_scale: {sy}, y_zero: {zy} }}"
+        "k::quant::fused::QGrids {{ a_scale: {sa}, a_zero: {za}, b_scale: {sb}, b_zero: {zb}, y_scale: {sy}, y_zero: {zy}, \
+         y_min: {ymin} }}"
     );
     let (ad, bd) = (cx.in_dims(0), cx.in_dims(1));
     let block = match (Sz::all_lit(&ad), Sz::all_lit(&bd)) {

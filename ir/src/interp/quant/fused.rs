@@ -44,6 +44,7 @@ fn binary(ctx: &EvalCtx<'_>, f: QBinaryFn) -> Result<Vec<Tensor>, String> {
     }
     let ((sa, za), (sb, zb), (sy, zy)) = (grid(ctx, "a"), grid(ctx, "b"), grid(ctx, "y"));
     let (lo, hi) = range(a);
+    let lo = (ctx.int("qmin", lo as i64) as i32).clamp(lo, hi);
     let y = av.iter().enumerate().map(|(i, &x)| f(x, za, sa, bv[(i / block) % bv.len()], zb, sb, sy, zy, lo, hi));
     Ok(vec![Tensor::new(a.shape.clone(), q8_data(a, y))])
 }

@@ -31,6 +31,14 @@ pub static APPLIERS: &[ApplierDef] = &[
         apply: quant_add,
     },
     ApplierDef {
+        name: "quant_add_relu",
+        arity: 8..=8,
+        signature: "a, sa, za, b, sb, zb, sy, zy",
+        doc: "Q(Relu(Add(DQ(a), DQ(b)))) as quant.add with qmin = zy (like quant_add; relu(s) rounds to zy exactly \
+          when s ≤ 0)",
+        apply: quant_add_relu,
+    },
+    ApplierDef {
         name: "quant_sub",
         arity: 8..=8,
         signature: "a, sa, za, b, sb, zb, sy, zy",
@@ -238,15 +246,19 @@ fn grid_attrs(grids: &[(&str, (f32, i64))]) -> Attrs {
 }
 
 fn quant_add(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
-    quant_binary(a, args, Opcode::QuantAdd)
+    quant_binary(a, args, Opcode::QuantAdd, false)
+}
+
+fn quant_add_relu(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
+    quant_binary(a, args, Opcode::QuantAdd, true)
 }
 
 fn quant_sub(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
-    quant_binary(a, args, Opcode::QuantSub)
+    quant_binary(a, args, Opcode::QuantSub, false)
 }
 
 fn quant_mul(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
-    quant_binary(a, args, Opcode::QuantMul)
+    quant_binary(a, args, Opcode::QuantMul, false)
 }
 
 /// Static dims of a class's type as `usize`.
@@ -256,8 +268,9 @@ fn static_dims(t: &TensorType) -> Option<Vec<usize>> {
 
 /// `Q(op(DQ(a), DQ(b)))` as `quant.add` / `quant.sub` / `quant.mul`: for
 /// add and mul the operand that broadcasts becomes B (both commute exactly
-/// in f32); a sub keeps its order, so only B may broadcast.
-fn quant_binary(a: &mut ApplyEnv<'_>, args: &[ArgVal], op: Opcode) -> Result<Id, String> {
+/// in f32); a sub keeps its order, so only B may broadcast. `relu`: the
+/// result clamped below at its zero point (`qmin`).
+fn quant_binary(a: &mut ApplyEnv<'_>, args: &[ArgVal], op: Opcode, relu: bool) -> Result<Id, String> {
     let (x, y) = (a.class(&args[0])?, a.class(&args[3])?);
     let (xt, yt) = (a.eg[x].data.ty().cloned(), a.eg[y].data.ty().cloned());
     let (Some(xt), Some(yt)) = (xt, yt) else { return Err("operands without types".into()) };
@@ -279,7 +292,10 @@ fn quant_binary(a: &mut ApplyEnv<'_>, args: &[ArgVal], op: Opcode) -> Result<Id,
     let (sa, za) = grid(a, &args[first + 1], &args[first + 2], xt.dtype, "A")?;
     let (sb, zb) = grid(a, &args[second + 1], &args[second + 2], xt.dtype, "B")?;
     let (sy, zy) = grid(a, &args[6], &args[7], xt.dtype, "the result")?;
-    let attrs = grid_attrs(&[("a", (sa, za)), ("b", (sb, zb)), ("y", (sy, zy))]);
+    let mut attrs = grid_attrs(&[("a", (sa, za)), ("b", (sb, zb)), ("y", (sy, zy))]);
+    if relu {
+        attrs.set("qmin".to_string(), Attr::Int(zy));
+    }
     let (ca, cb) = if first == 0 { (x, y) } else { (y, x) };
     a.add_op(op, &[ca, cb], &attrs)
 }
