@@ -28,25 +28,17 @@ struct Bufs {
     ph: Vec<i16>,
     /// Their neighbour pairs (the paired path).
     pv: Vec<i32>,
-    /// Accumulators on the phase planes' rows, on the output's rows, results.
+    /// Accumulators on the phase planes' rows, then on the output's rows.
     wide: Vec<i32>,
     acc: Vec<i32>,
-    res: Vec<i32>,
     /// (offset, weight) per tap, or per pair (the paired path).
     taps: Vec<(usize, i16)>,
     pairs: Vec<(usize, i32)>,
 }
 
 impl Bufs {
-    const EMPTY: Bufs = Bufs {
-        ph: Vec::new(),
-        pv: Vec::new(),
-        wide: Vec::new(),
-        acc: Vec::new(),
-        res: Vec::new(),
-        taps: Vec::new(),
-        pairs: Vec::new(),
-    };
+    const EMPTY: Bufs =
+        Bufs { ph: Vec::new(), pv: Vec::new(), wide: Vec::new(), acc: Vec::new(), taps: Vec::new(), pairs: Vec::new() };
 }
 
 /// The phase planes' geometry: `hq` rows × `wq` columns each, `sh · sw` of them.
@@ -76,6 +68,7 @@ pub fn run<X: QAct>(p: &Conv2d, q: &QReq, w: &PackedQConv, x: &[X], y: &mut [X])
     let isa = super::isa::current();
     let offs = tap_offsets(p, g);
     let plan = pair_taps(&offs);
+    let runs = runs(p, g);
     BUFS.with(|cell| {
         let b = &mut *cell.borrow_mut();
         // Whole chunks of outputs; the phase planes padded to match (one
@@ -84,11 +77,10 @@ pub fn run<X: QAct>(p: &Conv2d, q: &QReq, w: &PackedQConv, x: &[X], y: &mut [X])
         b.ph.resize(g.plane() * p.stride_h * p.stride_w + CHUNK + 1, 0);
         b.wide.resize(n, 0);
         b.acc.resize(os, 0);
-        b.res.resize(os, 0);
         for img in 0..p.n {
             for c in 0..p.c_in {
                 let src = &x[(img * p.c_in + c) * is..(img * p.c_in + c + 1) * is];
-                split(p, g, src, q.x_zero, &mut b.ph);
+                split(p, g, &runs, src, q.x_zero, &mut b.ph);
                 let wc = &w.w[c * taps..(c + 1) * taps];
                 match isa {
                     Isa::Vnni512 | Isa::Avx2 => paired(isa, wc, &plan, b),
@@ -102,28 +94,34 @@ pub fn run<X: QAct>(p: &Conv2d, q: &QReq, w: &PackedQConv, x: &[X], y: &mut [X])
                     row.copy_from_slice(&b.wide[oy * g.wq..oy * g.wq + p.out_w()]);
                 }
                 let out = &mut y[(img * p.c_out + c) * os..(img * p.c_out + c + 1) * os];
-                w.epi.finish_row(c, &b.acc, w.bias[c], q, &mut b.res);
-                super::store(&b.res, out);
+                w.epi.finish_row(c, &b.acc, w.bias[c], q, out);
             }
         }
     });
 }
 
+/// Per phase column `pc` of a row: (pc, first input column ic0, its phase
+/// column index q0, run length n), the same for every row.
+type Run = (usize, usize, usize, usize);
+
+/// The runs of [`split`]: phase column pc holds the input columns
+/// ic ≡ pc − pad_left (mod sw), at padded position ic + pad_left = pc + sw·q.
+fn runs(p: &Conv2d, g: Phases) -> Vec<Run> {
+    let sw = p.stride_w;
+    (0..sw)
+        .filter_map(|pc| {
+            let ic0 = (pc + sw - p.pad_left % sw) % sw;
+            let q0 = (ic0 + p.pad_left) / sw;
+            (ic0 < p.w && q0 < g.wq).then(|| (pc, ic0, q0, (p.w - ic0).div_ceil(sw).min(g.wq - q0)))
+        })
+        .collect()
+}
+
 crate::multiversion! {
     /// The centered plane `src − x_zero` into its phase planes (zeros in the padding).
-    fn split<X: QAct>(p: &Conv2d, g: Phases, src: &[X], x_zero: i32, ph: &mut [i16]) {
+    fn split<X: QAct>(p: &Conv2d, g: Phases, runs: &[Run], src: &[X], x_zero: i32, ph: &mut [i16]) {
         ph.fill(0);
         let (sh, sw) = (p.stride_h, p.stride_w);
-        // Phase column pc holds the input columns ic ≡ pc − pad_left (mod sw),
-        // at padded position ic + pad_left = pc + sw·q: per pc, the first
-        // column ic0, its q0 and the run's length n, the same for every row.
-        let runs: Vec<(usize, usize, usize, usize)> = (0..sw)
-            .filter_map(|pc| {
-                let ic0 = (pc + sw - p.pad_left % sw) % sw;
-                let q0 = (ic0 + p.pad_left) / sw;
-                (ic0 < p.w && q0 < g.wq).then(|| (pc, ic0, q0, (p.w - ic0).div_ceil(sw).min(g.wq - q0)))
-            })
-            .collect();
         // Padded row r = iy + pad_top lands in phase row r % sh at r / sh.
         let (mut rq, mut rr) = (p.pad_top / sh, p.pad_top % sh);
         for iy in 0..p.h {
@@ -131,7 +129,7 @@ crate::multiversion! {
                 break;
             }
             let line = &src[iy * p.w..(iy + 1) * p.w];
-            for &(pc, ic0, q0, n) in &runs {
+            for &(pc, ic0, q0, n) in runs {
                 let base = (rr * sw + pc) * g.plane() + rq * g.wq + q0;
                 let (dst, line) = (&mut ph[base..base + n], &line[ic0..]);
                 match sw {

@@ -147,7 +147,7 @@ impl Epi {
         }
     }
     /// The outputs of channel `m` for the sums `acc` plus `corr`, into `out`.
-    fn finish_row(&self, m: usize, acc: &[i32], corr: i32, q: &QReq, out: &mut [i32]) {
+    fn finish_row<X: QAct>(&self, m: usize, acc: &[i32], corr: i32, q: &QReq, out: &mut [X]) {
         match self {
             Epi::Fixed { mult, shift } => fixed_row(acc, corr, mult[m], shift[m], q, out),
             Epi::Float { acc_scale, act, y_scale } => float_row(acc, corr, acc_scale[m], *act, *y_scale, q, out),
@@ -170,10 +170,10 @@ macro_rules! float_rows {
 
 crate::multiversion! {
     /// The float-activation epilogue over one row (one channel), vectorized.
-    fn float_row(acc: &[i32], corr: i32, scale: f32, act: Act, ys: f32, q: &QReq, out: &mut [i32]) {
+    fn float_row<X: QAct>(acc: &[i32], corr: i32, scale: f32, act: Act, ys: f32, q: &QReq, out: &mut [X]) {
         float_rows!(
             act,
-            |a| crate::map16!(acc, &mut *out, |v| requantize_act(
+            |a| crate::map16!(acc, &mut *out, |v| X::from_i32(requantize_act(
                 v.wrapping_add(corr),
                 scale,
                 a,
@@ -181,7 +181,7 @@ crate::multiversion! {
                 q.y_zero,
                 q.qmin,
                 q.qmax
-            )),
+            ))),
             Act::None,
             Act::Relu,
             Act::Clip { .. },
@@ -199,8 +199,8 @@ crate::multiversion! {
 
 crate::multiversion! {
     /// The fixed-point epilogue over one row (one channel): vectorized.
-    fn fixed_row(acc: &[i32], corr: i32, mult: i32, shift: i32, q: &QReq, out: &mut [i32]) {
-        crate::map16!(acc, out, |a| requantize(a.wrapping_add(corr), mult, shift, q.y_zero, q.qmin, q.qmax));
+    fn fixed_row<X: QAct>(acc: &[i32], corr: i32, mult: i32, shift: i32, q: &QReq, out: &mut [X]) {
+        crate::map16!(acc, out, |a| X::from_i32(requantize(a.wrapping_add(corr), mult, shift, q.y_zero, q.qmin, q.qmax)));
     }
 }
 
@@ -422,9 +422,8 @@ fn gemm<X: QAct>(isa: Isa, p: &Conv2d, q: &QReq, w: &PackedQConv, g: usize, pane
     let zb = q.x_zero + X::BIAS;
     let mut tile = [0i32; MR * 2 * NR];
     SUMS.with(|cell| {
-        let (sums, res) = &mut *cell.borrow_mut();
+        let sums = &mut *cell.borrow_mut();
         sums.resize(MR * os, 0);
-        res.resize(os, 0);
         for blk in 0..blocks {
             let a = &w.a[(g * blocks + blk) * MR * w.k4..(g * blocks + blk + 1) * MR * w.k4];
             let rows = MR.min(mg - blk * MR);
@@ -449,23 +448,21 @@ fn gemm<X: QAct>(isa: Isa, p: &Conv2d, q: &QReq, w: &PackedQConv, g: usize, pane
             for r in 0..rows {
                 let m = g * mg + blk * MR + r;
                 let corr = w.bias[m].wrapping_add((isa.offset() - zb).wrapping_mul(w.rowsum[m]));
-                w.epi.finish_row(m, &sums[r * os..(r + 1) * os], corr, q, res);
-                store(res, &mut yg[(blk * MR + r) * os..(blk * MR + r + 1) * os]);
+                w.epi.finish_row(
+                    m,
+                    &sums[r * os..(r + 1) * os],
+                    corr,
+                    q,
+                    &mut yg[(blk * MR + r) * os..(blk * MR + r + 1) * os],
+                );
             }
         }
     });
 }
 
-crate::multiversion! {
-    /// Results (already in `X`'s range) into `out`.
-    fn store<X: QAct>(res: &[i32], out: &mut [X]) {
-        crate::map16!(res, out, |v| X::from_i32(v));
-    }
-}
-
 std::thread_local! {
-    /// One block's rows of sums and one channel's results of the running conv.
-    static SUMS: RefCell<(Vec<i32>, Vec<i32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+    /// One block's rows of sums of the running conv.
+    static SUMS: RefCell<Vec<i32>> = const { RefCell::new(Vec::new()) };
 }
 
 /// `quant.conv` over any window rank with weights and parameters read when
@@ -483,9 +480,7 @@ pub fn quant_conv_nd<X: QAct + crate::quant::conv::Q8>(
 ) {
     let bias = bias.map_or(vec![0; p.m], |b| per_channel(b, p.m, "B"));
     let epi = Epi::new(epilogue, p.m);
-    let mut one = [0i32];
     crate::quant::conv::conv_i32(p, x, q.x_zero, w, &[] as &[i8], |i, m, acc| {
-        epi.finish_row(m, &[acc], bias[m], q, &mut one);
-        y[i] = X::from_i32(one[0]);
+        epi.finish_row(m, &[acc], bias[m], q, &mut y[i..i + 1]);
     });
 }
