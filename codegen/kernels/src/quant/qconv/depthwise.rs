@@ -74,6 +74,8 @@ pub fn run<X: QAct>(p: &Conv2d, q: &QReq, w: &PackedQConv, x: &[X], y: &mut [X])
         // Whole chunks of outputs; the phase planes padded to match (one
         // more element for the last neighbour pair).
         let n = (p.out_h() * g.wq).div_ceil(CHUNK) * CHUNK;
+        // The paired path stops at the next multiple of 16 instead.
+        let n16 = (p.out_h() * g.wq).next_multiple_of(16);
         b.ph.resize(g.plane() * p.stride_h * p.stride_w + CHUNK + 1, 0);
         b.wide.resize(n, 0);
         b.acc.resize(os, 0);
@@ -83,7 +85,7 @@ pub fn run<X: QAct>(p: &Conv2d, q: &QReq, w: &PackedQConv, x: &[X], y: &mut [X])
                 split(p, g, &runs, src, q.x_zero, &mut b.ph);
                 let wc = &w.w[c * taps..(c + 1) * taps];
                 match isa {
-                    Isa::Vnni512 | Isa::Avx2 => paired(isa, wc, &plan, b),
+                    Isa::Vnni512 | Isa::Avx2 => paired(isa, wc, &plan, n16, b),
                     _ => {
                         b.taps.clear();
                         b.taps.extend(offs.iter().zip(wc).map(|(&o, &w)| (o, w as i16)));
@@ -134,7 +136,7 @@ crate::multiversion! {
                 let (dst, line) = (&mut ph[base..base + n], &line[ic0..]);
                 match sw {
                     1 => crate::map16!(&line[..n], dst, |s| (s.value() - x_zero) as i16),
-                    2 => crate::map16_stride2!(line, dst, |s| (s.value() - x_zero) as i16),
+                    2 => evens(line, dst, x_zero),
                     _ => {
                         for (d, s) in dst.iter_mut().zip(line.iter().step_by(sw)) {
                             *d = (s.value() - x_zero) as i16;
@@ -148,6 +150,27 @@ crate::multiversion! {
             }
         }
     }
+}
+
+/// `dst[k] = line[2k] − x_zero`. On x86_64 with AVX2, u8 values go 16 at a
+/// time as the low bytes of 16-bit words (one mask where the portable form
+/// gathers bytes one by one); the rest by [`crate::map16_stride2!`].
+#[inline(always)]
+fn evens<X: QAct>(line: &[X], dst: &mut [i16], x_zero: i32) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(bytes) = X::as_biased(line).filter(|_| crate::simd::level() >= 2) {
+        let n = dst.len();
+        assert!(n == 0 || 2 * n - 1 <= bytes.len(), "depthwise: {} values for {n} even columns", bytes.len());
+        // SAFETY: level ≥ 2 means the CPU reported AVX2; the function reads
+        // and writes whole blocks inside the slices only.
+        #[allow(unsafe_code)]
+        let done = unsafe { x86::evens_u8(bytes, dst, x_zero as i16) };
+        for (d, &v) in dst[done..].iter_mut().zip(bytes[2 * done..].iter().step_by(2)) {
+            *d = v as i16 - x_zero as i16;
+        }
+        return;
+    }
+    crate::map16_stride2!(line, dst, |s| (s.value() - x_zero) as i16)
 }
 
 /// The output columns `[lo, hi)` whose input column `ox·stride + off` lies in `[0, w)`.
@@ -213,7 +236,7 @@ fn pair_taps(offs: &[usize]) -> Vec<(usize, usize, Option<usize>)> {
 
 /// [`channel`] by neighbour pairs (x86_64 `isa` Avx2 or Vnni512, available),
 /// from `b.ph` into `b.wide`.
-fn paired(isa: Isa, w: &[i8], plan: &[(usize, usize, Option<usize>)], b: &mut Bufs) {
+fn paired(isa: Isa, w: &[i8], plan: &[(usize, usize, Option<usize>)], n16: usize, b: &mut Bufs) {
     // Both weights of a pair as the i16 pair (w_lo, w_hi) of one i32 lane.
     let pack = |t: usize, u: Option<usize>| {
         (w[t] as i16 as u16 as u32 | (u.map_or(0, |u| w[u]) as i16 as u16 as u32) << 16) as i32
@@ -223,15 +246,16 @@ fn paired(isa: Isa, w: &[i8], plan: &[(usize, usize, Option<usize>)], b: &mut Bu
     b.pv.resize(b.ph.len() - 1, 0);
     pair_plane(&b.ph, &mut b.pv);
     let last = b.pairs.iter().map(|t| t.0).max().unwrap_or(0);
-    assert!(last + b.wide.len() <= b.pv.len() && b.wide.len().is_multiple_of(CHUNK), "depthwise: pair plane too short");
+    let wide = &mut b.wide[..n16];
+    assert!(last + wide.len() <= b.pv.len() && wide.len().is_multiple_of(16), "depthwise: pair plane too short");
     #[cfg(target_arch = "x86_64")]
     {
         // SAFETY: `isa` came from `current()` (the CPU has its features); every
         // load `pv[off + i]` has `i < wide.len()`, checked above.
         #[allow(unsafe_code)]
         match isa {
-            Isa::Vnni512 => return unsafe { x86::madd512(&b.pv, &b.pairs, &mut b.wide) },
-            Isa::Avx2 => return unsafe { x86::madd256(&b.pv, &b.pairs, &mut b.wide) },
+            Isa::Vnni512 => return unsafe { x86::madd512(&b.pv, &b.pairs, wide) },
+            Isa::Avx2 => return unsafe { x86::madd256(&b.pv, &b.pairs, wide) },
             _ => {}
         }
     }
@@ -253,16 +277,51 @@ mod x86 {
     use super::CHUNK;
     use std::arch::x86_64::*;
 
-    /// `wide[i] = Σ_pairs madd(pv[off + i], w)`, 64 outputs (4 zmm) at a time.
+    /// `dst[k] = bytes[2k] − xz` by blocks of 16 (32 bytes read; the last
+    /// block may overlap the one before); returns how many were written.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn evens_u8(bytes: &[u8], dst: &mut [i16], xz: i16) -> usize {
+        let (mask, z) = (_mm256_set1_epi16(0x00ff), _mm256_set1_epi16(xz));
+        let n = dst.len();
+        let mut k = 0;
+        while k < n {
+            // The next whole block, or the one ending at the last output.
+            let at = if k + 16 <= n && 2 * k + 32 <= bytes.len() {
+                k
+            } else if n >= 16 && 2 * n <= bytes.len() {
+                n - 16
+            } else {
+                break;
+            };
+            // SAFETY: at + 16 <= n and 2·at + 32 <= bytes.len() on both branches.
+            let v = _mm256_loadu_si256(bytes.as_ptr().add(2 * at).cast());
+            let d = _mm256_sub_epi16(_mm256_and_si256(v, mask), z);
+            _mm256_storeu_si256(dst.as_mut_ptr().add(at).cast(), d);
+            k = at + 16;
+        }
+        k
+    }
+
+    /// `wide[i] = Σ_pairs madd(pv[off + i], w)`, 64 outputs (4 zmm) at a
+    /// time, the rest 16 at a time (`wide.len()` is a multiple of 16).
     #[target_feature(enable = "avx512f,avx512bw")]
     pub unsafe fn madd512(pv: &[i32], pairs: &[(usize, i32)], wide: &mut [i32]) {
+        let whole = wide.len() - wide.len() % CHUNK;
+        block512::<{ CHUNK / 16 }>(pv, pairs, &mut wide[..whole], 0);
+        block512::<1>(pv, pairs, &mut wide[whole..], whole);
+    }
+
+    /// [`madd512`] over `wide` (starting at output `start`) in blocks of `V` zmm.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn block512<const V: usize>(pv: &[i32], pairs: &[(usize, i32)], wide: &mut [i32], start: usize) {
         let src = pv.as_ptr();
-        for (base, out) in wide.chunks_exact_mut(CHUNK).enumerate().map(|(i, o)| (i * CHUNK, o)) {
-            let mut acc = [_mm512_setzero_si512(); CHUNK / 16];
+        for (base, out) in wide.chunks_exact_mut(16 * V).enumerate().map(|(i, o)| (start + i * 16 * V, o)) {
+            let mut acc = [_mm512_setzero_si512(); V];
             for &(off, w) in pairs {
                 let wv = _mm512_set1_epi32(w);
                 for (k, a) in acc.iter_mut().enumerate() {
-                    // SAFETY: off + base + CHUNK <= pv.len() (the caller's check).
+                    // SAFETY: off + base + 16·V <= pv.len() (the caller's check).
                     let v = _mm512_loadu_si512(src.add(off + base + k * 16).cast());
                     *a = _mm512_add_epi32(*a, _mm512_madd_epi16(v, wv));
                 }
@@ -273,16 +332,25 @@ mod x86 {
         }
     }
 
-    /// As [`madd512`] with 8 ymm accumulators.
+    /// As [`madd512`] with ymm accumulators (8 for 64 outputs, 2 for 16).
     #[target_feature(enable = "avx2")]
     pub unsafe fn madd256(pv: &[i32], pairs: &[(usize, i32)], wide: &mut [i32]) {
+        let whole = wide.len() - wide.len() % CHUNK;
+        block256::<{ CHUNK / 8 }>(pv, pairs, &mut wide[..whole], 0);
+        block256::<2>(pv, pairs, &mut wide[whole..], whole);
+    }
+
+    /// [`madd256`] over `wide` (starting at output `start`) in blocks of `V` ymm.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn block256<const V: usize>(pv: &[i32], pairs: &[(usize, i32)], wide: &mut [i32], start: usize) {
         let src = pv.as_ptr();
-        for (base, out) in wide.chunks_exact_mut(CHUNK).enumerate().map(|(i, o)| (i * CHUNK, o)) {
-            let mut acc = [_mm256_setzero_si256(); CHUNK / 8];
+        for (base, out) in wide.chunks_exact_mut(8 * V).enumerate().map(|(i, o)| (start + i * 8 * V, o)) {
+            let mut acc = [_mm256_setzero_si256(); V];
             for &(off, w) in pairs {
                 let wv = _mm256_set1_epi32(w);
                 for (k, a) in acc.iter_mut().enumerate() {
-                    // SAFETY: as in madd512.
+                    // SAFETY: as in block512.
                     let v = _mm256_loadu_si256(src.add(off + base + k * 8).cast());
                     *a = _mm256_add_epi32(*a, _mm256_madd_epi16(v, wv));
                 }

@@ -103,6 +103,9 @@ fn cases() -> Vec<Conv2d> {
         geometry(2, 5, 5, (6, 11), (3, 3), 2, 1, [0, 1, 1, 0], 5),
         geometry(1, 4, 4, (1, 9), (1, 3), 3, 1, [0, 1, 0, 1], 4),
         geometry(1, 3, 3, (5, 5), (5, 5), 1, 1, [2, 2, 2, 2], 3),
+        // Depthwise rows long enough for whole vector blocks (stride 2 and 1).
+        geometry(1, 3, 3, (5, 70), (3, 3), 2, 1, [1, 1, 1, 1], 3),
+        geometry(1, 2, 2, (4, 41), (5, 5), 1, 1, [2, 2, 2, 2], 2),
     ]
 }
 
