@@ -243,9 +243,11 @@ fn paired(isa: Isa, w: &[i8], plan: &[(usize, usize, Option<usize>)], n16: usize
     };
     b.pairs.clear();
     b.pairs.extend(plan.iter().map(|&(off, t, u)| (off, pack(t, u))));
-    b.pv.resize(b.ph.len() - 1, 0);
-    pair_plane(&b.ph, &mut b.pv);
+    // Only the pairs the taps reach: up to the last offset plus the outputs.
     let last = b.pairs.iter().map(|t| t.0).max().unwrap_or(0);
+    let need = (last + n16).min(b.ph.len() - 1);
+    b.pv.resize(need, 0);
+    pair_plane(&b.ph[..need + 1], &mut b.pv);
     let wide = &mut b.wide[..n16];
     assert!(last + wide.len() <= b.pv.len() && wide.len().is_multiple_of(16), "depthwise: pair plane too short");
     #[cfg(target_arch = "x86_64")]
