@@ -77,46 +77,19 @@ pub fn level() -> u8 {
 /// inner function, so the kernels it calls inline into each version.
 #[macro_export]
 macro_rules! multiversion {
-    ($(#[$m:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? $body:block) => {
+    ($(#[$m:meta])* $vis:vis fn $name:ident $(<$g:ident: $b:path>)? ($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? $body:block) => {
         $(#[$m])*
-        $vis fn $name($($arg: $ty),*) $(-> $ret)? {
+        $vis fn $name $(<$g: $b>)? ($($arg: $ty),*) $(-> $ret)? {
             #[inline(always)]
-            fn inner($($arg: $ty),*) $(-> $ret)? $body
+            fn inner $(<$g: $b>)? ($($arg: $ty),*) $(-> $ret)? $body
             #[cfg(target_arch = "x86_64")]
             {
                 #[allow(unsafe_code)]
                 #[target_feature(enable = "avx512f,avx2,fma")]
-                unsafe fn v3($($arg: $ty),*) $(-> $ret)? { inner($($arg),*) }
+                unsafe fn v3 $(<$g: $b>)? ($($arg: $ty),*) $(-> $ret)? { inner($($arg),*) }
                 #[allow(unsafe_code)]
                 #[target_feature(enable = "avx2,fma")]
-                unsafe fn v2($($arg: $ty),*) $(-> $ret)? { inner($($arg),*) }
-                match $crate::simd::level() {
-                    // SAFETY: level 3 means the CPU reported AVX-512F, AVX2 and FMA.
-                    #[allow(unsafe_code)]
-                    3 => return unsafe { v3($($arg),*) },
-                    // SAFETY: level 2 means the CPU reported AVX2 and FMA.
-                    #[allow(unsafe_code)]
-                    2 => return unsafe { v2($($arg),*) },
-                    _ => {}
-                }
-            }
-            inner($($arg),*)
-        }
-    };
-    // The same with one type parameter: `fn name<T: Bound>(args) -> T { body }`.
-    ($(#[$m:meta])* $vis:vis fn $name:ident<$g:ident: $b:path>($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? $body:block) => {
-        $(#[$m])*
-        $vis fn $name<$g: $b>($($arg: $ty),*) $(-> $ret)? {
-            #[inline(always)]
-            fn inner<$g: $b>($($arg: $ty),*) $(-> $ret)? $body
-            #[cfg(target_arch = "x86_64")]
-            {
-                #[allow(unsafe_code)]
-                #[target_feature(enable = "avx512f,avx2,fma")]
-                unsafe fn v3<$g: $b>($($arg: $ty),*) $(-> $ret)? { inner($($arg),*) }
-                #[allow(unsafe_code)]
-                #[target_feature(enable = "avx2,fma")]
-                unsafe fn v2<$g: $b>($($arg: $ty),*) $(-> $ret)? { inner($($arg),*) }
+                unsafe fn v2 $(<$g: $b>)? ($($arg: $ty),*) $(-> $ret)? { inner($($arg),*) }
                 match $crate::simd::level() {
                     // SAFETY: level 3 means the CPU reported AVX-512F, AVX2 and FMA.
                     #[allow(unsafe_code)]
