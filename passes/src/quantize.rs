@@ -216,7 +216,7 @@ pub fn quantize(m: &Module, obs: &BTreeMap<Value, Observer>, opts: &Options) -> 
         .filter(|v| !fused.contains(v))
         .filter_map(|v| obs.get(v).map(|o| (*v, act_params(o, opts))))
         .collect();
-    let params = share_grids(f, &layers, params, &opts.policy);
+    let params = share_grids(f, &layers, params, obs, opts);
     rewrite::apply(m, layers, &params, opts)
 }
 
@@ -236,24 +236,47 @@ fn relu_fused(f: &ir::Function, graph: &Graph<'_>, layers: &[Layer], pol: &Polic
     fused
 }
 
-/// Give each int8 op of the policy's `share_grid` list its first input's
-/// grid for its results (in program order, so chains of them share one grid).
+/// Give each int8 op of the policy's `share_grid` list and its first input
+/// one grid: values joined by such ops (chains too) take the grid of the
+/// union of their calibrated ranges, so a max pool's result keeps the
+/// maxima its own range would have kept and its input loses none.
 fn share_grids(
     f: &ir::Function,
     layers: &[Layer],
     mut params: BTreeMap<Value, (QType, QParams)>,
-    pol: &Policy,
+    obs: &BTreeMap<Value, Observer>,
+    opts: &Options,
 ) -> BTreeMap<Value, (QType, QParams)> {
+    // Union-find over the joined values, roots kept as the smallest value.
+    let mut root: BTreeMap<Value, Value> = BTreeMap::new();
+    fn find(root: &BTreeMap<Value, Value>, mut v: Value) -> Value {
+        while let Some(&r) = root.get(&v).filter(|&&r| r != v) {
+            v = r;
+        }
+        v
+    }
     for l in layers.iter().filter(|l| l.precision == Precision::Int8) {
         let op = &f.ops[l.op];
-        if !pol.share_grid.iter().any(|n| n == op.opcode.name()) {
+        if !opts.policy.share_grid.iter().any(|n| n == op.opcode.name()) {
             continue;
         }
-        let Some(&grid) = op.inputs().next().and_then(|x| params.get(&x)) else { continue };
-        for r in &op.results {
-            if let Some(p) = params.get_mut(r) {
-                *p = grid;
-            }
+        let Some(x) = op.inputs().next().filter(|x| params.contains_key(x)) else { continue };
+        for &r in op.results.iter().filter(|r| params.contains_key(r)) {
+            let (a, b) = (find(&root, x), find(&root, r));
+            root.insert(a, a.min(b));
+            root.insert(b, a.min(b));
+        }
+    }
+    let mut ranges: BTreeMap<Value, (f32, f32)> = BTreeMap::new();
+    for &v in root.keys() {
+        let Some(o) = obs.get(&v) else { continue };
+        let (lo, hi) = o.range(opts.method, opts.act);
+        let e = ranges.entry(find(&root, v)).or_insert((lo, hi));
+        *e = (e.0.min(lo), e.1.max(hi));
+    }
+    for &v in root.keys() {
+        if let (Some(&(lo, hi)), Some(p)) = (ranges.get(&find(&root, v)), params.get_mut(&v)) {
+            *p = range_params(lo, hi, opts);
         }
     }
     params
@@ -311,6 +334,11 @@ pub fn label(op: &OpData, id: OpId) -> String {
 /// An activation's element type and parameters under `opts`.
 fn act_params(o: &Observer, opts: &Options) -> (QType, QParams) {
     let (lo, hi) = o.range(opts.method, opts.act);
+    range_params(lo, hi, opts)
+}
+
+/// The element type and parameters of an activation range under `opts`.
+fn range_params(lo: f32, hi: f32, opts: &Options) -> (QType, QParams) {
     let symmetric = opts.act == QType::I16;
     (opts.act, crate::calibrate::qparams(lo, hi, opts.act, symmetric))
 }

@@ -196,8 +196,15 @@ fn max_pool_results_share_their_input_grid() {
     // Without the policy entry the pool calibrates its own (narrower) range.
     let mut own = Options::default();
     own.policy.share_grid.clear();
-    let q = quantize(&m, &obs, &own).unwrap();
-    assert_ne!(grid(&q, pool), grid(&q, conv));
+    let q_own = quantize(&m, &obs, &own).unwrap();
+    assert_ne!(grid(&q_own, pool), grid(&q_own, conv));
+    // The shared grid covers both values' own calibrated ranges (up to the
+    // half step the zero point's rounding moves an end).
+    for v in [conv, pool] {
+        let ((slo, shi), (olo, ohi)) = (q.acts[&v].range(), q_own.acts[&v].range());
+        let step = q.acts[&v].params.scale;
+        assert!(slo <= olo + step && shi >= ohi - step, "shared [{slo}, {shi}] vs own [{olo}, {ohi}]");
+    }
 }
 
 /// conv → Add (residual) → Relu → conv, and the same Add read twice.
