@@ -50,7 +50,7 @@ for m in "${MODELS[@]}"; do
   for meth in minmax percentile; do
     "$PY" benches/quant/ort_quantize.py "target/wild/models/$m/model.onnx" "$DATA/$m/calib" "$DATA/$m/eval" \
       "$OUT/$m.mse.json" "$meth" "$OUT/$m.ort-$meth.onnx" 2>"$OUT/$m.ort-$meth.log" \
-      | "$PY" -c 'import json,sys; r=json.loads(sys.stdin.read()); print(f"| {r[\"model\"]} | {r[\"method\"]} | {r[\"cosine\"]:.6f} |")' \
+      | "$PY" -c 'import json,sys; r=json.loads(sys.stdin.read()); print("| %s | %s | %.6f |" % (r["model"], r["method"], r["cosine"]))' \
       || echo "| $m | $meth | FAILED: $(tail -1 "$OUT/$m.ort-$meth.log") |"
   done
 done
