@@ -515,14 +515,8 @@ pub fn global_max_pool(shape: &[usize], x: &[f32], y: &mut [f32]) {
 }
 
 /// Max pooling of quantized integers as [`max_pool_ord`] computes it; a 2-D
-/// window runs the f32 kernel on the exact f32 values instead (the maximum
-/// of exact values is one of them, so converting back is exact).
-pub fn max_pool_int<T: crate::quant::QInt + PartialOrd + Default>(
-    planes: usize,
-    win: &crate::conv::window::Window<'_>,
-    x: &[T],
-    y: &mut [T],
-) {
+/// window runs [`max_pool2d_ints`] (the same maxima, taken row-wise).
+pub fn max_pool_int<T: PoolInt>(planes: usize, win: &crate::conv::window::Window<'_>, x: &[T], y: &mut [T]) {
     win.check();
     if win.input.len() != 2 {
         return max_pool_ord(planes, win, x, y);
@@ -530,6 +524,9 @@ pub fn max_pool_int<T: crate::quant::QInt + PartialOrd + Default>(
     let (is, os) = (win.in_size(), win.out_size());
     assert_eq!(x.len(), planes * is, "max_pool_int: x holds {} values", x.len());
     assert_eq!(y.len(), planes * os, "max_pool_int: y holds {} values", y.len());
+    if os == 0 || is == 0 {
+        return y.fill(T::default());
+    }
     let (k, s, d, pads, out) = (win.kernel, win.strides, win.dilations, win.pads, win.output);
     let p = Pool2d {
         n: 1,
@@ -549,11 +546,70 @@ pub fn max_pool_int<T: crate::quant::QInt + PartialOrd + Default>(
         out_h: out[0],
         out_w: out[1],
     };
-    let xf: Vec<f32> = x.iter().map(|v| v.to_f32()).collect();
-    let mut yf = vec![0f32; y.len()];
-    max_pool2d(&p, &xf, &mut yf);
-    for (o, &v) in y.iter_mut().zip(&yf) {
-        *o = T::from_f32(v);
+    max_pool2d_ints(&p, x, y);
+}
+
+/// An integer element max pooling takes.
+pub trait PoolInt: crate::quant::QInt + PartialOrd + Default {}
+impl<T: crate::quant::QInt + PartialOrd + Default> PoolInt for T {}
+
+crate::multiversion! {
+    /// 2-D max pooling of integers, one output row at a time: the maximum
+    /// of the window's input rows over every column (whole-row vector
+    /// maxima), then of the window's columns (interior outputs as shifted
+    /// whole-row maxima picked by the stride, borders one by one). Padding
+    /// never wins; a window with no input element gives 0, as
+    /// [`max_pool_ord`].
+    fn max_pool2d_ints<T: PoolInt>(p: &Pool2d, x: &[T], y: &mut [T]) {
+        let [ay, ax] = p.axes();
+        check_axes(&[ay, ax]);
+        let (is, os, lowest) = (p.h * p.w, p.out_h * p.out_w, T::from_f32(T::MIN));
+        let (clo, chi) = interior_cols(ax);
+        let span = (ax.k - 1) * ax.d;
+        let (mut vm, mut hm) = (vec![lowest; p.w], vec![lowest; p.w]);
+        for (plane, out) in x.chunks_exact(is).zip(y.chunks_exact_mut(os)) {
+            for (oy, orow) in out.chunks_exact_mut(p.out_w).enumerate() {
+                let (ylo, yhi, _) = ay.window(oy);
+                if ylo == yhi {
+                    orow.fill(T::default());
+                    continue;
+                }
+                let y0 = (oy * ay.s) as isize - ay.begin as isize;
+                vm.fill(lowest);
+                for ky in ylo..yhi {
+                    let iy = (y0 + (ky * ay.d) as isize) as usize;
+                    max_into(&mut vm, &plane[iy * p.w..(iy + 1) * p.w]);
+                }
+                if chi > clo {
+                    // hm[c] = max over the window's columns starting at c.
+                    let n = p.w - span;
+                    hm[..n].copy_from_slice(&vm[..n]);
+                    for kx in 1..ax.k {
+                        max_into(&mut hm[..n], &vm[kx * ax.d..kx * ax.d + n]);
+                    }
+                    let first = clo * ax.s - ax.begin;
+                    for (o, &v) in orow[clo..chi].iter_mut().zip(hm[first..n].iter().step_by(ax.s)) {
+                        *o = v;
+                    }
+                }
+                for ox in (0..clo).chain(chi..p.out_w) {
+                    let (xlo, xhi, _) = ax.window(ox);
+                    let x0 = (ox * ax.s) as isize - ax.begin as isize;
+                    let taps = (xlo..xhi).map(|kx| vm[(x0 + (kx * ax.d) as isize) as usize]);
+                    orow[ox] = taps.fold(None, |b: Option<T>, v| if b.is_none_or(|b| v > b) { Some(v) } else { b }).unwrap_or_default();
+                }
+            }
+        }
+    }
+}
+
+/// `acc[i] = max(acc[i], row[i])`.
+#[inline(always)]
+fn max_into<T: PartialOrd + Copy>(acc: &mut [T], row: &[T]) {
+    for (m, &v) in acc.iter_mut().zip(row) {
+        // A select, not a conditional store: it compiles to a vector max.
+        let a = *m;
+        *m = if v > a { v } else { a };
     }
 }
 
@@ -599,8 +655,10 @@ mod tests {
     fn integer_max_pool_2d_equals_the_ordered_walk() {
         // (input, kernel, strides, dilations, pads, output)
         type Case = ([usize; 2], [usize; 2], [usize; 2], [usize; 2], [usize; 2], [usize; 2]);
-        let cases: [Case; 5] = [
+        let cases: [Case; 7] = [
             ([6, 8], [2, 2], [2, 2], [1, 1], [0, 0], [3, 4]),
+            ([9, 41], [3, 3], [2, 2], [1, 1], [1, 1], [5, 21]),
+            ([7, 40], [2, 3], [1, 3], [1, 2], [0, 2], [6, 14]),
             ([7, 9], [3, 3], [2, 2], [1, 1], [1, 1], [4, 5]),
             ([5, 5], [3, 2], [1, 2], [2, 1], [2, 0], [5, 3]),
             ([4, 6], [2, 3], [3, 3], [1, 1], [0, 1], [2, 3]),
