@@ -1,12 +1,15 @@
 //! The integer micro-kernels: an [`MR`] × 2·[`NR`] tile of
 //! `Σ_t a[r][t] · (b[t][j] − offset)` over `steps` groups of 4 taps.
 //! `a` holds per step MR rows × 4 i8 taps; `b0`, `b1` per step NR columns ×
-//! 4 biased u8 taps (columns 0..NR and NR..2NR of the tile).
+//! 4 biased u8 taps (columns 0..NR and NR..2NR of the tile). The AVX2
+//! kernel reads the weights as [`split_pairs`] arranges them instead.
 
 use super::{Isa, MR, NR};
 
-/// Fill `tile[r · 2NR + j]` for `isa` (which must be available).
-pub fn run(isa: Isa, steps: usize, a: &[i8], b0: &[u8], b1: &[u8], tile: &mut [i32; MR * 2 * NR]) {
+/// Fill `tile[r · 2NR + j]` for `isa` (which must be available). `pairs`
+/// is `a` through [`split_pairs`] when `isa` is AVX2 (unread otherwise).
+#[allow(clippy::too_many_arguments)]
+pub fn run(isa: Isa, steps: usize, a: &[i8], pairs: &[u32], b0: &[u8], b1: &[u8], tile: &mut [i32; MR * 2 * NR]) {
     assert!(a.len() >= steps * MR * 4 && b0.len() >= steps * NR * 4 && b1.len() >= steps * NR * 4);
     match isa {
         #[cfg(target_arch = "x86_64")]
@@ -16,13 +19,31 @@ pub fn run(isa: Isa, steps: usize, a: &[i8], b0: &[u8], b1: &[u8], tile: &mut [i
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
         #[allow(unsafe_code)]
-        Isa::Avx2 => unsafe { x86::avx2(steps, a, b0, b1, tile) },
+        Isa::Avx2 => {
+            assert!(pairs.len() >= steps * MR * 2, "the AVX2 kernel reads split weights");
+            // SAFETY: as above, and `pairs` holds `steps` steps.
+            unsafe { x86::avx2(steps, pairs, b0, b1, tile) }
+        }
         #[cfg(target_arch = "aarch64")]
         // SAFETY: as above.
         #[allow(unsafe_code)]
         Isa::Sdot => unsafe { arm::sdot(steps, a, b0, b1, tile) },
         _ => scalar(steps, a, b0, b1, tile),
     }
+}
+
+/// The weights of [`run`]'s `a` as the AVX2 kernel multiplies them: per
+/// step and row, taps 0 and 2 then taps 1 and 3, each pair as two i16 in
+/// one word (the tap pairs `vpmaddwd` meets in the widened panel bytes), so
+/// the inner loop broadcasts ready words instead of sign-extending bytes.
+pub fn split_pairs(a: &[i8]) -> Vec<u32> {
+    let word = |lo: i8, hi: i8| u32::from(lo as i16 as u16) | u32::from(hi as i16 as u16) << 16;
+    let mut pairs = vec![0; a.len() / 2];
+    for (w, p) in a.chunks_exact(4).zip(pairs.chunks_exact_mut(2)) {
+        p[0] = word(w[0], w[2]);
+        p[1] = word(w[1], w[3]);
+    }
+    pairs
 }
 
 /// The portable kernel (offset 0).
@@ -73,11 +94,13 @@ mod x86 {
     }
 
     /// Widened bytes and `vpmaddwd`: per 8 columns, taps 0/2 and 1/3 as i16
-    /// pairs (u8 × i8 products fit i16 × i16 → i32 exactly). Four rows at a
-    /// time keep the 8 accumulators and operands in the 16 ymm registers.
+    /// pairs (u8 × i8 products fit i16 × i16 → i32 exactly) against the
+    /// weights' ready pairs ([`super::split_pairs`]). Four rows at a time
+    /// keep the 8 accumulators and operands in the 16 ymm registers.
     #[target_feature(enable = "avx2")]
-    pub unsafe fn avx2(steps: usize, a: &[i8], b0: &[u8], b1: &[u8], tile: &mut [i32; MR * 2 * NR]) {
+    pub unsafe fn avx2(steps: usize, pairs: &[u32], b0: &[u8], b1: &[u8], tile: &mut [i32; MR * 2 * NR]) {
         let lo_mask = _mm256_set1_epi16(0x00ff);
+        let pw = pairs.as_ptr().cast::<i32>();
         for (half, b) in [b0, b1].into_iter().enumerate() {
             for r0 in (0..MR).step_by(4) {
                 let mut c = [_mm256_setzero_si256(); 8];
@@ -88,9 +111,8 @@ mod x86 {
                     let blo = [_mm256_and_si256(bv[0], lo_mask), _mm256_and_si256(bv[1], lo_mask)];
                     let bhi = [_mm256_srli_epi16(bv[0], 8), _mm256_srli_epi16(bv[1], 8)];
                     for r in 0..4 {
-                        let w =
-                            _mm256_set1_epi32(a.as_ptr().add(s * MR * 4 + (r0 + r) * 4).cast::<i32>().read_unaligned());
-                        let (we, wo) = (_mm256_srai_epi16(_mm256_slli_epi16(w, 8), 8), _mm256_srai_epi16(w, 8));
+                        let at = pw.add((s * MR + r0 + r) * 2);
+                        let (we, wo) = (_mm256_set1_epi32(at.read()), _mm256_set1_epi32(at.add(1).read()));
                         for h in 0..2 {
                             let d = _mm256_add_epi32(_mm256_madd_epi16(blo[h], we), _mm256_madd_epi16(bhi[h], wo));
                             c[r * 2 + h] = _mm256_add_epi32(c[r * 2 + h], d);

@@ -214,6 +214,11 @@ pub struct PackedQConv {
     k4: usize,
     /// Per group: `ceil(mg / MR)` blocks of `k4 / 4` steps × MR rows × 4 taps.
     a: Vec<i8>,
+    /// `a` as the AVX2 kernel reads it ([`micro::split_pairs`]; half as many
+    /// words as `a` has bytes), made the first time that kernel runs: the
+    /// late layers' many weights meet few output positions, so splitting
+    /// per call costs as much as their GEMM.
+    pairs: std::sync::OnceLock<Vec<u32>>,
     /// The weights as given (the depthwise path reads them directly).
     w: Vec<i8>,
     bias: Vec<i32>,
@@ -256,6 +261,7 @@ impl PackedQConv {
             p: *p,
             k4,
             a,
+            pairs: std::sync::OnceLock::new(),
             w: w.to_vec(),
             bias: bias.map_or(vec![0; p.c_out], |b| per_channel(b, p.c_out, "B")),
             rowsum: rowsum.collect(),
@@ -424,15 +430,18 @@ fn gemm<X: QAct>(isa: Isa, p: &Conv2d, q: &QReq, w: &PackedQConv, g: usize, pane
     SUMS.with(|cell| {
         let sums = &mut *cell.borrow_mut();
         sums.resize(MR * os, 0);
+        let all_pairs: &[u32] = if isa == Isa::Avx2 { w.pairs.get_or_init(|| micro::split_pairs(&w.a)) } else { &[] };
         for blk in 0..blocks {
-            let a = &w.a[(g * blocks + blk) * MR * w.k4..(g * blocks + blk + 1) * MR * w.k4];
+            let at = (g * blocks + blk) * MR * w.k4;
+            let a = &w.a[at..at + MR * w.k4];
+            let pairs = all_pairs.get(at / 2..(at + MR * w.k4) / 2).unwrap_or(&[]);
             let rows = MR.min(mg - blk * MR);
             let mut pn = 0;
             while pn < npanels {
                 let two = pn + 1 < npanels;
                 let b0 = &panels[pn * steps * NR * 4..(pn + 1) * steps * NR * 4];
                 let b1 = if two { &panels[(pn + 1) * steps * NR * 4..(pn + 2) * steps * NR * 4] } else { b0 };
-                micro::run(isa, steps, a, b0, b1, &mut tile);
+                micro::run(isa, steps, a, pairs, b0, b1, &mut tile);
                 let n = (if two { 2 * NR } else { NR }).min(os - pn * NR);
                 for r in 0..rows {
                     let (dst, src) =
