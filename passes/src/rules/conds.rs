@@ -49,6 +49,7 @@ conds! {
     "approx" (x, value, tol) [3..=3] "x is a constant whose elements are all within tol of value" =>
         |e, a| splat(e, &a[0]).zip(num(&a[1])).zip(num(&a[2])).is_some_and(|((s, v), t)| (s - v).abs() <= t);
     "same_type" (x, y) [2..=2] "x and y have the same type, with no unknown dim" => |e, a| same_type(e, &a[0], &a[1]);
+    "keeps_type" (x, k, y) [3..=3] "y = x op k has x's type: y has it with no unknown dim, or k's dims are all 1 and its rank is at most x's (broadcasting k changes nothing)" => keeps_type;
     "static_shape" (x) [1..=1] "every dim of x is a known number" => |e, a| e.ty(&a[0]).is_some_and(|t| t.shape.static_dims().is_some());
     "dtype_is" (x, dtype) [2..=2] "x has element type dtype (e.g. f32)" =>
         |e, a| e.ty(&a[0]).zip(text(&a[1])).is_some_and(|(t, d)| t.dtype.to_string() == d);
@@ -85,6 +86,15 @@ fn same_type(e: &Env<'_>, a: &ArgVal, b: &ArgVal) -> bool {
         (Some(x), Some(y)) => x == y && x.dims().is_some_and(|d| !d.contains(&Dim::Unknown)),
         _ => false,
     }
+}
+
+fn keeps_type(e: &Env<'_>, a: &[ArgVal]) -> bool {
+    if same_type(e, &a[0], &a[2]) {
+        return true;
+    }
+    let (Some(x), Some(k), Some(y)) = (e.ty(&a[0]), e.ty(&a[1]), e.ty(&a[2])) else { return false };
+    let (Some(xr), Some(kd)) = (x.rank(), k.dims()) else { return false };
+    x.dtype == y.dtype && kd.len() <= xr && kd.iter().all(|d| *d == Dim::Static(1))
 }
 
 fn attr_eq(e: &Env<'_>, a: &[ArgVal]) -> bool {
