@@ -233,29 +233,65 @@ impl Observer {
         best as f64 * mag / BINS as f64
     }
 
-    /// The range `s·[lo, hi]`, `s` in 0.30..=1.00 by 0.01, with the least
-    /// expected squared error over the signed histogram.
+    /// The range with the least expected squared error over the signed
+    /// histogram: values inside the grid's range cost the uniform rounding
+    /// noise `step²/12`, values outside it their distance to the nearer end.
+    /// The two ends move independently (coordinate descent from the
+    /// extremes, each end over [`FRACTIONS`] fractions of its extreme).
     fn mse(&self, q: QType) -> (f64, f64) {
-        let (qmin, qmax) = q.bounds();
-        let (mut best, mut best_err) = ((self.lo, self.hi), f64::INFINITY);
-        for k in (30..=100).rev() {
-            let s = f64::from(k) / 100.0;
-            let (lo, hi) = (self.lo * s, self.hi * s);
-            let qp = qparams(lo as f32, hi as f32, q, false);
-            let (scale, zp) = (f64::from(qp.scale), f64::from(qp.zero_point));
-            let mut err = 0.0;
-            for (i, &n) in self.signed.iter().enumerate().filter(|(_, &n)| n > 0) {
-                let c = self.centre(i);
-                let code = ((c / scale).round_ties_even() + zp).clamp(f64::from(qmin), f64::from(qmax));
-                let d = c - (code - zp) * scale;
-                err += n as f64 * d * d;
+        let (mut lo, mut hi) = (self.lo, self.hi);
+        let mut best = self.mse_error(lo, hi, q);
+        for _ in 0..3 {
+            let before = (lo, hi);
+            for t in fractions() {
+                let e = self.mse_error(lo, self.hi * t, q);
+                if e < best {
+                    (best, hi) = (e, self.hi * t);
+                }
             }
-            if err < best_err {
-                (best, best_err) = ((lo, hi), err);
+            for t in fractions() {
+                let e = self.mse_error(self.lo * t, hi, q);
+                if e < best {
+                    (best, lo) = (e, self.lo * t);
+                }
+            }
+            if (lo, hi) == before {
+                break;
             }
         }
-        best
+        (lo, hi)
     }
+
+    /// Expected squared error of quantizing the histogram over `[lo, hi]`.
+    fn mse_error(&self, lo: f64, hi: f64, q: QType) -> f64 {
+        let (qmin, qmax) = q.bounds();
+        let qp = qparams(lo as f32, hi as f32, q, false);
+        let (scale, zp) = (f64::from(qp.scale), f64::from(qp.zero_point));
+        let (a, b) = ((f64::from(qmin) - zp) * scale, (f64::from(qmax) - zp) * scale);
+        let noise = scale * scale / 12.0;
+        let mut err = 0.0;
+        for (i, &n) in self.signed.iter().enumerate().filter(|(_, &n)| n > 0) {
+            let c = self.centre(i);
+            let d = if c < a {
+                a - c
+            } else if c > b {
+                c - b
+            } else {
+                0.0
+            };
+            err += n as f64 * (d * d + noise);
+        }
+        err
+    }
+}
+
+/// How many fractions of an extreme the MSE search tries per end.
+pub const FRACTIONS: u32 = 120;
+
+/// The fractions of an extreme the MSE search tries: 1 down to 0.01,
+/// geometrically (finer where the clip is mild).
+fn fractions() -> impl Iterator<Item = f64> {
+    (0..FRACTIONS).map(|k| 0.01f64.powf(f64::from(k) / f64::from(FRACTIONS - 1)))
 }
 
 /// A calibration run that could not complete.

@@ -114,6 +114,24 @@ fn mse_keeps_a_uniform_range_and_trims_a_long_thin_tail() {
 }
 
 #[test]
+fn mse_moves_each_end_on_its_own() {
+    // hard_swish's shape: most values bunched just above its floor -0.375,
+    // an exponential tail and one outlier at 10. Clipping the tail must not
+    // clip the floor (scaling both ends together would).
+    let u = uniform(100_000, 9);
+    let mut xs: Vec<f32> = u
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| if i % 20 == 0 { 0.3 - 0.3 * (1.0 - x).ln() } else { -0.375 + 0.6 * x * x })
+        .collect();
+    xs.push(10.0);
+    let o = observed(&[&xs]);
+    let (lo, hi) = o.range(Method::Mse, QType::U8);
+    assert!(lo < -0.36, "the floor is kept: {lo}");
+    assert!(hi < 9.5, "the tail is clipped: {hi}");
+}
+
+#[test]
 fn calibration_does_not_depend_on_batch_order() {
     let (a, b) = (normal(5000, 11), uniform(5000, 12));
     for m in [Method::MinMax, Method::Percentile(99.9), Method::Entropy, Method::Mse] {
