@@ -39,6 +39,10 @@ pub struct QuantArgs {
     /// Keep the QDQ form: do not fold QDQ patterns into integer ops (quant.conv).
     #[arg(long)]
     pub qdq: bool,
+    /// Keep the biases as rounded: no correction of the mean shift int8 rounding puts into each
+    /// conv and linear layer (measured on the calibration set; on by default).
+    #[arg(long)]
+    pub no_bias_correction: bool,
 }
 
 /// How `compile` quantizes.
@@ -64,15 +68,16 @@ impl QuantArgs {
             policy: self.policy.clone(),
             integer: !self.qdq,
             target: target.to_string(),
+            bias_correction: !self.no_bias_correction,
         })
     }
 
     /// Quantization options given without `--quantize int8` would be ignored: refuse them.
     pub fn unused(&self) -> Result<(), Failure> {
         let given = self.calib.is_some() || self.eval.is_some() || !self.keep_float.is_empty();
-        if given || self.auto_mixed.is_some() || self.qdq {
+        if given || self.auto_mixed.is_some() || self.qdq || self.no_bias_correction {
             return Err(Failure::User(anyhow::anyhow!(
-                "--calib, --eval, --keep-float, --auto-mixed and --qdq apply with --quantize int8"
+                "--calib, --eval, --keep-float, --auto-mixed, --qdq and --no-bias-correction apply with --quantize int8"
             )));
         }
         Ok(())

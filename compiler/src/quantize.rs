@@ -17,7 +17,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use ir::Module;
 use passes::calibrate::{observe_with, Method, QType};
 use passes::quantize::eval::{auto_mixed, compare_folded, evaluate, Agreement, Eval, Moved};
-use passes::quantize::{quantize, Options, Policy, Precision, Quantized};
+use passes::quantize::{quantize_corrected, Correction, Options, Policy, Precision, Quantized};
 use serde::Serialize;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -45,6 +45,9 @@ pub struct Request {
     pub integer: bool,
     /// The target profile whose support decides what folds (`cpu`, a .toml path).
     pub target: String,
+    /// Correct each int8 layer's bias for the mean shift its rounding
+    /// causes, measured on the calibration set (`--no-bias-correction` clears it).
+    pub bias_correction: bool,
 }
 
 /// The quantization report (`--report R.json`).
@@ -76,6 +79,8 @@ pub struct Report {
     pub int8_ops: usize,
     /// Affine steps by a constant scalar, folded into their neighbours' requantization.
     pub folded_ops: usize,
+    /// Int8 layers whose bias was corrected for the mean shift of rounding.
+    pub bias_corrected: usize,
     /// Share of multiply-accumulates in int8 ops.
     pub int8_mac_share: f64,
     /// Warnings (unrepresentative calibration data, evaluation on it).
@@ -183,10 +188,11 @@ pub fn run(m: &Module, req: &Request) -> Result<(Quantized, Report, Module)> {
     let bar = progress(2 * calib.len(), "calibrating");
     let obs = observe_with(m, &calib, &mut || bar.inc(1)).context("calibration")?;
     bar.finish_and_clear();
+    let corr = req.bias_correction.then(|| Correction::new(&calib));
     let data = eval_set.as_ref().unwrap_or(&calib);
     let (q, ev, moved) = match req.auto_mixed {
         Some(th) => {
-            let bar = progress(2 * data.len(), "auto-mixed: evaluating");
+            let bar = progress(2 * data.len() + corr.as_ref().map_or(0, Correction::runs), "auto-mixed: evaluating");
             let terminal = std::io::stderr().is_terminal();
             let mut event = |e: Option<&Moved>| match e {
                 None => bar.inc(1),
@@ -202,12 +208,14 @@ pub fn run(m: &Module, req: &Request) -> Result<(Quantized, Report, Module)> {
                     }
                 }
             };
-            let r = auto_mixed(m, &obs, &opts, data, th, &mut event)?;
+            let r = auto_mixed(m, &obs, &opts, corr.as_ref(), data, th, &mut event)?;
             bar.finish_and_clear();
             r
         }
         None => {
-            let q = quantize(m, &obs, &opts)?;
+            let bar = progress(corr.as_ref().map_or(0, Correction::runs), "bias correction");
+            let q = quantize_corrected(m, &obs, &opts, corr.as_ref(), &mut || bar.inc(1))?;
+            bar.finish_and_clear();
             let bar = progress(2 * data.len(), "evaluating");
             let ev = evaluate(m, &q, data, &mut || bar.inc(1)).context("evaluation")?;
             bar.finish_and_clear();
@@ -386,6 +394,7 @@ fn report(
         moved,
         int8_ops: q.layers.iter().filter(|l| l.precision == Precision::Int8).count(),
         folded_ops: q.layers.iter().filter(|l| l.precision == Precision::Folded).count(),
+        bias_corrected: q.bias_corrected,
         int8_mac_share: ev.int8_mac_share(q),
         warnings,
         integer: None,
@@ -396,10 +405,11 @@ impl Report {
     /// The human-readable form printed to stderr.
     pub fn text(&self) -> String {
         let mut s = format!(
-            "edgec: quantized {} ops to int8 ({:.1}% of MACs; {} scalar affine ops folded into requantization); {} calibration on {} samples ({} activations, weights {}); evaluated on {} samples of {}\n",
+            "edgec: quantized {} ops to int8 ({:.1}% of MACs; {} scalar affine ops folded into requantization; {} biases corrected); {} calibration on {} samples ({} activations, weights {}); evaluated on {} samples of {}\n",
             self.int8_ops,
             100.0 * self.int8_mac_share,
             self.folded_ops,
+            self.bias_corrected,
             self.method,
             self.calib_samples,
             self.act_type,

@@ -23,6 +23,7 @@
 //! values in region bodies are not quantized; constants other than weights
 //! and biases of the ops in [`weight_slots`] stay float.
 
+mod correct;
 pub mod eval;
 mod fold;
 mod policy;
@@ -31,6 +32,7 @@ mod rewrite;
 #[path = "quantize/tests.rs"]
 mod tests;
 
+pub use correct::Correction;
 pub use fold::{fold_integer, FoldReport, QuantFold};
 pub use policy::{onnx_locs, selects, Graph, Policy, DEFAULT_POLICY, PATTERNS};
 
@@ -53,6 +55,9 @@ pub struct Options {
     pub policy: Policy,
     /// Ops (ids of the input module) kept in float by `--auto-mixed`.
     pub keep_ops: BTreeSet<OpId>,
+    /// Per op, the shift subtracted from its bias, one value per output
+    /// channel ([`Correction`] measures them).
+    pub bias_shift: BTreeMap<OpId, Vec<f32>>,
 }
 
 impl Default for Options {
@@ -64,6 +69,7 @@ impl Default for Options {
             keep_float: Vec::new(),
             policy: Policy::default_policy(),
             keep_ops: BTreeSet::new(),
+            bias_shift: BTreeMap::new(),
         }
     }
 }
@@ -124,6 +130,8 @@ pub struct Quantized {
     pub layers: Vec<Layer>,
     /// Weights quantized: (op, operand index), per channel or not.
     pub weights: Vec<(OpId, usize, bool)>,
+    /// Ops whose bias took a correction from [`Options::bias_shift`].
+    pub bias_corrected: usize,
 }
 
 /// Why quantization could not run.
@@ -217,7 +225,24 @@ pub fn quantize(m: &Module, obs: &BTreeMap<Value, Observer>, opts: &Options) -> 
         .filter_map(|v| obs.get(v).map(|o| (*v, act_params(o, opts))))
         .collect();
     let params = share_grids(f, &layers, params, obs, opts);
+    let params = affine_grids(m, f, &graph, &layers, params, opts);
     rewrite::apply(m, layers, &params, opts)
+}
+
+/// [`quantize`], then bias correction on `corr`'s calibration set when
+/// given (`tick` after each of its interpreter runs).
+pub fn quantize_corrected(
+    m: &Module,
+    obs: &BTreeMap<Value, Observer>,
+    opts: &Options,
+    corr: Option<&Correction>,
+    tick: &mut dyn FnMut(),
+) -> Result<Quantized, QuantError> {
+    let q = quantize(m, obs, opts)?;
+    match corr {
+        Some(c) => c.apply(m, obs, opts, q, tick),
+        None => Ok(q),
+    }
 }
 
 /// The results of int8 ops of the policy's `fuse_relu` list that an int8
@@ -277,6 +302,59 @@ fn share_grids(
     for &v in root.keys() {
         if let (Some(&(lo, hi)), Some(p)) = (ranges.get(&find(&root, v)), params.get_mut(&v)) {
             *p = range_params(lo, hi, opts);
+        }
+    }
+    params
+}
+
+/// Give each quantized value that folded scalar affine steps compute from
+/// a quantized value (`x · w + b` after a hard_swish: PP-LCNet's learnable
+/// affine) the image of that value's grid, when the image holds 0: the
+/// requantization between the two grids then only shifts codes by a
+/// constant fraction of a step (which bias correction absorbs) where a grid
+/// of its own rounds every value a second time. Asymmetric types only.
+fn affine_grids(
+    m: &Module,
+    f: &ir::Function,
+    graph: &Graph<'_>,
+    layers: &[Layer],
+    mut params: BTreeMap<Value, (QType, QParams)>,
+    opts: &Options,
+) -> BTreeMap<Value, (QType, QParams)> {
+    if opts.act == QType::I16 {
+        return params;
+    }
+    let folded: BTreeSet<OpId> = layers.iter().filter(|l| l.precision == Precision::Folded).map(|l| l.op).collect();
+    let scalar = |v: Value| {
+        let c = m.const_of_op(&f.ops[graph.producer(v)?])?;
+        c.to_f64s().filter(|x| x.len() == 1).map(|x| x[0])
+    };
+    let targets: Vec<Value> = params.keys().copied().collect();
+    for y in targets {
+        // y = a · v + c, walking v back through folded steps.
+        let (mut a, mut c, mut v) = (1.0f64, 0.0f64, y);
+        while let Some(op) = graph.producer(v).filter(|p| folded.contains(p)).map(|p| &f.ops[p]) {
+            let ins: Vec<Value> = op.inputs().collect();
+            let Some(k) = ins.iter().position(|&i| graph.is_const(i)) else { break };
+            let (Some(kv), x) = (scalar(ins[k]), ins[1 - k]) else { break };
+            match (op.opcode, k) {
+                (Opcode::Mul, _) => a *= kv,
+                (Opcode::Div, 1) => a /= kv,
+                (Opcode::Add, _) => c += a * kv,
+                (Opcode::Sub, 1) => c -= a * kv,
+                (Opcode::Sub, _) => (c, a) = (c + a * kv, -a),
+                _ => break,
+            }
+            v = x;
+        }
+        let Some(&(qt, p)) = params.get(&v).filter(|_| v != y && a.is_finite() && a != 0.0 && c.is_finite()) else {
+            continue;
+        };
+        let (lo, hi) = ActQ { dq: v, qtype: qt, params: p }.range();
+        let (l, h) = (a * f64::from(lo) + c, a * f64::from(hi) + c);
+        let (l, h) = (l.min(h), l.max(h));
+        if l <= 0.0 && h >= 0.0 {
+            params.insert(y, range_params(l as f32, h as f32, opts));
         }
     }
     params

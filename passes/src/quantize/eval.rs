@@ -3,7 +3,7 @@
 //! values each calibrated range clips; and `--auto-mixed`, which moves the
 //! int8 ops that lose most back to float until the outputs agree.
 
-use super::{quantize, Options, Precision, Quantized};
+use super::{quantize_corrected, Correction, Options, Precision, Quantized};
 use crate::calibrate::{CalibError, Observer};
 use ir::interp::{Data, Tensor};
 use ir::{Module, OpId, Opcode, Value};
@@ -249,22 +249,25 @@ pub struct Moved {
     pub cosine_after: f64,
 }
 
-/// Quantize, then move the int8 op whose output loses most cosine relative
+/// Quantize (bias-corrected on `corr` when given, each time), then move the
+/// int8 op whose output loses most cosine relative
 /// to its inputs back to float, one at a time, until the worst output
 /// cosine reaches `target` or no int8 op is left. Returns the last
 /// quantization, its evaluation and the ops moved, in order. `event` hears
 /// of every interpreter run (`None`) and every move.
+#[allow(clippy::too_many_arguments)]
 pub fn auto_mixed(
     fp: &Module,
     obs: &BTreeMap<Value, Observer>,
     opts: &Options,
+    corr: Option<&Correction>,
     samples: &[Vec<Tensor>],
     target: f64,
     event: &mut dyn FnMut(Option<&Moved>),
 ) -> Result<(Quantized, Eval, Vec<Moved>), super::QuantError> {
     let run_err = |e: CalibError| super::QuantError::Eval(e.to_string());
     let mut opts = opts.clone();
-    let mut q = quantize(fp, obs, &opts)?;
+    let mut q = quantize_corrected(fp, obs, &opts, corr, &mut || event(None))?;
     // Moving ops to float only removes quantized tensors: the first
     // quantization's tensors are all the reference needs to keep.
     let watch = q.acts.keys().copied().collect();
@@ -275,7 +278,7 @@ pub fn auto_mixed(
         let Some((op, drop)) = worst_layer(fp, &q, &ev) else { break };
         let layer = q.layers.iter().find(|l| l.op == op).cloned();
         opts.keep_ops.insert(op);
-        q = quantize(fp, obs, &opts)?;
+        q = quantize_corrected(fp, obs, &opts, corr, &mut || event(None))?;
         ev = reference.compare(&q, samples, &mut || event(None)).map_err(run_err)?;
         if let Some(l) = layer {
             let mv = Moved { name: l.name, kind: l.kind, drop, cosine_after: ev.min_cosine() };

@@ -38,8 +38,12 @@ pub(super) fn apply(
     }
 
     let mut weights = Vec::new();
+    let mut bias_corrected = 0;
     for l in layers.iter().filter(|l| l.precision == Precision::Int8) {
-        weights.extend(cx.weights(&mut f, l.op, &acts, opts.per_channel));
+        let shift = opts.bias_shift.get(&l.op).map(Vec::as_slice);
+        let done = cx.weights(&mut f, l.op, &acts, opts.per_channel, shift);
+        bias_corrected += usize::from(shift.is_some() && done.len() == 2);
+        weights.extend(done);
     }
 
     // Place the new ops, then route every reader of a quantized value to its dequantized form.
@@ -58,7 +62,7 @@ pub(super) fn apply(
     let dce = crate::Pass::run(&crate::simplify::Dce, &mut out, &mut crate::PassCx::default());
     dce.map_err(|e| QuantError::Verify(e.to_string()))?;
     ir::verify::verify(&out).map_err(|e| QuantError::Verify(e.to_string()))?;
-    Ok(Quantized { module: out, acts, layers, weights })
+    Ok(Quantized { module: out, acts, layers, weights, bias_corrected })
 }
 
 /// The op defining `v`, if an op does.
@@ -146,20 +150,19 @@ impl Cx<'_> {
         (s, z)
     }
 
-    /// Quantize the weight (and bias) of int8 op `id`; returns what was quantized.
+    /// Quantize the weight (and bias, less `shift` when bias correction
+    /// gives one) of int8 op `id`; returns what was quantized.
     fn weights(
         &mut self,
         f: &mut Function,
         id: OpId,
         acts: &BTreeMap<Value, ActQ>,
         per_channel: bool,
+        shift: Option<&[f32]>,
     ) -> Vec<(OpId, usize, bool)> {
         let Some(slots) = weight_slots(&f.ops[id]) else { return vec![] };
         let Some(w) = self.const_f32(f, f.ops[id].operand(slots.weight)) else { return vec![] };
-        let rank = w.0.len() as isize;
-        let axis =
-            slots.axis.map(|a| if a < 0 { rank + a } else { a }).filter(|&a| per_channel && (0..rank).contains(&a));
-        let axis = axis.map(|a| a as usize);
+        let axis = weight_axis(slots, w.0.len(), per_channel);
         let loc = f.ops[id].loc.clone();
         let scales = weight_scales(&w.0, &w.1, axis);
         let q = quantize_weight(&w.0, &w.1, axis, &scales);
@@ -178,7 +181,14 @@ impl Cx<'_> {
         // Bias: int32 with scale input scale × weight scale, when the input is quantized.
         let x_scale = f.ops[id].operand(0).and_then(|x| acts.get(&x)).map(|a| a.params.scale);
         if let (Some(b_slot), Some(sx)) = (slots.bias, x_scale) {
-            if let Some((bdims, b)) = self.const_f32(f, f.ops[id].operand(b_slot)) {
+            // A corrected layer without a bias gets one.
+            let bias = self.const_f32(f, f.ops[id].operand(b_slot));
+            let bias = bias.or_else(|| shift.map(|d| (vec![d.len() as u64], vec![0.0; d.len()])));
+            let bias = bias.map(|(d, b)| match shift.filter(|s| s.len() == b.len()) {
+                Some(s) => (d, b.iter().zip(s).map(|(&b, &s)| b - s).collect()),
+                None => (d, b),
+            });
+            if let Some((bdims, b)) = bias {
                 let n = b.len();
                 let bscale: Vec<f32> = (0..n).map(|c| sx * scales[if axis.is_some() { c } else { 0 }]).collect();
                 if bdims.len() == 1 && (axis.is_none() || n == scales.len()) {
@@ -204,7 +214,11 @@ impl Cx<'_> {
                     let bt = TensorType::fixed(DType::F32, &bdims);
                     let deq = self.dequantize(f, [bqv, bs, bz], ax, bt, &loc);
                     self.before.entry(id).or_default().extend([bs_op, bz_op, bq_op, deq.0]);
-                    f.ops[id].operands[b_slot] = Some(deq.1);
+                    let operands = &mut f.ops[id].operands;
+                    if operands.len() <= b_slot {
+                        operands.resize(b_slot + 1, None);
+                    }
+                    operands[b_slot] = Some(deq.1);
                     done.push((id, b_slot, ax.is_some()));
                 }
             }
@@ -230,13 +244,31 @@ impl Cx<'_> {
 
     /// The dims and f32 elements of a `core.const` operand.
     fn const_f32(&self, f: &Function, v: Option<Value>) -> Option<(Vec<u64>, Vec<f32>)> {
-        let c = self.m.const_of_op(&f.ops[producer(f, v?)?])?;
-        if c.ty.dtype != DType::F32 {
-            return None;
-        }
-        let d = c.ty.shape.static_dims()?;
-        Some((d, c.to_f64s()?.into_iter().map(|x| x as f32).collect()))
+        const_f32(self.m, f, v)
     }
+}
+
+/// The static dims and values of `v` when a constant op of `m` defines it as f32.
+fn const_f32(m: &Module, f: &Function, v: Option<Value>) -> Option<(Vec<u64>, Vec<f32>)> {
+    let c = m.const_of_op(&f.ops[producer(f, v?)?])?;
+    if c.ty.dtype != DType::F32 {
+        return None;
+    }
+    let d = c.ty.shape.static_dims()?;
+    Some((d, c.to_f64s()?.into_iter().map(|x| x as f32).collect()))
+}
+
+/// The constant f32 weight of op `id` (see [`weight_slots`]), if it has one.
+pub(super) fn const_weight(m: &Module, f: &Function, id: OpId) -> Option<(Vec<u64>, Vec<f32>)> {
+    const_f32(m, f, f.ops[id].operand(weight_slots(&f.ops[id])?.weight))
+}
+
+/// The axis of a weight of rank `rank` its scales run along: the slots'
+/// output-channel axis when per channel, else none (one scale).
+pub(super) fn weight_axis(slots: super::WeightSlots, rank: usize, per_channel: bool) -> Option<usize> {
+    let rank = rank as isize;
+    let axis = slots.axis.map(|a| if a < 0 { rank + a } else { a });
+    axis.filter(|&a| per_channel && (0..rank).contains(&a)).map(|a| a as usize)
 }
 
 fn dims(n: Option<u64>) -> Vec<u64> {
@@ -248,7 +280,7 @@ fn f32_const(xs: &[f32], n: Option<u64>) -> (DType, Vec<u64>, Vec<u8>) {
 }
 
 /// The channel of flat index `i` of a tensor with `dims` along `axis`.
-fn channel(dims: &[u64], axis: usize, i: usize) -> usize {
+pub(super) fn channel(dims: &[u64], axis: usize, i: usize) -> usize {
     let inner: u64 = dims[axis + 1..].iter().product();
     ((i as u64 / inner.max(1)) % dims[axis].max(1)) as usize
 }

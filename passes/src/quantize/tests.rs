@@ -117,9 +117,9 @@ fn auto_mixed_stops_when_the_outputs_agree_and_moving_everything_restores_float(
     let m = module();
     let data = set(0..6);
     let obs = observe(&m, &data).unwrap();
-    let (q, ev, moved) = auto_mixed(&m, &obs, &Options::default(), &data, 0.5, &mut |_| {}).unwrap();
+    let (q, ev, moved) = auto_mixed(&m, &obs, &Options::default(), None, &data, 0.5, &mut |_| {}).unwrap();
     assert!(moved.is_empty() && ev.min_cosine() >= 0.5 && !q.acts.is_empty());
-    let (q, ev, moved) = auto_mixed(&m, &obs, &Options::default(), &data, 2.0, &mut |_| {}).unwrap();
+    let (q, ev, moved) = auto_mixed(&m, &obs, &Options::default(), None, &data, 2.0, &mut |_| {}).unwrap();
     assert!(q.layers.iter().all(|l| l.precision != Precision::Int8));
     assert_eq!(moved.len(), q.layers.len() - 1, "all but the policy's Softmax moved: {moved:?}");
     assert_eq!(ev.outputs[0].max_abs, 0.0);
@@ -238,4 +238,50 @@ fn a_residual_add_read_only_by_a_relu_is_quantized_after_the_relu() {
     let mut plain = Options::default();
     plain.policy.fuse_relu.clear();
     assert!(quantize(&m, &obs, &plain).unwrap().acts.contains_key(&add1));
+}
+
+/// conv (hard_swish) → x · w + b by scalars (PP-LCNet's learnable affine) → conv.
+const AFFINE: &str = r#"
+module @m attributes {phase = "core"} {
+  const @w : f32[2, 2, 1, 1] = dense<[0.5, -0.25, 1.0, 0.75]>
+  const @k : f32[1] = dense<[-0.625]>
+  const @c : f32[1] = dense<[0.125]>
+  func @main(%x: f32[1, 2, 6, 6]) -> (f32[1, 2, 6, 6]) {
+    %w = core.const {value = @w} : f32[2, 2, 1, 1]
+    %0 = core.conv %x, %w {act = "hard_swish"} : f32[1, 2, 6, 6] loc("c1" op "Conv")
+    %k = core.const {value = @k} : f32[1]
+    %1 = onnx.Mul %0, %k : f32[1, 2, 6, 6] loc("scale" op "Mul")
+    %c = core.const {value = @c} : f32[1]
+    %2 = onnx.Add %1, %c : f32[1, 2, 6, 6] loc("shift" op "Add")
+    %3 = core.conv %2, %w : f32[1, 2, 6, 6] loc("c2" op "Conv")
+    return %3
+  }
+}
+"#;
+
+#[test]
+fn a_folded_affine_result_takes_the_image_of_its_input_grid() {
+    let m = ir::text::parse_module(AFFINE, "affine.eir", None).expect("parses").module;
+    // An outlier per sample gives the conv's result a tail that MSE clips:
+    // a grid of the affine result's own would clip its image differently.
+    let mut data = set(0..8);
+    for (i, s) in data.iter_mut().enumerate() {
+        if let Data::F32(xs) = &mut s[0].data {
+            xs[i] = 12.0;
+        }
+    }
+    let obs = observe(&m, &data).unwrap();
+    let f = m.func("main").unwrap();
+    let result = |i: usize| f.ops[f.body.ops[i]].results[0];
+    let (conv, shifted) = (result(1), result(5));
+    let q = quantize(&m, &obs, &Options::default()).unwrap();
+    let prec = |name: &str| q.layers.iter().find(|l| l.name == name).map(|l| l.precision.clone());
+    assert_eq!((prec("scale"), prec("shift")), (Some(Precision::Folded), Some(Precision::Folded)));
+    // [lo, hi] of the conv's grid maps onto [-0.625·hi + 0.125, -0.625·lo + 0.125].
+    let ((lo, hi), (l, h)) = (q.acts[&conv].range(), q.acts[&shifted].range());
+    let (sx, sy) = (q.acts[&conv].params.scale, q.acts[&shifted].params.scale);
+    assert!((sy - 0.625 * sx).abs() < 1e-6 * sx, "scale {sy} is not 0.625 × {sx}");
+    for (got, want) in [(l, -0.625 * hi + 0.125), (h, -0.625 * lo + 0.125)] {
+        assert!((got - want).abs() <= 0.5 * sy + 1e-6, "[{l}, {h}] is not the image of [{lo}, {hi}]");
+    }
 }
