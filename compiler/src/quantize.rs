@@ -144,6 +144,9 @@ pub struct ClipRow {
     pub tensor: String,
     /// Fraction of evaluation values outside the calibrated range.
     pub fraction: f64,
+    /// Fraction of calibration values outside it (ranges chosen by `mse`,
+    /// `percentile` or `entropy` clip tails on purpose).
+    pub calib_fraction: f64,
     /// The calibrated range.
     pub range: [f32; 2],
 }
@@ -172,7 +175,8 @@ pub struct MovedRow {
     pub cosine_after: f64,
 }
 
-/// Share of values clipped above which the calibration set is called unrepresentative.
+/// How much more of the evaluation values than of the calibration values
+/// a range may clip before the calibration set is called unrepresentative.
 const CLIP_WARN: f64 = 0.01;
 
 /// Calibrate, quantize and evaluate `m` (an optimized module) as asked.
@@ -226,7 +230,7 @@ pub fn run(m: &Module, req: &Request) -> Result<(Quantized, Report, Module)> {
         Some(d) => d.display().to_string(),
         None => format!("{} (the calibration set)", req.calib.display()),
     };
-    let mut report = report(m, &q, &ev, &moved, req, (calib.len(), data.len(), eval_data));
+    let mut report = report(m, &q, &ev, &moved, req, &obs, (calib.len(), data.len(), eval_data));
     if !req.integer {
         return Ok((q.clone(), report, q.module));
     }
@@ -329,6 +333,7 @@ fn report(
     ev: &Eval,
     moved: &[Moved],
     req: &Request,
+    obs: &std::collections::BTreeMap<ir::Value, passes::calibrate::Observer>,
     (calib_samples, eval_samples, eval_data): (usize, usize, String),
 ) -> Report {
     let f = m.func("main").expect("run checked @main");
@@ -353,7 +358,8 @@ fn report(
         .filter(|(_, &(out, _))| out > 0)
         .map(|(&v, &(out, n))| {
             let (lo, hi) = q.acts[&v].range();
-            ClipRow { tensor: tensor(v).0, fraction: out as f64 / n.max(1) as f64, range: [lo, hi] }
+            let calib_fraction = obs.get(&v).map_or(0.0, |o| o.outside(lo, hi));
+            ClipRow { tensor: tensor(v).0, fraction: out as f64 / n.max(1) as f64, calib_fraction, range: [lo, hi] }
         })
         .collect();
     clipping.sort_by(|a, b| b.fraction.total_cmp(&a.fraction));
@@ -370,10 +376,10 @@ fn report(
         .map(|mv| MovedRow { layer: mv.name.clone(), op: mv.kind.into(), drop: mv.drop, cosine_after: mv.cosine_after })
         .collect();
     let mut warnings = Vec::new();
-    let bad = clipping.iter().filter(|c| c.fraction > CLIP_WARN).count();
+    let bad = clipping.iter().filter(|c| c.fraction > c.calib_fraction + CLIP_WARN).count();
     if bad > 0 && req.eval.is_some() {
         warnings.push(format!(
-            "{bad} activations clip more than {}% of the evaluation values: the calibration set does not represent the evaluation data",
+            "{bad} activations clip over {} percentage points more of the evaluation values than of the calibration values: the calibration set does not represent the evaluation data",
             CLIP_WARN * 100.0
         ));
     }
@@ -461,11 +467,12 @@ impl Report {
         }
         if let Some(c) = self.clipping.first() {
             s += &format!(
-                "most clipped: {} ({:.2}% of values outside [{}, {}])\n",
+                "most clipped: {} ({:.2}% of evaluation values outside [{}, {}], {:.2}% of calibration values)\n",
                 c.tensor,
                 100.0 * c.fraction,
                 c.range[0],
-                c.range[1]
+                c.range[1],
+                100.0 * c.calib_fraction
             );
         }
         for w in &self.warnings {

@@ -163,6 +163,21 @@ impl Observer {
         }
     }
 
+    /// The share of the observed values outside `[lo, hi]`, counted by
+    /// histogram bin (a bin counts when its centre lies outside); 0 before
+    /// the second pass.
+    pub fn outside(&self, lo: f32, hi: f32) -> f64 {
+        let total: u64 = self.signed.iter().sum();
+        let (lo, hi) = (f64::from(lo), f64::from(hi));
+        let out: u64 =
+            self.signed.iter().enumerate().filter(|(i, _)| !(lo..=hi).contains(&self.centre(*i))).map(|(_, n)| n).sum();
+        if total == 0 {
+            0.0
+        } else {
+            out as f64 / total as f64
+        }
+    }
+
     /// The observed extremes, extended to contain 0.
     pub fn extremes(&self) -> (f32, f32) {
         (self.min.min(0.0) as f32, self.max.max(0.0) as f32)

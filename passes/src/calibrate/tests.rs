@@ -132,6 +132,16 @@ fn mse_moves_each_end_on_its_own() {
 }
 
 #[test]
+fn outside_counts_the_share_of_values_a_range_clips() {
+    // 0.5, 1.5, ..., 99.5: a range of [10, 89.9] leaves 10 below and 10 above.
+    let xs: Vec<f32> = (0..100).map(|i| i as f32 + 0.5).collect();
+    let o = observed(&[&xs]);
+    assert_eq!(o.outside(0.0, 100.0), 0.0);
+    assert!((o.outside(10.0, 89.9) - 0.2).abs() < 1e-9, "{}", o.outside(10.0, 89.9));
+    assert_eq!(Observer::default().outside(0.0, 1.0), 0.0);
+}
+
+#[test]
 fn calibration_does_not_depend_on_batch_order() {
     let (a, b) = (normal(5000, 11), uniform(5000, 12));
     for m in [Method::MinMax, Method::Percentile(99.9), Method::Entropy, Method::Mse] {
