@@ -9,6 +9,7 @@ use super::{Isa, MR, NR};
 /// Fill `tile[r · 2NR + j]` for `isa` (which must be available). `pairs`
 /// is `a` through [`split_pairs`] when `isa` is AVX2 (unread otherwise).
 #[allow(clippy::too_many_arguments)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
 pub fn run(isa: Isa, steps: usize, a: &[i8], pairs: &[u32], b0: &[u8], b1: &[u8], tile: &mut [i32; MR * 2 * NR]) {
     assert!(a.len() >= steps * MR * 4 && b0.len() >= steps * NR * 4 && b1.len() >= steps * NR * 4);
     match isa {
