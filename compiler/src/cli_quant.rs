@@ -29,8 +29,13 @@ pub struct QuantArgs {
     /// Keep ops in float: an op type (Conv, onnx.Softmax, core.conv) or an ONNX node name (repeatable).
     #[arg(long, value_name = "OPTYPE|NODE")]
     pub keep_float: Vec<String>,
-    /// Move the int8 ops that lose most accuracy back to float, one at a time, until every
-    /// output's cosine with the float model reaches COSINE.
+    /// Quantize the results of these ops as symmetric i16 instead of 8 bits: an op type or an
+    /// ONNX node name (repeatable; what `--auto-mixed` does to the activations costing most).
+    #[arg(long, value_name = "OPTYPE|NODE")]
+    pub i16: Vec<String>,
+    /// Until every output's cosine with the float model reaches COSINE, one at a time: widen
+    /// to i16 the 8-bit activations whose rounding alone costs most (a sensitivity run per
+    /// activation on two samples), then move the int8 ops that lose most back to float.
     #[arg(long, value_name = "COSINE")]
     pub auto_mixed: Option<f64>,
     /// A mixed-precision policy file replacing the default (passes/policy/quant-default.toml).
@@ -64,6 +69,7 @@ impl QuantArgs {
             act_type: self.act_type.clone(),
             per_tensor: self.per_tensor,
             keep_float: self.keep_float.clone(),
+            i16: self.i16.clone(),
             auto_mixed: self.auto_mixed,
             policy: self.policy.clone(),
             integer: !self.qdq,
@@ -74,10 +80,10 @@ impl QuantArgs {
 
     /// Quantization options given without `--quantize int8` would be ignored: refuse them.
     pub fn unused(&self) -> Result<(), Failure> {
-        let given = self.calib.is_some() || self.eval.is_some() || !self.keep_float.is_empty();
+        let given = self.calib.is_some() || self.eval.is_some() || !self.keep_float.is_empty() || !self.i16.is_empty();
         if given || self.auto_mixed.is_some() || self.qdq || self.no_bias_correction {
             return Err(Failure::User(anyhow::anyhow!(
-                "--calib, --eval, --keep-float, --auto-mixed, --qdq and --no-bias-correction apply with --quantize int8"
+                "--calib, --eval, --keep-float, --i16, --auto-mixed, --qdq and --no-bias-correction apply with --quantize int8"
             )));
         }
         Ok(())

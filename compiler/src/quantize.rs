@@ -16,7 +16,7 @@ use anyhow::{anyhow, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use ir::Module;
 use passes::calibrate::{observe_with, Method, QType};
-use passes::quantize::eval::{auto_mixed, compare_folded, evaluate, Agreement, Eval, Moved};
+use passes::quantize::eval::{auto_mixed, compare_folded, evaluate, Agreement, Eval, Moved, MovedTo};
 use passes::quantize::{quantize_corrected, Correction, Options, Policy, Precision, Quantized};
 use serde::Serialize;
 use std::io::IsTerminal;
@@ -37,6 +37,8 @@ pub struct Request {
     pub per_tensor: bool,
     /// Ops kept in float, by op type or node name.
     pub keep_float: Vec<String>,
+    /// Ops whose results are quantized as i16, by op type or node name.
+    pub i16: Vec<String>,
     /// `--auto-mixed COSINE`.
     pub auto_mixed: Option<f64>,
     /// A policy file replacing the default.
@@ -169,7 +171,9 @@ pub struct MovedRow {
     pub layer: String,
     /// Its op name.
     pub op: String,
-    /// Cosine it lost across itself.
+    /// `i16` (an activation widened: this op's result) or `float` (the op).
+    pub to: String,
+    /// Cosine it cost: lost across the op, or the activation's rounding alone.
     pub drop: f64,
     /// The worst output cosine after the move.
     pub cosine_after: f64,
@@ -201,9 +205,13 @@ pub fn run(m: &Module, req: &Request) -> Result<(Quantized, Report, Module)> {
             let mut event = |e: Option<&Moved>| match e {
                 None => bar.inc(1),
                 Some(mv) => {
+                    let what = if mv.to == MovedTo::I16 { "result" } else { "op" };
                     let line = format!(
-                        "edgec: auto-mixed: {} ({}) to float; outputs now {:.5}",
-                        mv.name, mv.kind, mv.cosine_after
+                        "edgec: auto-mixed: {} ({}) {what} to {}; outputs now {:.5}",
+                        mv.name,
+                        mv.kind,
+                        mv.to.name(),
+                        mv.cosine_after
                     );
                     if terminal {
                         bar.println(line);
@@ -298,6 +306,7 @@ fn options(req: &Request) -> Result<Options> {
         act,
         per_channel: !req.per_tensor,
         keep_float: req.keep_float.clone(),
+        i16: req.i16.clone(),
         policy,
         ..Options::default()
     })
@@ -373,7 +382,13 @@ fn report(
         .collect();
     let moved = moved
         .iter()
-        .map(|mv| MovedRow { layer: mv.name.clone(), op: mv.kind.into(), drop: mv.drop, cosine_after: mv.cosine_after })
+        .map(|mv| MovedRow {
+            layer: mv.name.clone(),
+            op: mv.kind.into(),
+            to: mv.to.name().into(),
+            drop: mv.drop,
+            cosine_after: mv.cosine_after,
+        })
         .collect();
     let mut warnings = Vec::new();
     let bad = clipping.iter().filter(|c| c.fraction > c.calib_fraction + CLIP_WARN).count();
@@ -461,8 +476,13 @@ impl Report {
         }
         for mv in &self.moved {
             s += &format!(
-                "auto-mixed moved {} ({}) to float: it lost {:.5} cosine; outputs now {:.5}\n",
-                mv.layer, mv.op, mv.drop, mv.cosine_after
+                "auto-mixed moved {} ({}){} to {}: it cost {:.5} cosine; outputs now {:.5}\n",
+                mv.layer,
+                mv.op,
+                if mv.to == "i16" { " result" } else { "" },
+                mv.to,
+                mv.drop,
+                mv.cosine_after
             );
         }
         if let Some(c) = self.clipping.first() {

@@ -88,8 +88,8 @@ fn bad_quantization_options_are_named() {
         (&["--calib-method", "kl"], "unknown calibration method `kl`"),
         (&["--act-type", "u4"], "--act-type u4"),
         (
-            &["--keep-float", "NoSuchNode", "--keep-float", "Conv", "--keep-float", "Nada"],
-            "--keep-float NoSuchNode, Nada",
+            &["--keep-float", "NoSuchNode", "--keep-float", "Conv", "--keep-float", "Nada", "--i16", "Zilch"],
+            "--keep-float NoSuchNode, --keep-float Nada, --i16 Zilch",
         ),
         (&["--auto-mixed", "1.5"], "--auto-mixed 1.5"),
         (&["--eval", "/nonexistent/eval"], "/nonexistent/eval: not a directory"),

@@ -55,6 +55,12 @@ pub struct Options {
     pub policy: Policy,
     /// Ops (ids of the input module) kept in float by `--auto-mixed`.
     pub keep_ops: BTreeSet<OpId>,
+    /// Op names, op types or ONNX node names whose results are quantized
+    /// as symmetric i16 whatever `act` is (`--i16`, see [`selects`]).
+    pub i16: Vec<String>,
+    /// Activations (values of the input module) `--auto-mixed` widened:
+    /// quantized as symmetric i16 whatever `act` is.
+    pub wide: BTreeSet<Value>,
     /// Per op, the shift subtracted from its bias, one value per output
     /// channel ([`Correction`] measures them).
     pub bias_shift: BTreeMap<OpId, Vec<f32>>,
@@ -69,6 +75,8 @@ impl Default for Options {
             keep_float: Vec::new(),
             policy: Policy::default_policy(),
             keep_ops: BTreeSet::new(),
+            i16: Vec::new(),
+            wide: BTreeSet::new(),
             bias_shift: BTreeMap::new(),
         }
     }
@@ -140,9 +148,9 @@ pub enum QuantError {
     /// The module has no `@main`.
     #[error("the module has no @main function")]
     NoMain,
-    /// `--keep-float` names that select no op.
-    #[error("--keep-float {}: no op has this name, op type or ONNX node name", .0.join(", "))]
-    UnknownKeep(Vec<String>),
+    /// `--keep-float` / `--i16` selections (flag, name) that select no op.
+    #[error("no op has this name, op type or ONNX node name: {}", .0.iter().map(|(f, n)| format!("{f} {n}")).collect::<Vec<_>>().join(", "))]
+    UnknownSelection(Vec<(&'static str, String)>),
     /// Evaluating a quantization on the data failed.
     #[error("evaluation: {0}")]
     Eval(String),
@@ -182,15 +190,19 @@ pub fn weight_slots(op: &OpData) -> Option<WeightSlots> {
     Some(WeightSlots { weight, bias, axis })
 }
 
-/// Every `--keep-float` name must select an op of `@main` (checked before
-/// calibration too, so a typo fails fast); lists all that select none.
+/// Every `--keep-float` and `--i16` name must select an op of `@main`
+/// (checked before calibration too, so a typo fails fast); lists all that
+/// select none.
 pub fn check_keep_float(m: &Module, opts: &Options) -> Result<(), QuantError> {
     let f = m.func("main").ok_or(QuantError::NoMain)?;
-    let unknown: Vec<String> =
-        opts.keep_float.iter().filter(|n| !f.body.ops.iter().any(|&id| selects(n, &f.ops[id]))).cloned().collect();
+    let flagged = opts.keep_float.iter().map(|n| ("--keep-float", n)).chain(opts.i16.iter().map(|n| ("--i16", n)));
+    let unknown: Vec<(&'static str, String)> = flagged
+        .filter(|(_, n)| !f.body.ops.iter().any(|&id| selects(n, &f.ops[id])))
+        .map(|(flag, n)| (flag, n.clone()))
+        .collect();
     match unknown.is_empty() {
         true => Ok(()),
-        false => Err(QuantError::UnknownKeep(unknown)),
+        false => Err(QuantError::UnknownSelection(unknown)),
     }
 }
 
@@ -218,14 +230,21 @@ pub fn quantize(m: &Module, obs: &BTreeMap<Value, Observer>, opts: &Options) -> 
     // Values a DequantizeLinear of the input model produces are quantized already.
     let dequantized = |v: Value| graph.producer(v).is_some_and(|p| f.ops[p].opcode == Opcode::DequantizeLinear);
     let fused = relu_fused(f, &graph, &layers, &opts.policy);
+    let folded: BTreeSet<OpId> = layers.iter().filter(|l| l.precision == Precision::Folded).map(|l| l.op).collect();
+    let mut wide = opts.wide.clone();
+    for &id in f.body.ops.iter().filter(|&&id| opts.i16.iter().any(|n| selects(n, &f.ops[id]))) {
+        wide.extend(f.ops[id].results.iter().copied());
+    }
+    let wide = wide_closure(m, f, &graph, &folded, &acts, &wide);
+    let ty = |v: Value| if wide.contains(&v) { QType::I16 } else { opts.act };
     let params: BTreeMap<Value, (QType, QParams)> = acts
         .iter()
         .filter(|&&v| f.ty(v).dtype == ir::DType::F32 && !graph.is_const(v) && !dequantized(v))
         .filter(|v| !fused.contains(v))
-        .filter_map(|v| obs.get(v).map(|o| (*v, act_params(o, opts))))
+        .filter_map(|v| obs.get(v).map(|o| (*v, act_params(o, ty(*v), opts))))
         .collect();
     let params = share_grids(f, &layers, params, obs, opts);
-    let params = affine_grids(m, f, &graph, &layers, params, opts);
+    let params = affine_grids(m, f, &graph, &folded, params);
     rewrite::apply(m, layers, &params, opts)
 }
 
@@ -235,7 +254,7 @@ pub fn quantize_corrected(
     m: &Module,
     obs: &BTreeMap<Value, Observer>,
     opts: &Options,
-    corr: Option<&Correction>,
+    corr: Option<&Correction<'_>>,
     tick: &mut dyn FnMut(),
 ) -> Result<Quantized, QuantError> {
     let q = quantize(m, obs, opts)?;
@@ -295,13 +314,13 @@ fn share_grids(
     let mut ranges: BTreeMap<Value, (f32, f32)> = BTreeMap::new();
     for &v in root.keys() {
         let Some(o) = obs.get(&v) else { continue };
-        let (lo, hi) = o.range(opts.method, opts.act);
+        let (lo, hi) = o.range(opts.method, params.get(&v).map_or(opts.act, |p| p.0));
         let e = ranges.entry(find(&root, v)).or_insert((lo, hi));
         *e = (e.0.min(lo), e.1.max(hi));
     }
     for &v in root.keys() {
         if let (Some(&(lo, hi)), Some(p)) = (ranges.get(&find(&root, v)), params.get_mut(&v)) {
-            *p = range_params(lo, hi, opts);
+            *p = range_params(lo, hi, p.0);
         }
     }
     params
@@ -317,47 +336,79 @@ fn affine_grids(
     m: &Module,
     f: &ir::Function,
     graph: &Graph<'_>,
-    layers: &[Layer],
+    folded: &BTreeSet<OpId>,
     mut params: BTreeMap<Value, (QType, QParams)>,
-    opts: &Options,
 ) -> BTreeMap<Value, (QType, QParams)> {
-    if opts.act == QType::I16 {
-        return params;
-    }
-    let folded: BTreeSet<OpId> = layers.iter().filter(|l| l.precision == Precision::Folded).map(|l| l.op).collect();
-    let scalar = |v: Value| {
-        let c = m.const_of_op(&f.ops[graph.producer(v)?])?;
-        c.to_f64s().filter(|x| x.len() == 1).map(|x| x[0])
-    };
-    let targets: Vec<Value> = params.keys().copied().collect();
+    let targets: Vec<Value> = params.iter().filter(|(_, p)| p.0 != QType::I16).map(|(&v, _)| v).collect();
     for y in targets {
-        // y = a · v + c, walking v back through folded steps.
-        let (mut a, mut c, mut v) = (1.0f64, 0.0f64, y);
-        while let Some(op) = graph.producer(v).filter(|p| folded.contains(p)).map(|p| &f.ops[p]) {
-            let ins: Vec<Value> = op.inputs().collect();
-            let Some(k) = ins.iter().position(|&i| graph.is_const(i)) else { break };
-            let (Some(kv), x) = (scalar(ins[k]), ins[1 - k]) else { break };
-            match (op.opcode, k) {
-                (Opcode::Mul, _) => a *= kv,
-                (Opcode::Div, 1) => a /= kv,
-                (Opcode::Add, _) => c += a * kv,
-                (Opcode::Sub, 1) => c -= a * kv,
-                (Opcode::Sub, _) => (c, a) = (c + a * kv, -a),
-                _ => break,
-            }
-            v = x;
-        }
-        let Some(&(qt, p)) = params.get(&v).filter(|_| v != y && a.is_finite() && a != 0.0 && c.is_finite()) else {
+        let (v, a, c) = affine_source(m, f, graph, folded, y);
+        let ok = |p: &&(QType, QParams)| p.0 != QType::I16 && v != y && a.is_finite() && a != 0.0 && c.is_finite();
+        let Some(&(qt, p)) = params.get(&v).filter(ok) else {
             continue;
         };
         let (lo, hi) = ActQ { dq: v, qtype: qt, params: p }.range();
         let (l, h) = (a * f64::from(lo) + c, a * f64::from(hi) + c);
         let (l, h) = (l.min(h), l.max(h));
         if l <= 0.0 && h >= 0.0 {
-            params.insert(y, range_params(l as f32, h as f32, opts));
+            params.insert(y, range_params(l as f32, h as f32, qt));
         }
     }
     params
+}
+
+/// `y = a · v + c` through the `folded` scalar affine steps that compute
+/// `y`: `(v, a, c)`, with `v` the first value back that no folded step
+/// computes (`(y, 1, 0)` when none does).
+fn affine_source(
+    m: &Module,
+    f: &ir::Function,
+    graph: &Graph<'_>,
+    folded: &BTreeSet<OpId>,
+    y: Value,
+) -> (Value, f64, f64) {
+    let scalar = |v: Value| {
+        let c = m.const_of_op(&f.ops[graph.producer(v)?])?;
+        c.to_f64s().filter(|x| x.len() == 1).map(|x| x[0])
+    };
+    let (mut a, mut c, mut v) = (1.0f64, 0.0f64, y);
+    while let Some(op) = graph.producer(v).filter(|p| folded.contains(p)).map(|p| &f.ops[p]) {
+        let ins: Vec<Value> = op.inputs().collect();
+        let Some(k) = ins.iter().position(|&i| graph.is_const(i)) else { break };
+        let (Some(kv), x) = (scalar(ins[k]), ins[1 - k]) else { break };
+        match (op.opcode, k) {
+            (Opcode::Mul, _) => a *= kv,
+            (Opcode::Div, 1) => a /= kv,
+            (Opcode::Add, _) => c += a * kv,
+            (Opcode::Sub, 1) => c -= a * kv,
+            (Opcode::Sub, _) => (c, a) = (c + a * kv, -a),
+            _ => break,
+        }
+        v = x;
+    }
+    (v, a, c)
+}
+
+/// `wide` closed over folded affine chains: a value and the values folded
+/// steps compute from it are widened together (an 8-bit grid on either
+/// side would round what the i16 grid keeps).
+fn wide_closure(
+    m: &Module,
+    f: &ir::Function,
+    graph: &Graph<'_>,
+    folded: &BTreeSet<OpId>,
+    acts: &BTreeSet<Value>,
+    wide: &BTreeSet<Value>,
+) -> BTreeSet<Value> {
+    if wide.is_empty() {
+        return BTreeSet::new();
+    }
+    let chains: Vec<(Value, Value)> =
+        acts.iter().map(|&y| (y, affine_source(m, f, graph, folded, y).0)).filter(|(y, v)| y != v).collect();
+    let mut out = wide.clone();
+    out.extend(chains.iter().filter(|(y, _)| wide.contains(y)).map(|&(_, v)| v));
+    let images: Vec<Value> = chains.iter().filter(|(_, v)| out.contains(v)).map(|&(y, _)| y).collect();
+    out.extend(images);
+    out
 }
 
 /// The policy's decision for every op of its lists, in program order.
@@ -409,14 +460,14 @@ pub fn label(op: &OpData, id: OpId) -> String {
     }
 }
 
-/// An activation's element type and parameters under `opts`.
-fn act_params(o: &Observer, opts: &Options) -> (QType, QParams) {
-    let (lo, hi) = o.range(opts.method, opts.act);
-    range_params(lo, hi, opts)
+/// An activation's parameters as `qt` by `opts`' method.
+fn act_params(o: &Observer, qt: QType, opts: &Options) -> (QType, QParams) {
+    let (lo, hi) = o.range(opts.method, qt);
+    range_params(lo, hi, qt)
 }
 
-/// The element type and parameters of an activation range under `opts`.
-fn range_params(lo: f32, hi: f32, opts: &Options) -> (QType, QParams) {
-    let symmetric = opts.act == QType::I16;
-    (opts.act, crate::calibrate::qparams(lo, hi, opts.act, symmetric))
+/// The parameters of an activation range as `qt` (i16 symmetric, the
+/// 8-bit types asymmetric).
+fn range_params(lo: f32, hi: f32, qt: QType) -> (QType, QParams) {
+    (qt, crate::calibrate::qparams(lo, hi, qt, qt == QType::I16))
 }

@@ -139,6 +139,7 @@ fn quantized_crates_equal_the_quantized_interpreter_bit_for_bit() {
                 act_type: "u8".into(),
                 per_tensor: false,
                 keep_float: vec![],
+                i16: vec![],
                 auto_mixed: None,
                 policy: None,
                 integer: true,

@@ -29,14 +29,14 @@ use ir::{Module, OpId, Opcode, Value};
 use std::collections::BTreeMap;
 
 /// The calibration set bias correction measures on.
-pub struct Correction {
-    samples: Vec<Vec<Tensor>>,
+pub struct Correction<'a> {
+    samples: &'a [Vec<Tensor>],
 }
 
-impl Correction {
+impl<'a> Correction<'a> {
     /// Correct on `samples` (the calibration set).
-    pub fn new(samples: &[Vec<Tensor>]) -> Correction {
-        Correction { samples: samples.to_vec() }
+    pub fn new(samples: &'a [Vec<Tensor>]) -> Correction<'a> {
+        Correction { samples }
     }
 
     /// Interpreter runs each [`Correction::apply`] makes.
@@ -67,7 +67,7 @@ impl Correction {
             })
             .collect();
         let means =
-            channel_means(&q.module, &watch, &self.samples, tick).map_err(|e| QuantError::Eval(e.to_string()))?;
+            channel_means(&q.module, &watch, self.samples, tick).map_err(|e| QuantError::Eval(e.to_string()))?;
         let mut opts = opts.clone();
         opts.bias_shift = watch
             .iter()
@@ -138,6 +138,9 @@ fn shift(fp: &Module, id: OpId, mu: &[f64], muq: &[f64], per_channel: bool) -> O
     let op = &f.ops[id];
     let (dims, w) = const_weight(fp, f, id)?;
     let axis = weight_axis(weight_slots(op)?, dims.len(), per_channel);
+    // (A channel whose bias the rewrite's `fit_bias` coarsens is measured at
+    // its finer scale: only layers with a fine input grid and a bias far
+    // beyond i32 at it, where the shift is negligible next to the bias.)
     let scales = super::rewrite::weight_scales(&dims, &w, axis);
     let q = super::rewrite::quantize_weight(&dims, &w, axis, &scales);
     let ch = |i: usize| axis.map_or(0, |a| super::rewrite::channel(&dims, a, i));

@@ -4,10 +4,10 @@
 //! int8 ops that lose most back to float until the outputs agree.
 
 use super::{quantize_corrected, Correction, Options, Precision, Quantized};
-use crate::calibrate::{CalibError, Observer};
+use crate::calibrate::{CalibError, Observer, QType};
 use ir::interp::{Data, Tensor};
 use ir::{Module, OpId, Opcode, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Running agreement between a reference tensor stream and a test one.
 #[derive(Clone, Debug, Default)]
@@ -101,11 +101,23 @@ impl Eval {
     pub fn min_cosine(&self) -> f64 {
         self.outputs.iter().filter(|a| a.count > 0).map(Agreement::cosine).fold(1.0, f64::min)
     }
-    /// The share of multiply-accumulates in int8 ops.
+    /// The share of multiply-accumulates in int8 ops (not those reading or
+    /// writing an i16 activation).
     pub fn int8_mac_share(&self, q: &Quantized) -> f64 {
         let total: u64 = self.macs.values().sum();
-        let int8: u64 =
-            q.layers.iter().filter(|l| l.precision == Precision::Int8).filter_map(|l| self.macs.get(&l.op)).sum();
+        let wide_dq: HashSet<Value> = q.acts.values().filter(|a| a.qtype == QType::I16).map(|a| a.dq).collect();
+        let narrow = |op: OpId| {
+            let Some(f) = q.module.func("main") else { return false };
+            let o = &f.ops[op];
+            let wide_result = o.results.iter().any(|r| q.acts.get(r).is_some_and(|a| a.qtype == QType::I16));
+            !wide_result && !o.inputs().any(|v| wide_dq.contains(&v))
+        };
+        let int8: u64 = q
+            .layers
+            .iter()
+            .filter(|l| l.precision == Precision::Int8 && narrow(l.op))
+            .filter_map(|l| self.macs.get(&l.op))
+            .sum();
         if total == 0 {
             0.0
         } else {
@@ -236,31 +248,62 @@ pub fn macs(m: &Module, env: &HashMap<Value, Tensor>) -> BTreeMap<OpId, u64> {
     out
 }
 
-/// An op `--auto-mixed` moved back to float.
+/// Where `--auto-mixed` moved something.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MovedTo {
+    /// An activation quantized as i16 instead of 8 bits.
+    I16,
+    /// An op computing in float.
+    Float,
+}
+
+impl MovedTo {
+    /// `i16` or `float`.
+    pub fn name(self) -> &'static str {
+        match self {
+            MovedTo::I16 => "i16",
+            MovedTo::Float => "float",
+        }
+    }
+}
+
+/// An activation `--auto-mixed` widened to i16, or an op it moved back to float.
 #[derive(Clone, Debug)]
 pub struct Moved {
-    /// The op's label.
+    /// The op's label (for an activation, its producer's).
     pub name: String,
     /// Its op name.
     pub kind: &'static str,
-    /// Cosine lost across the op (its inputs' worst cosine minus its output's).
+    /// What it became.
+    pub to: MovedTo,
+    /// Cosine it cost: for an op, its inputs' worst cosine minus its
+    /// output's; for an activation, 1 − the outputs' worst cosine with that
+    /// activation alone quantized ([`sensitivity`]).
     pub drop: f64,
     /// The worst output cosine after moving it.
     pub cosine_after: f64,
 }
 
-/// Quantize (bias-corrected on `corr` when given, each time), then move the
-/// int8 op whose output loses most cosine relative
-/// to its inputs back to float, one at a time, until the worst output
-/// cosine reaches `target` or no int8 op is left. Returns the last
-/// quantization, its evaluation and the ops moved, in order. `event` hears
-/// of every interpreter run (`None`) and every move.
+/// Samples [`sensitivity`] runs on.
+const SENSITIVITY_SAMPLES: usize = 2;
+
+/// An activation is widened when its own rounding alone costs at least this
+/// share of what the whole quantization costs.
+const WIDEN_SHARE: f64 = 0.1;
+
+/// Quantize (bias-corrected on `corr` when given, each time), then, while
+/// the worst output cosine is below `target`: first widen to i16, one at a
+/// time, the 8-bit activations whose rounding alone costs most
+/// ([`sensitivity`], [`widen`]), then move the int8 op whose output loses
+/// most cosine relative to its inputs back to float, until no int8 op is
+/// left. Returns the last quantization, its evaluation and the moves, in
+/// order. `event` hears of interpreter runs (`None`) and every move.
 #[allow(clippy::too_many_arguments)]
 pub fn auto_mixed(
     fp: &Module,
     obs: &BTreeMap<Value, Observer>,
     opts: &Options,
-    corr: Option<&Correction>,
+    corr: Option<&Correction<'_>>,
     samples: &[Vec<Tensor>],
     target: f64,
     event: &mut dyn FnMut(Option<&Moved>),
@@ -268,12 +311,17 @@ pub fn auto_mixed(
     let run_err = |e: CalibError| super::QuantError::Eval(e.to_string());
     let mut opts = opts.clone();
     let mut q = quantize_corrected(fp, obs, &opts, corr, &mut || event(None))?;
-    // Moving ops to float only removes quantized tensors: the first
+    // Widening and moving ops to float only remove 8-bit tensors: the first
     // quantization's tensors are all the reference needs to keep.
     let watch = q.acts.keys().copied().collect();
     let reference = Reference::new(fp, samples, &watch, &mut || event(None)).map_err(run_err)?;
     let mut ev = reference.compare(&q, samples, &mut || event(None)).map_err(run_err)?;
     let mut moved = Vec::new();
+    if ev.min_cosine() < target && opts.act != QType::I16 {
+        let cx = WidenCx { fp, obs, corr, samples, reference: &reference };
+        let sens = sensitivity(fp, &q, &reference, samples, &opts, &mut || event(None))?;
+        (q, ev) = widen(&cx, &mut opts, (q, ev), sens, target, &mut moved, event)?;
+    }
     while ev.min_cosine() < target {
         let Some((op, drop)) = worst_layer(fp, &q, &ev) else { break };
         let layer = q.layers.iter().find(|l| l.op == op).cloned();
@@ -281,12 +329,145 @@ pub fn auto_mixed(
         q = quantize_corrected(fp, obs, &opts, corr, &mut || event(None))?;
         ev = reference.compare(&q, samples, &mut || event(None)).map_err(run_err)?;
         if let Some(l) = layer {
-            let mv = Moved { name: l.name, kind: l.kind, drop, cosine_after: ev.min_cosine() };
+            let mv = Moved { name: l.name, kind: l.kind, to: MovedTo::Float, drop, cosine_after: ev.min_cosine() };
             event(Some(&mv));
             moved.push(mv);
         }
     }
     Ok((q, ev, moved))
+}
+
+/// What [`widen`] quantizes and evaluates with.
+struct WidenCx<'a> {
+    fp: &'a Module,
+    obs: &'a BTreeMap<Value, Observer>,
+    corr: Option<&'a Correction<'a>>,
+    samples: &'a [Vec<Tensor>],
+    reference: &'a Reference,
+}
+
+/// Candidates [`widen`] tries per step (in parallel, one per core).
+const WIDEN_TRIALS: usize = 4;
+
+/// The widening phase of [`auto_mixed`]: per step, the [`WIDEN_TRIALS`]
+/// most sensitive 8-bit activations left (of those costing at least
+/// [`WIDEN_SHARE`] of the loss) are each widened on top of the current
+/// quantization and the one raising the worst output cosine most is kept;
+/// it stops at `target` or when none raises it (roundings interact: bias
+/// correction rebalances every layer, so the most sensitive activation
+/// alone is not always the best to widen).
+fn widen(
+    cx: &WidenCx<'_>,
+    opts: &mut Options,
+    (mut q, mut ev): (Quantized, Eval),
+    sens: Vec<(Value, f64)>,
+    target: f64,
+    moved: &mut Vec<Moved>,
+    event: &mut dyn FnMut(Option<&Moved>),
+) -> Result<(Quantized, Eval), super::QuantError> {
+    let loss = 1.0 - ev.min_cosine();
+    let mut pending: Vec<(Value, f64)> = sens.into_iter().take_while(|&(_, c)| 1.0 - c >= WIDEN_SHARE * loss).collect();
+    while ev.min_cosine() < target {
+        // Values widened with a value of their affine chain are done.
+        pending.retain(|(v, _)| !q.acts.get(v).is_some_and(|a| a.qtype == QType::I16));
+        let trials: Vec<Value> = pending.iter().take(WIDEN_TRIALS).map(|&(v, _)| v).collect();
+        let trial = |&v: &Value| {
+            let mut o = opts.clone();
+            o.wide.insert(v);
+            let wq = quantize_corrected(cx.fp, cx.obs, &o, cx.corr, &mut || {})?;
+            let wev = cx.reference.compare(&wq, cx.samples, &mut || {});
+            Ok((wq, wev.map_err(|e| super::QuantError::Eval(e.to_string()))?))
+        };
+        let mut tried = par_map(&trials, trial, &mut || event(None))?;
+        // The best trial, the earliest (most sensitive) among equals.
+        let best = (0..tried.len()).fold(None, |b: Option<usize>, i| match b {
+            Some(j) if tried[j].1.min_cosine() >= tried[i].1.min_cosine() => Some(j),
+            _ => Some(i),
+        });
+        let Some(i) = best.filter(|&i| tried[i].1.min_cosine() > ev.min_cosine()) else { break };
+        let (v, cos) = pending.remove(i);
+        opts.wide.insert(v);
+        (q, ev) = tried.swap_remove(i);
+        let (name, kind) = producer_label(cx.fp, v);
+        let mv = Moved { name, kind, to: MovedTo::I16, drop: 1.0 - cos, cosine_after: ev.min_cosine() };
+        event(Some(&mv));
+        moved.push(mv);
+    }
+    Ok((q, ev))
+}
+
+/// Per 8-bit activation of `q`, the worst output cosine of `fp` with only
+/// that activation quantized (on its grid in `q`), over the first
+/// [`SENSITIVITY_SAMPLES`] samples of `reference`: what its own rounding
+/// costs, apart from every other's (the accumulated per-tensor cosines of
+/// [`Eval::layers`] blame the layers downstream of a loss). Worst first,
+/// ties by value; `tick` after each interpreter run.
+pub fn sensitivity(
+    fp: &Module,
+    q: &Quantized,
+    reference: &Reference,
+    samples: &[Vec<Tensor>],
+    opts: &Options,
+    tick: &mut dyn FnMut(),
+) -> Result<Vec<(Value, f64)>, super::QuantError> {
+    let alone = |v: Value, act: &super::ActQ| -> Result<f64, super::QuantError> {
+        let one = super::rewrite::apply(fp, Vec::new(), &BTreeMap::from([(v, (act.qtype, act.params))]), opts)?;
+        let mut worst = 1.0f64;
+        for (sample, (inputs, (fo, _))) in samples.iter().zip(&reference.runs).take(SENSITIVITY_SAMPLES).enumerate() {
+            let qo = ir::interp::run(&one.module, "main", inputs.clone())
+                .map_err(|source| super::QuantError::Eval(CalibError::Run { sample, source }.to_string()))?;
+            for (a, b) in fo.iter().zip(&qo) {
+                if let (Some(x), Some(y)) = (f32s(a), f32s(b)) {
+                    let mut agg = Agreement::default();
+                    agg.add(x, y, 0);
+                    worst = worst.min(agg.cosine());
+                }
+            }
+        }
+        Ok(worst)
+    };
+    let runs = samples.len().min(reference.runs.len()).min(SENSITIVITY_SAMPLES);
+    let cands: Vec<(Value, super::ActQ)> =
+        q.acts.iter().filter(|(_, a)| a.qtype != QType::I16).map(|(&v, &a)| (v, a)).collect();
+    let cosines = par_map(&cands, |(v, a)| alone(*v, a), &mut || (0..runs).for_each(|_| tick()))?;
+    let mut out: Vec<(Value, f64)> = cands.iter().map(|c| c.0).zip(cosines).collect();
+    out.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+    Ok(out)
+}
+
+/// `f` on every item, as many at once as there are cores, results in
+/// order (each call is independent, so they do not depend on the machine);
+/// `done` after each. The first error, or a panic as one, ends it.
+fn par_map<T: Sync, R: Send>(
+    items: &[T],
+    f: impl Fn(&T) -> Result<R, super::QuantError> + Sync,
+    done: &mut dyn FnMut(),
+) -> Result<Vec<R>, super::QuantError> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut out = Vec::with_capacity(items.len());
+    for batch in items.chunks(threads) {
+        let results: Vec<Result<R, super::QuantError>> = std::thread::scope(|s| {
+            let f = &f;
+            let handles: Vec<_> = batch.iter().map(|x| s.spawn(move || f(x))).collect();
+            let panicked = || Err(super::QuantError::Eval("an evaluation thread panicked".into()));
+            handles.into_iter().map(|h| h.join().unwrap_or_else(|_| panicked())).collect()
+        });
+        for r in results {
+            out.push(r?);
+            done();
+        }
+    }
+    Ok(out)
+}
+
+/// The label and op name of `v`'s producer in `fp` (the input's name for a
+/// function argument).
+fn producer_label(fp: &Module, v: Value) -> (String, &'static str) {
+    let Some(f) = fp.func("main") else { return (format!("{v}"), "input") };
+    match f.values[v].def {
+        ir::ValueDef::Result(op, _) => (super::label(&f.ops[op], op), f.ops[op].opcode.name()),
+        _ => (format!("input {v}"), "input"),
+    }
 }
 
 /// The int8 op with the largest cosine drop from its quantized inputs to its

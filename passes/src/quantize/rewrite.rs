@@ -164,7 +164,21 @@ impl Cx<'_> {
         let Some(w) = self.const_f32(f, f.ops[id].operand(slots.weight)) else { return vec![] };
         let axis = weight_axis(slots, w.0.len(), per_channel);
         let loc = f.ops[id].loc.clone();
-        let scales = weight_scales(&w.0, &w.1, axis);
+        // Bias: int32 with scale input scale × weight scale, when the input is quantized.
+        let x_scale = f.ops[id].operand(0).and_then(|x| acts.get(&x)).map(|a| a.params.scale);
+        let bias = slots.bias.zip(x_scale).and_then(|(b_slot, _)| {
+            // A corrected layer without a bias gets one.
+            let bias = self.const_f32(f, f.ops[id].operand(b_slot));
+            let bias = bias.or_else(|| shift.map(|d| (vec![d.len() as u64], vec![0.0; d.len()])));
+            bias.map(|(d, b)| match shift.filter(|s| s.len() == b.len()) {
+                Some(s) => (d, b.iter().zip(s).map(|(&b, &s)| b - s).collect::<Vec<f32>>()),
+                None => (d, b),
+            })
+        });
+        let mut scales = weight_scales(&w.0, &w.1, axis);
+        if let (Some((_, b)), Some(sx)) = (&bias, x_scale) {
+            fit_bias(&mut scales, b, sx);
+        }
         let q = quantize_weight(&w.0, &w.1, axis, &scales);
         let (wdims, channels) = (w.0.clone(), scales.len() as u64);
         let base = format!("w{id}");
@@ -178,16 +192,7 @@ impl Cx<'_> {
         self.before.entry(id).or_default().extend([s_op, z_op, w_op, deq.0]);
         f.ops[id].operands[slots.weight] = Some(deq.1);
         let mut done = vec![(id, slots.weight, axis.is_some())];
-        // Bias: int32 with scale input scale × weight scale, when the input is quantized.
-        let x_scale = f.ops[id].operand(0).and_then(|x| acts.get(&x)).map(|a| a.params.scale);
         if let (Some(b_slot), Some(sx)) = (slots.bias, x_scale) {
-            // A corrected layer without a bias gets one.
-            let bias = self.const_f32(f, f.ops[id].operand(b_slot));
-            let bias = bias.or_else(|| shift.map(|d| (vec![d.len() as u64], vec![0.0; d.len()])));
-            let bias = bias.map(|(d, b)| match shift.filter(|s| s.len() == b.len()) {
-                Some(s) => (d, b.iter().zip(s).map(|(&b, &s)| b - s).collect()),
-                None => (d, b),
-            });
             if let Some((bdims, b)) = bias {
                 let n = b.len();
                 let bscale: Vec<f32> = (0..n).map(|c| sx * scales[if axis.is_some() { c } else { 0 }]).collect();
@@ -195,7 +200,9 @@ impl Cx<'_> {
                     let bq: Vec<u8> = b
                         .iter()
                         .zip(&bscale)
-                        .map(|(&x, &s)| (f64::from(x) / f64::from(s)).round_ties_even().clamp(-2.0e9, 2.0e9) as i32)
+                        .map(|(&x, &s)| {
+                            (f64::from(x) / f64::from(s)).round_ties_even().clamp(-BIAS_MAX, BIAS_MAX) as i32
+                        })
                         .flat_map(i32::to_le_bytes)
                         .collect();
                     let ax = Some(0).filter(|_| axis.is_some());
@@ -286,6 +293,25 @@ pub(super) fn channel(dims: &[u64], axis: usize, i: usize) -> usize {
 }
 
 /// Symmetric int8 scales: `max |w| / 127` per channel of `axis` (or one for
+/// Largest |bias| in units of its scale: 2^30, which leaves the integer
+/// kernels' i32 accumulator room for the products.
+const BIAS_MAX: f64 = (1u32 << 30) as f64;
+
+/// Raise weight scales (one per channel of `bias`, or one for all) where
+/// `bias / (sx · scale)` would not fit [`BIAS_MAX`]: with a fine input grid
+/// (i16) and small weights a large bias would otherwise saturate, silently.
+/// The coarser weights are what such a channel can carry.
+fn fit_bias(scales: &mut [f32], bias: &[f32], sx: f32) {
+    let need = |b: f32| (f64::from(b.abs()) / (f64::from(sx) * BIAS_MAX) * (1.0 + 1e-6)) as f32;
+    if scales.len() == bias.len() {
+        for (s, &b) in scales.iter_mut().zip(bias) {
+            *s = s.max(need(b));
+        }
+    } else if let [s] = scales {
+        *s = bias.iter().fold(*s, |s, &b| s.max(need(b)));
+    }
+}
+
 /// the whole tensor); an all-zero channel gets scale 1.
 pub(super) fn weight_scales(dims: &[u64], w: &[f32], axis: Option<usize>) -> Vec<f32> {
     let n = axis.map_or(1, |a| dims[a] as usize);

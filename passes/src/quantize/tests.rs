@@ -1,4 +1,4 @@
-use super::eval::{auto_mixed, evaluate};
+use super::eval::{auto_mixed, evaluate, MovedTo};
 use super::rewrite::{quantize_weight, weight_scales};
 use super::*;
 use crate::calibrate::observe;
@@ -99,15 +99,22 @@ fn the_quantized_module_stays_close_on_data_it_was_not_calibrated_on() {
 }
 
 #[test]
-fn keep_float_by_type_or_node_name_and_unknown_names_are_all_listed() {
+fn keep_float_by_type_or_node_name_and_unknown_names_of_both_flags_are_all_listed() {
     let m = module();
     let obs = observe(&m, &set(0..4)).unwrap();
     let opts = Options { keep_float: vec!["Conv".into()], ..Options::default() };
     let q = quantize(&m, &obs, &opts).unwrap();
     assert!(matches!(&q.layers[0].precision, Precision::Float(r) if r == "--keep-float Conv"));
-    let opts = Options { keep_float: vec!["fc".into(), "nope".into(), "onnx.Nada".into()], ..Options::default() };
+    let opts = Options {
+        keep_float: vec!["fc".into(), "nope".into(), "onnx.Nada".into()],
+        i16: vec!["conv1".into(), "nix".into()],
+        ..Options::default()
+    };
     match quantize(&m, &obs, &opts) {
-        Err(QuantError::UnknownKeep(names)) => assert_eq!(names, ["nope", "onnx.Nada"]),
+        Err(e @ QuantError::UnknownSelection(_)) => assert_eq!(
+            e.to_string(),
+            "no op has this name, op type or ONNX node name: --keep-float nope, --keep-float onnx.Nada, --i16 nix"
+        ),
         other => panic!("{other:?}"),
     }
 }
@@ -121,7 +128,8 @@ fn auto_mixed_stops_when_the_outputs_agree_and_moving_everything_restores_float(
     assert!(moved.is_empty() && ev.min_cosine() >= 0.5 && !q.acts.is_empty());
     let (q, ev, moved) = auto_mixed(&m, &obs, &Options::default(), None, &data, 2.0, &mut |_| {}).unwrap();
     assert!(q.layers.iter().all(|l| l.precision != Precision::Int8));
-    assert_eq!(moved.len(), q.layers.len() - 1, "all but the policy's Softmax moved: {moved:?}");
+    let floated = moved.iter().filter(|mv| mv.to == MovedTo::Float).count();
+    assert_eq!(floated, q.layers.len() - 1, "all but the policy's Softmax moved: {moved:?}");
     assert_eq!(ev.outputs[0].max_abs, 0.0);
     assert_eq!(ev.int8_mac_share(&q), 0.0);
 }
@@ -284,4 +292,104 @@ fn a_folded_affine_result_takes_the_image_of_its_input_grid() {
     for (got, want) in [(l, -0.625 * hi + 0.125), (h, -0.625 * lo + 0.125)] {
         assert!((got - want).abs() <= 0.5 * sy + 1e-6, "[{l}, {h}] is not the image of [{lo}, {hi}]");
     }
+}
+
+/// A 1×1 conv whose two result channels differ 1000× in range, read by a
+/// depthwise conv that scales them back to one size: one 8-bit grid for
+/// both rounds the small channel away (MobileNet-style nets' depthwise
+/// inputs, e.g. PP-OCRv4's recognizer).
+const UNEVEN: &str = r#"
+module @m attributes {phase = "core"} {
+  const @w : f32[2, 2, 1, 1] = dense<[100.0, 0.0, 0.0, 0.1]>
+  const @dw : f32[2, 1, 3, 3] = dense<[0.001, 0.002, 0.001, 0.002, 0.004, 0.002, 0.001, 0.002, 0.001, 1.0, 2.0, 1.0, 2.0, 4.0, 2.0, 1.0, 2.0, 1.0]>
+  func @main(%x: f32[1, 2, 6, 6]) -> (f32[1, 2, 6, 6]) {
+    %w = core.const {value = @w} : f32[2, 2, 1, 1]
+    %0 = core.conv %x, %w : f32[1, 2, 6, 6] loc("c1" op "Conv")
+    %dw = core.const {value = @dw} : f32[2, 1, 3, 3]
+    %1 = core.conv %0, %dw {group = 2, pads = [1, 1, 1, 1]} : f32[1, 2, 6, 6] loc("dw" op "Conv")
+    return %1
+  }
+}
+"#;
+
+#[test]
+fn auto_mixed_widens_the_activation_whose_rounding_alone_costs_most_first() {
+    let m = ir::text::parse_module(UNEVEN, "uneven.eir", None).expect("parses").module;
+    let data = set(0..6);
+    let obs = observe(&m, &data).unwrap();
+    let f = m.func("main").unwrap();
+    let uneven = f.ops[f.body.ops[1]].results[0];
+    let q8 = quantize(&m, &obs, &Options::default()).unwrap();
+    let ev8 = evaluate(&m, &q8, &data, &mut || {}).unwrap();
+    assert!(ev8.min_cosine() < 0.99, "8 bits everywhere keep {}: the test could not fail", ev8.min_cosine());
+    assert_eq!(ev8.int8_mac_share(&q8), 1.0);
+    let (q, ev, moved) = auto_mixed(&m, &obs, &Options::default(), None, &data, 0.99, &mut |_| {}).unwrap();
+    assert_eq!(moved.len(), 1, "{moved:?}");
+    assert_eq!((moved[0].name.as_str(), moved[0].to), ("c1", MovedTo::I16));
+    assert!(moved[0].drop > 0.5 * (1.0 - ev8.min_cosine()), "{moved:?}");
+    assert_eq!(q.acts[&uneven].qtype, QType::I16);
+    assert!(q.acts.iter().filter(|(&v, _)| v != uneven).all(|(_, a)| a.qtype == QType::U8));
+    assert!(ev.min_cosine() >= 0.99 && q.layers.iter().all(|l| l.precision == Precision::Int8));
+    // Both convs touch the i16 tensor: no MAC is int8 any more.
+    assert_eq!(ev.int8_mac_share(&q), 0.0);
+}
+
+#[test]
+fn widening_either_end_of_a_folded_affine_chain_widens_both() {
+    let m = ir::text::parse_module(AFFINE, "affine.eir", None).expect("parses").module;
+    let data = set(0..4);
+    let obs = observe(&m, &data).unwrap();
+    let f = m.func("main").unwrap();
+    let result = |i: usize| f.ops[f.body.ops[i]].results[0];
+    let (conv, shifted, out) = (result(1), result(5), result(6));
+    for v in [conv, shifted] {
+        let opts = Options { wide: BTreeSet::from([v]), ..Options::default() };
+        let q = quantize(&m, &obs, &opts).unwrap();
+        let types = [conv, shifted, out].map(|v| q.acts[&v].qtype);
+        assert_eq!(types, [QType::I16, QType::I16, QType::U8], "widening {v}");
+    }
+}
+
+/// A conv with tiny weights and a large bias behind an i16 input: the
+/// bias in units of `s_x · s_w` is far beyond i32.
+const BIG_BIAS: &str = r#"
+module @m attributes {phase = "core"} {
+  const @w : f32[2, 2, 1, 1] = dense<[0.000001, -0.000002, 0.5, 0.25]>
+  const @b : f32[2] = dense<[1000.0, -0.5]>
+  func @main(%x: f32[1, 2, 6, 6]) -> (f32[1, 2, 6, 6]) {
+    %w = core.const {value = @w} : f32[2, 2, 1, 1]
+    %b = core.const {value = @b} : f32[2]
+    %0 = core.conv %x, %w, %b : f32[1, 2, 6, 6] loc("c1" op "Conv")
+    return %0
+  }
+}
+"#;
+
+#[test]
+fn a_bias_beyond_i32_at_a_fine_input_grid_coarsens_its_channels_weights_instead_of_saturating() {
+    let m = ir::text::parse_module(BIG_BIAS, "big-bias.eir", None).expect("parses").module;
+    let data = set(0..4);
+    let obs = observe(&m, &data).unwrap();
+    let x = m.func("main").unwrap().body.params[0];
+    let opts = Options { wide: BTreeSet::from([x]), ..Options::default() };
+    let q = quantize(&m, &obs, &opts).unwrap();
+    assert_eq!(q.acts[&x].qtype, QType::I16);
+    let ev = evaluate(&m, &q, &data, &mut || {}).unwrap();
+    // The first channel sits at 1000 on the output grid, the second within it.
+    assert!(ev.outputs[0].cosine() > 0.9999, "cosine {}", ev.outputs[0].cosine());
+    assert!(ev.outputs[0].max_abs < 5.0, "max |diff| {}", ev.outputs[0].max_abs);
+}
+
+#[test]
+fn i16_by_node_name_widens_that_ops_results() {
+    let m = ir::text::parse_module(UNEVEN, "uneven.eir", None).expect("parses").module;
+    let data = set(0..4);
+    let obs = observe(&m, &data).unwrap();
+    let f = m.func("main").unwrap();
+    let (c1, dw) = (f.ops[f.body.ops[1]].results[0], f.ops[f.body.ops[3]].results[0]);
+    let q = quantize(&m, &obs, &Options { i16: vec!["c1".into()], ..Options::default() }).unwrap();
+    assert_eq!((q.acts[&c1].qtype, q.acts[&dw].qtype), (QType::I16, QType::U8));
+    let ev8 = evaluate(&m, &quantize(&m, &obs, &Options::default()).unwrap(), &data, &mut || {}).unwrap();
+    let ev16 = evaluate(&m, &q, &data, &mut || {}).unwrap();
+    assert!(ev16.min_cosine() > 0.999 && ev8.min_cosine() < 0.99, "{} vs {}", ev16.min_cosine(), ev8.min_cosine());
 }

@@ -336,6 +336,9 @@ fn quant_lut(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
     };
     grid(a, &args[1], &args[2], xt.dtype, "x")?;
     let yt = konst(a, &args[4], "y zero point")?.ty.dtype;
+    if !matches!(yt, DType::U8 | DType::I8) {
+        return Err(format!("y has element type {yt}, expected u8 or i8"));
+    }
     grid(a, &args[3], &args[4], yt, "y")?;
     let op = super::op_word(&args[5])?;
     let op_attrs = a.env().attrs(&args[6]).cloned().unwrap_or_default();
