@@ -16,7 +16,7 @@ use anyhow::{anyhow, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use ir::Module;
 use passes::calibrate::{observe_with, Method, QType};
-use passes::quantize::eval::{auto_mixed, compare_folded, evaluate, Agreement, Eval, Moved, MovedTo};
+use passes::quantize::eval::{auto_mixed, compare_folded, evaluate, Agreement, Eval, Mixed, Moved, MovedTo, Sensitive};
 use passes::quantize::{quantize_corrected, Correction, Options, Policy, Precision, Quantized};
 use serde::Serialize;
 use std::io::IsTerminal;
@@ -75,14 +75,21 @@ pub struct Report {
     pub clipping: Vec<ClipRow>,
     /// Ops kept in float and why.
     pub kept_float: Vec<KeptRow>,
-    /// What `--auto-mixed` moved back to float, in order.
+    /// What `--auto-mixed` widened to i16 or moved back to float, in order.
     pub moved: Vec<MovedRow>,
+    /// `--auto-mixed`'s sensitivity analysis: per 8-bit activation, the
+    /// outputs' worst cosine with it alone quantized, worst first (empty
+    /// without `--auto-mixed` or when the first quantization met the target).
+    pub sensitivity: Vec<SensitiveRow>,
     /// Ops computed in int8.
     pub int8_ops: usize,
     /// Affine steps by a constant scalar, folded into their neighbours' requantization.
     pub folded_ops: usize,
     /// Int8 layers whose bias was corrected for the mean shift of rounding.
     pub bias_corrected: usize,
+    /// Layers with output channels whose weight scale was raised so their
+    /// bias fits i32 (at input scale × weight scale), and how many.
+    pub bias_fitted: Vec<FittedRow>,
     /// Share of multiply-accumulates in int8 ops.
     pub int8_mac_share: f64,
     /// Warnings (unrepresentative calibration data, evaluation on it).
@@ -179,6 +186,29 @@ pub struct MovedRow {
     pub cosine_after: f64,
 }
 
+/// A layer whose weight scales were raised for its bias.
+#[derive(Clone, Debug, Serialize)]
+pub struct FittedRow {
+    /// Its label.
+    pub layer: String,
+    /// Output channels whose scale was raised.
+    pub channels: usize,
+}
+
+/// An activation of the sensitivity analysis.
+#[derive(Clone, Debug, Serialize)]
+pub struct SensitiveRow {
+    /// Its producer's label.
+    pub tensor: String,
+    /// Its producer's op name.
+    pub op: String,
+    /// The outputs' worst cosine with it alone quantized.
+    pub cosine: f64,
+}
+
+/// Rows of the text report's worst-first lists.
+const WORST: usize = 8;
+
 /// How much more of the evaluation values than of the calibration values
 /// a range may clip before the calibration set is called unrepresentative.
 const CLIP_WARN: f64 = 0.01;
@@ -198,7 +228,7 @@ pub fn run(m: &Module, req: &Request) -> Result<(Quantized, Report, Module)> {
     bar.finish_and_clear();
     let corr = req.bias_correction.then(|| Correction::new(&calib));
     let data = eval_set.as_ref().unwrap_or(&calib);
-    let (q, ev, moved) = match req.auto_mixed {
+    let Mixed { q, ev, moved, sensitivity } = match req.auto_mixed {
         Some(th) => {
             let bar = progress(2 * data.len() + corr.as_ref().map_or(0, Correction::runs), "auto-mixed: evaluating");
             let terminal = std::io::stderr().is_terminal();
@@ -231,14 +261,14 @@ pub fn run(m: &Module, req: &Request) -> Result<(Quantized, Report, Module)> {
             let bar = progress(2 * data.len(), "evaluating");
             let ev = evaluate(m, &q, data, &mut || bar.inc(1)).context("evaluation")?;
             bar.finish_and_clear();
-            (q, ev, vec![])
+            Mixed { q, ev, moved: vec![], sensitivity: vec![] }
         }
     };
     let eval_data = match &req.eval {
         Some(d) => d.display().to_string(),
         None => format!("{} (the calibration set)", req.calib.display()),
     };
-    let mut report = report(m, &q, &ev, &moved, req, &obs, (calib.len(), data.len(), eval_data));
+    let mut report = report(m, &q, &ev, (&moved, &sensitivity), req, &obs, (calib.len(), data.len(), eval_data));
     if !req.integer {
         return Ok((q.clone(), report, q.module));
     }
@@ -340,7 +370,7 @@ fn report(
     m: &Module,
     q: &Quantized,
     ev: &Eval,
-    moved: &[Moved],
+    (moved, sensitivity): (&[Moved], &[Sensitive]),
     req: &Request,
     obs: &std::collections::BTreeMap<ir::Value, passes::calibrate::Observer>,
     (calib_samples, eval_samples, eval_data): (usize, usize, String),
@@ -413,9 +443,18 @@ fn report(
         clipping,
         kept_float,
         moved,
+        sensitivity: sensitivity
+            .iter()
+            .map(|s| SensitiveRow { tensor: s.name.clone(), op: s.kind.into(), cosine: s.cosine })
+            .collect(),
         int8_ops: q.layers.iter().filter(|l| l.precision == Precision::Int8).count(),
         folded_ops: q.layers.iter().filter(|l| l.precision == Precision::Folded).count(),
         bias_corrected: q.bias_corrected,
+        bias_fitted: q
+            .bias_fitted
+            .iter()
+            .map(|(&op, &channels)| FittedRow { layer: passes::quantize::label(&f.ops[op], op), channels })
+            .collect(),
         int8_mac_share: ev.int8_mac_share(q),
         warnings,
         integer: None,
@@ -465,13 +504,23 @@ impl Report {
             }
         }
         s += "worst quantized tensors (cosine vs float):\n";
-        for l in self.layers.iter().take(8) {
+        for l in self.layers.iter().take(WORST) {
             s += &format!("  {:.5}  {} ({})\n", l.cosine, l.tensor, l.op);
         }
         if !self.kept_float.is_empty() {
             s += &format!("kept in float ({}):\n", self.kept_float.len());
             for k in &self.kept_float {
                 s += &format!("  {} ({}): {}\n", k.layer, k.op, k.reason);
+            }
+        }
+        if !self.bias_fitted.is_empty() {
+            let rows: Vec<String> = self.bias_fitted.iter().map(|r| format!("{} ({})", r.layer, r.channels)).collect();
+            s += &format!("weight scales raised so the bias fits i32 (channels): {}\n", rows.join(", "));
+        }
+        if !self.sensitivity.is_empty() {
+            s += "most sensitive activations (outputs' worst cosine with each alone quantized):\n";
+            for r in self.sensitivity.iter().take(WORST) {
+                s += &format!("  {:.5}  {} ({})\n", r.cosine, r.tensor, r.op);
             }
         }
         for mv in &self.moved {

@@ -109,3 +109,22 @@ fn bad_quantization_options_are_named() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("unknown op `onnx.Nope`") && err.contains("unknown pattern `bogus`"), "{err}");
 }
+
+#[test]
+fn auto_mixed_reports_its_sensitivity_analysis_and_every_move() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (m, data) = (model().join("model.onnx"), model().join("test_data_set_0"));
+    let (o, r) = (dir.path().join("q.eir"), dir.path().join("r.json"));
+    let out =
+        edgec(&["quantize", s(&m), "--calib", s(&data), "-o", s(&o), "--report", s(&r), "--auto-mixed", "0.99995"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("most sensitive activations") && err.contains("auto-mixed moved"), "{err}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&r).expect("report")).expect("json");
+    let cos = |row: &serde_json::Value| row["cosine"].as_f64().expect("cosine");
+    let sens = report["sensitivity"].as_array().expect("sensitivity");
+    assert!(sens.len() > 50 && sens.windows(2).all(|w| cos(&w[0]) <= cos(&w[1])), "worst first: {sens:?}");
+    let moved = report["moved"].as_array().expect("moved");
+    assert!(moved.iter().any(|mv| mv["to"] == "i16") && moved.iter().any(|mv| mv["to"] == "float"), "{moved:?}");
+    assert!(cos(&report["outputs"][0]) >= 0.99995, "{report}");
+}

@@ -140,6 +140,9 @@ pub struct Quantized {
     pub weights: Vec<(OpId, usize, bool)>,
     /// Ops whose bias took a correction from [`Options::bias_shift`].
     pub bias_corrected: usize,
+    /// Per op, the output channels whose weight scale was raised so that
+    /// the bias fits i32 at input scale × weight scale.
+    pub bias_fitted: BTreeMap<OpId, usize>,
 }
 
 /// Why quantization could not run.

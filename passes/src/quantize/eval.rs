@@ -1,7 +1,9 @@
 //! Accuracy of a quantized module against its float original: per output,
 //! per quantized activation (as the next layer reads it) and the share of
-//! values each calibrated range clips; and `--auto-mixed`, which moves the
-//! int8 ops that lose most back to float until the outputs agree.
+//! values each calibrated range clips; the sensitivity of the outputs to
+//! each activation's rounding alone; and `--auto-mixed`, which widens the
+//! most sensitive activations to i16, then moves the int8 ops that lose
+//! most back to float, until the outputs agree.
 
 use super::{quantize_corrected, Correction, Options, Precision, Quantized};
 use crate::calibrate::{CalibError, Observer, QType};
@@ -106,8 +108,9 @@ impl Eval {
     pub fn int8_mac_share(&self, q: &Quantized) -> f64 {
         let total: u64 = self.macs.values().sum();
         let wide_dq: HashSet<Value> = q.acts.values().filter(|a| a.qtype == QType::I16).map(|a| a.dq).collect();
+        let f = q.module.func("main");
         let narrow = |op: OpId| {
-            let Some(f) = q.module.func("main") else { return false };
+            let Some(f) = f else { return false };
             let o = &f.ops[op];
             let wide_result = o.results.iter().any(|r| q.acts.get(r).is_some_and(|a| a.qtype == QType::I16));
             !wide_result && !o.inputs().any(|v| wide_dq.contains(&v))
@@ -284,6 +287,31 @@ pub struct Moved {
     pub cosine_after: f64,
 }
 
+/// What [`auto_mixed`] ended with.
+#[derive(Clone, Debug)]
+pub struct Mixed {
+    /// The last quantization.
+    pub q: Quantized,
+    /// Its evaluation.
+    pub ev: Eval,
+    /// The moves, in order.
+    pub moved: Vec<Moved>,
+    /// The 8-bit activations of the first quantization by what their
+    /// rounding alone costs, worst first (empty when it met the target).
+    pub sensitivity: Vec<Sensitive>,
+}
+
+/// One activation of [`sensitivity`], labelled.
+#[derive(Clone, Debug)]
+pub struct Sensitive {
+    /// Its producer's label.
+    pub name: String,
+    /// Its producer's op name.
+    pub kind: &'static str,
+    /// The outputs' worst cosine with this activation alone quantized.
+    pub cosine: f64,
+}
+
 /// Samples [`sensitivity`] runs on.
 const SENSITIVITY_SAMPLES: usize = 2;
 
@@ -296,8 +324,7 @@ const WIDEN_SHARE: f64 = 0.1;
 /// time, the 8-bit activations whose rounding alone costs most
 /// ([`sensitivity`], [`widen`]), then move the int8 op whose output loses
 /// most cosine relative to its inputs back to float, until no int8 op is
-/// left. Returns the last quantization, its evaluation and the moves, in
-/// order. `event` hears of interpreter runs (`None`) and every move.
+/// left. `event` hears of interpreter runs (`None`) and every move.
 #[allow(clippy::too_many_arguments)]
 pub fn auto_mixed(
     fp: &Module,
@@ -307,7 +334,7 @@ pub fn auto_mixed(
     samples: &[Vec<Tensor>],
     target: f64,
     event: &mut dyn FnMut(Option<&Moved>),
-) -> Result<(Quantized, Eval, Vec<Moved>), super::QuantError> {
+) -> Result<Mixed, super::QuantError> {
     let run_err = |e: CalibError| super::QuantError::Eval(e.to_string());
     let mut opts = opts.clone();
     let mut q = quantize_corrected(fp, obs, &opts, corr, &mut || event(None))?;
@@ -317,9 +344,17 @@ pub fn auto_mixed(
     let reference = Reference::new(fp, samples, &watch, &mut || event(None)).map_err(run_err)?;
     let mut ev = reference.compare(&q, samples, &mut || event(None)).map_err(run_err)?;
     let mut moved = Vec::new();
+    let mut labelled = Vec::new();
     if ev.min_cosine() < target && opts.act != QType::I16 {
         let cx = WidenCx { fp, obs, corr, samples, reference: &reference };
         let sens = sensitivity(fp, &q, &reference, samples, &opts, &mut || event(None))?;
+        labelled = sens
+            .iter()
+            .map(|&(v, cosine)| {
+                let (name, kind) = producer_label(fp, v);
+                Sensitive { name, kind, cosine }
+            })
+            .collect();
         (q, ev) = widen(&cx, &mut opts, (q, ev), sens, target, &mut moved, event)?;
     }
     while ev.min_cosine() < target {
@@ -334,7 +369,7 @@ pub fn auto_mixed(
             moved.push(mv);
         }
     }
-    Ok((q, ev, moved))
+    Ok(Mixed { q, ev, moved, sensitivity: labelled })
 }
 
 /// What [`widen`] quantizes and evaluates with.

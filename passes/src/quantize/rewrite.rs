@@ -17,7 +17,7 @@ pub(super) fn apply(
     let mut out = m.clone();
     let fi = out.funcs.iter().position(|f| f.name == "main").ok_or(QuantError::NoMain)?;
     let mut f = std::mem::take(&mut out.funcs[fi]);
-    let mut cx = Cx { m: &mut out, before: HashMap::new(), after: HashMap::new() };
+    let mut cx = Cx { m: &mut out, before: HashMap::new(), after: HashMap::new(), fitted: BTreeMap::new() };
 
     let mut acts = BTreeMap::new();
     let mut quantizers = HashSet::new();
@@ -55,6 +55,7 @@ pub(super) fn apply(
         body.extend(cx.after.remove(&Some(id)).unwrap_or_default());
     }
     f.body.ops = body;
+    let fitted = std::mem::take(&mut cx.fitted);
     let dq: HashMap<Value, Value> = acts.iter().map(|(&v, a)| (v, a.dq)).collect();
     reroute(&mut f, &dq, &quantizers);
     out.funcs[fi] = f;
@@ -62,7 +63,7 @@ pub(super) fn apply(
     let dce = crate::Pass::run(&crate::simplify::Dce, &mut out, &mut crate::PassCx::default());
     dce.map_err(|e| QuantError::Verify(e.to_string()))?;
     ir::verify::verify(&out).map_err(|e| QuantError::Verify(e.to_string()))?;
-    Ok(Quantized { module: out, acts, layers, weights, bias_corrected })
+    Ok(Quantized { module: out, acts, layers, weights, bias_corrected, bias_fitted: fitted })
 }
 
 /// The op defining `v`, if an op does.
@@ -107,6 +108,8 @@ struct Cx<'m> {
     before: HashMap<OpId, Vec<OpId>>,
     /// New ops to place after an op (`None`: at the start of the body).
     after: HashMap<Option<OpId>, Vec<OpId>>,
+    /// Per op, the channels whose weight scale [`fit_bias`] raised.
+    fitted: BTreeMap<OpId, usize>,
 }
 
 impl Cx<'_> {
@@ -177,7 +180,10 @@ impl Cx<'_> {
         });
         let mut scales = weight_scales(&w.0, &w.1, axis);
         if let (Some((_, b)), Some(sx)) = (&bias, x_scale) {
-            fit_bias(&mut scales, b, sx);
+            let raised = fit_bias(&mut scales, b, sx);
+            if raised > 0 {
+                self.fitted.insert(id, raised);
+            }
         }
         let q = quantize_weight(&w.0, &w.1, axis, &scales);
         let (wdims, channels) = (w.0.clone(), scales.len() as u64);
@@ -293,23 +299,32 @@ pub(super) fn channel(dims: &[u64], axis: usize, i: usize) -> usize {
 }
 
 /// Symmetric int8 scales: `max |w| / 127` per channel of `axis` (or one for
-/// Largest |bias| in units of its scale: 2^30, which leaves the integer
-/// kernels' i32 accumulator room for the products.
-const BIAS_MAX: f64 = (1u32 << 30) as f64;
+/// Largest |bias| in units of its scale: 2·10^9, inside i32 with room for
+/// a sum the products bring back toward zero (the integer kernels add them
+/// wrapping, so only the final sum must fit).
+const BIAS_MAX: f64 = 2.0e9;
 
 /// Raise weight scales (one per channel of `bias`, or one for all) where
 /// `bias / (sx · scale)` would not fit [`BIAS_MAX`]: with a fine input grid
 /// (i16) and small weights a large bias would otherwise saturate, silently.
-/// The coarser weights are what such a channel can carry.
-fn fit_bias(scales: &mut [f32], bias: &[f32], sx: f32) {
+/// The coarser weights are what such a channel can carry. Returns how many
+/// scales it raised.
+fn fit_bias(scales: &mut [f32], bias: &[f32], sx: f32) -> usize {
     let need = |b: f32| (f64::from(b.abs()) / (f64::from(sx) * BIAS_MAX) * (1.0 + 1e-6)) as f32;
-    if scales.len() == bias.len() {
-        for (s, &b) in scales.iter_mut().zip(bias) {
-            *s = s.max(need(b));
+    let mut raised = 0;
+    let mut raise = |s: &mut f32, b: f32| {
+        if need(b) > *s {
+            *s = need(b);
+            raised += 1;
         }
+    };
+    if scales.len() == bias.len() {
+        scales.iter_mut().zip(bias).for_each(|(s, &b)| raise(s, b));
     } else if let [s] = scales {
-        *s = bias.iter().fold(*s, |s, &b| s.max(need(b)));
+        let b = bias.iter().fold(0.0f32, |m, &b| m.max(b.abs()));
+        raise(s, b);
     }
+    raised
 }
 
 /// the whole tensor); an all-zero channel gets scale 1.

@@ -1,4 +1,4 @@
-use super::eval::{auto_mixed, evaluate, MovedTo};
+use super::eval::{auto_mixed, evaluate, Mixed, MovedTo};
 use super::rewrite::{quantize_weight, weight_scales};
 use super::*;
 use crate::calibrate::observe;
@@ -124,9 +124,11 @@ fn auto_mixed_stops_when_the_outputs_agree_and_moving_everything_restores_float(
     let m = module();
     let data = set(0..6);
     let obs = observe(&m, &data).unwrap();
-    let (q, ev, moved) = auto_mixed(&m, &obs, &Options::default(), None, &data, 0.5, &mut |_| {}).unwrap();
-    assert!(moved.is_empty() && ev.min_cosine() >= 0.5 && !q.acts.is_empty());
-    let (q, ev, moved) = auto_mixed(&m, &obs, &Options::default(), None, &data, 2.0, &mut |_| {}).unwrap();
+    let r = auto_mixed(&m, &obs, &Options::default(), None, &data, 0.5, &mut |_| {}).unwrap();
+    assert!(r.moved.is_empty() && r.sensitivity.is_empty() && r.ev.min_cosine() >= 0.5 && !r.q.acts.is_empty());
+    let Mixed { q, ev, moved, sensitivity } =
+        auto_mixed(&m, &obs, &Options::default(), None, &data, 2.0, &mut |_| {}).unwrap();
+    assert!(sensitivity.windows(2).all(|w| w[0].cosine <= w[1].cosine), "worst first: {sensitivity:?}");
     assert!(q.layers.iter().all(|l| l.precision != Precision::Int8));
     let floated = moved.iter().filter(|mv| mv.to == MovedTo::Float).count();
     assert_eq!(floated, q.layers.len() - 1, "all but the policy's Softmax moved: {moved:?}");
@@ -323,7 +325,10 @@ fn auto_mixed_widens_the_activation_whose_rounding_alone_costs_most_first() {
     let ev8 = evaluate(&m, &q8, &data, &mut || {}).unwrap();
     assert!(ev8.min_cosine() < 0.99, "8 bits everywhere keep {}: the test could not fail", ev8.min_cosine());
     assert_eq!(ev8.int8_mac_share(&q8), 1.0);
-    let (q, ev, moved) = auto_mixed(&m, &obs, &Options::default(), None, &data, 0.99, &mut |_| {}).unwrap();
+    let Mixed { q, ev, moved, sensitivity } =
+        auto_mixed(&m, &obs, &Options::default(), None, &data, 0.99, &mut |_| {}).unwrap();
+    assert_eq!(sensitivity.len(), 3, "x, c1, dw: {sensitivity:?}");
+    assert_eq!((sensitivity[0].name.as_str(), sensitivity[0].kind), ("c1", "core.conv"));
     assert_eq!(moved.len(), 1, "{moved:?}");
     assert_eq!((moved[0].name.as_str(), moved[0].to), ("c1", MovedTo::I16));
     assert!(moved[0].drop > 0.5 * (1.0 - ev8.min_cosine()), "{moved:?}");
@@ -374,6 +379,8 @@ fn a_bias_beyond_i32_at_a_fine_input_grid_coarsens_its_channels_weights_instead_
     let opts = Options { wide: BTreeSet::from([x]), ..Options::default() };
     let q = quantize(&m, &obs, &opts).unwrap();
     assert_eq!(q.acts[&x].qtype, QType::I16);
+    let conv = m.func("main").unwrap().body.ops[2];
+    assert_eq!(q.bias_fitted, BTreeMap::from([(conv, 1)]), "only the first channel's bias is beyond i32");
     let ev = evaluate(&m, &q, &data, &mut || {}).unwrap();
     // The first channel sits at 1000 on the output grid, the second within it.
     assert!(ev.outputs[0].cosine() > 0.9999, "cosine {}", ev.outputs[0].cosine());
