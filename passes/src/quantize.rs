@@ -23,6 +23,7 @@
 //! values in region bodies are not quantized; constants other than weights
 //! and biases of the ops in [`weight_slots`] stay float.
 
+mod channels;
 mod correct;
 pub mod eval;
 mod fold;
@@ -154,6 +155,9 @@ pub enum QuantError {
     /// `--keep-float` / `--i16` selections (flag, name) that select no op.
     #[error("no op has this name, op type or ONNX node name: {}", .0.iter().map(|(f, n)| format!("{f} {n}")).collect::<Vec<_>>().join(", "))]
     UnknownSelection(Vec<(&'static str, String)>),
+    /// `--i16` names whose ops have no quantized result to widen.
+    #[error("--i16 selects no op with a quantized result (kept in float, or its result is fused into the next op's grid: name that op instead): {}", .0.join(", "))]
+    NothingToWiden(Vec<String>),
     /// Evaluating a quantization on the data failed.
     #[error("evaluation: {0}")]
     Eval(String),
@@ -238,7 +242,10 @@ pub fn quantize(m: &Module, obs: &BTreeMap<Value, Observer>, opts: &Options) -> 
     for &id in f.body.ops.iter().filter(|&&id| opts.i16.iter().any(|n| selects(n, &f.ops[id]))) {
         wide.extend(f.ops[id].results.iter().copied());
     }
-    let wide = wide_closure(m, f, &graph, &folded, &acts, &wide);
+    // Each activation's folded affine chain back to its source, walked once.
+    let chains: BTreeMap<Value, Affine> =
+        acts.iter().map(|&y| (y, affine_source(m, f, &graph, &folded, y))).filter(|(y, a)| a.0 != *y).collect();
+    let wide = wide_closure(&chains, &wide);
     let ty = |v: Value| if wide.contains(&v) { QType::I16 } else { opts.act };
     let params: BTreeMap<Value, (QType, QParams)> = acts
         .iter()
@@ -247,7 +254,8 @@ pub fn quantize(m: &Module, obs: &BTreeMap<Value, Observer>, opts: &Options) -> 
         .filter_map(|v| obs.get(v).map(|o| (*v, act_params(o, ty(*v), opts))))
         .collect();
     let params = share_grids(f, &layers, params, obs, opts);
-    let params = affine_grids(m, f, &graph, &folded, params);
+    let params = affine_grids(&chains, params);
+    check_widened(f, opts, &params)?;
     rewrite::apply(m, layers, &params, opts)
 }
 
@@ -336,16 +344,13 @@ fn share_grids(
 /// constant fraction of a step (which bias correction absorbs) where a grid
 /// of its own rounds every value a second time. Asymmetric types only.
 fn affine_grids(
-    m: &Module,
-    f: &ir::Function,
-    graph: &Graph<'_>,
-    folded: &BTreeSet<OpId>,
+    chains: &BTreeMap<Value, Affine>,
     mut params: BTreeMap<Value, (QType, QParams)>,
 ) -> BTreeMap<Value, (QType, QParams)> {
     let targets: Vec<Value> = params.iter().filter(|(_, p)| p.0 != QType::I16).map(|(&v, _)| v).collect();
     for y in targets {
-        let (v, a, c) = affine_source(m, f, graph, folded, y);
-        let ok = |p: &&(QType, QParams)| p.0 != QType::I16 && v != y && a.is_finite() && a != 0.0 && c.is_finite();
+        let Some(&(v, a, c)) = chains.get(&y) else { continue };
+        let ok = |p: &&(QType, QParams)| p.0 != QType::I16 && a.is_finite() && a != 0.0 && c.is_finite();
         let Some(&(qt, p)) = params.get(&v).filter(ok) else {
             continue;
         };
@@ -359,16 +364,13 @@ fn affine_grids(
     params
 }
 
+/// `y = a · v + c`: `(v, a, c)`, see [`affine_source`].
+type Affine = (Value, f64, f64);
+
 /// `y = a · v + c` through the `folded` scalar affine steps that compute
 /// `y`: `(v, a, c)`, with `v` the first value back that no folded step
 /// computes (`(y, 1, 0)` when none does).
-fn affine_source(
-    m: &Module,
-    f: &ir::Function,
-    graph: &Graph<'_>,
-    folded: &BTreeSet<OpId>,
-    y: Value,
-) -> (Value, f64, f64) {
+fn affine_source(m: &Module, f: &ir::Function, graph: &Graph<'_>, folded: &BTreeSet<OpId>, y: Value) -> Affine {
     let scalar = |v: Value| {
         let c = m.const_of_op(&f.ops[graph.producer(v)?])?;
         c.to_f64s().filter(|x| x.len() == 1).map(|x| x[0])
@@ -394,24 +396,37 @@ fn affine_source(
 /// `wide` closed over folded affine chains: a value and the values folded
 /// steps compute from it are widened together (an 8-bit grid on either
 /// side would round what the i16 grid keeps).
-fn wide_closure(
-    m: &Module,
-    f: &ir::Function,
-    graph: &Graph<'_>,
-    folded: &BTreeSet<OpId>,
-    acts: &BTreeSet<Value>,
-    wide: &BTreeSet<Value>,
-) -> BTreeSet<Value> {
-    if wide.is_empty() {
-        return BTreeSet::new();
-    }
-    let chains: Vec<(Value, Value)> =
-        acts.iter().map(|&y| (y, affine_source(m, f, graph, folded, y).0)).filter(|(y, v)| y != v).collect();
+fn wide_closure(chains: &BTreeMap<Value, Affine>, wide: &BTreeSet<Value>) -> BTreeSet<Value> {
     let mut out = wide.clone();
-    out.extend(chains.iter().filter(|(y, _)| wide.contains(y)).map(|&(_, v)| v));
-    let images: Vec<Value> = chains.iter().filter(|(_, v)| out.contains(v)).map(|&(y, _)| y).collect();
+    out.extend(chains.iter().filter(|(y, _)| wide.contains(y)).map(|(_, a)| a.0));
+    let images: Vec<Value> = chains.iter().filter(|(_, a)| out.contains(&a.0)).map(|(&y, _)| y).collect();
     out.extend(images);
     out
+}
+
+/// Every `--i16` name must select an op with a result quantized as i16
+/// (a result kept in float, or fused into its reader's grid, has no grid
+/// to widen; ops `--auto-mixed` moved to float are exempt): lists all
+/// that select none.
+fn check_widened(
+    f: &ir::Function,
+    opts: &Options,
+    params: &BTreeMap<Value, (QType, QParams)>,
+) -> Result<(), QuantError> {
+    let widened = |id: &OpId| {
+        opts.keep_ops.contains(id)
+            || f.ops[*id].results.iter().any(|r| params.get(r).is_some_and(|p| p.0 == QType::I16))
+    };
+    let idle: Vec<String> = opts
+        .i16
+        .iter()
+        .filter(|n| !f.body.ops.iter().filter(|&&id| selects(n, &f.ops[id])).any(&widened))
+        .cloned()
+        .collect();
+    match idle.is_empty() {
+        true => Ok(()),
+        false => Err(QuantError::NothingToWiden(idle)),
+    }
 }
 
 /// The policy's decision for every op of its lists, in program order.

@@ -21,10 +21,10 @@
 //! a window share their input channel's mean: exact away from the padded
 //! border. Deterministic: means are summed in sample order.
 
-use super::rewrite::{const_weight, weight_axis};
-use super::{quantize, weight_slots, Options, QuantError, Quantized};
+use super::rewrite::{const_weight, dequantized_weight};
+use super::{quantize, Options, QuantError, Quantized};
 use crate::calibrate::{CalibError, Observer};
-use ir::interp::{Data, Tensor};
+use ir::interp::Tensor;
 use ir::{Module, OpId, Opcode, Value};
 use std::collections::BTreeMap;
 
@@ -71,9 +71,7 @@ impl<'a> Correction<'a> {
         let mut opts = opts.clone();
         opts.bias_shift = watch
             .iter()
-            .filter_map(|&(op, dq, pre)| {
-                Some((op, shift(fp, op, means.get(&pre)?, means.get(&dq)?, opts.per_channel)?))
-            })
+            .filter_map(|&(op, dq, pre)| Some((op, shift(fp, &q.module, op, means.get(&pre)?, means.get(&dq)?)?)))
             .collect();
         quantize(fp, obs, &opts)
     }
@@ -87,10 +85,11 @@ fn layers(m: &Module) -> Vec<OpId> {
     f.body.ops.iter().copied().filter(|&id| corrected(&f.ops[id]) && const_weight(m, f, id).is_some()).collect()
 }
 
-/// The axis of an op's input that its weight's input channels run along.
-fn channel_axis(opcode: Opcode, rank: usize) -> usize {
+/// The axis of an op's input that its weight's input channels run along
+/// (negative: from the last).
+fn channel_axis(opcode: Opcode) -> isize {
     match opcode {
-        Opcode::CoreLinear => rank.saturating_sub(1),
+        Opcode::CoreLinear => -1,
         _ => 1,
     }
 }
@@ -105,46 +104,24 @@ fn channel_means(
     tick: &mut dyn FnMut(),
 ) -> Result<BTreeMap<Value, Vec<f64>>, CalibError> {
     let Some(f) = m.func("main") else { return Ok(BTreeMap::new()) };
-    // Each value once, with the opcode of the first layer reading it.
-    let values: BTreeMap<Value, Opcode> =
-        watch.iter().rev().flat_map(|&(op, dq, pre)| [(dq, f.ops[op].opcode), (pre, f.ops[op].opcode)]).collect();
-    let mut sums: BTreeMap<Value, (Vec<f64>, u64)> = BTreeMap::new();
-    for (sample, inputs) in samples.iter().enumerate() {
-        let (_, env) =
-            ir::interp::run_traced(m, "main", inputs.clone()).map_err(|source| CalibError::Run { sample, source })?;
-        for (&v, &opcode) in &values {
-            let Some(Tensor { shape, data: Data::F32(xs) }) = env.get(&v) else { continue };
-            let axis = channel_axis(opcode, shape.len());
-            let Some(&c) = shape.get(axis).filter(|&&c| c > 0) else { continue };
-            let inner = shape[axis + 1..].iter().product::<usize>().max(1);
-            let (s, n) = sums.entry(v).or_insert_with(|| (vec![0.0; c], 0));
-            if s.len() != c {
-                continue;
-            }
-            for (i, &x) in xs.iter().enumerate() {
-                s[(i / inner) % c] += f64::from(x);
-            }
-            *n += (xs.len() / c) as u64;
-        }
-        tick();
-    }
-    Ok(sums.into_iter().map(|(v, (s, n))| (v, s.into_iter().map(|x| x / n.max(1) as f64).collect())).collect())
+    // Each value once, along the axis of the first layer reading it.
+    let values: BTreeMap<Value, isize> =
+        watch.iter().rev().flat_map(|&(op, dq, pre)| [dq, pre].map(|v| (v, channel_axis(f.ops[op].opcode)))).collect();
+    let stats = super::channels::channel_stats(m, &values, samples, tick)?;
+    Ok(stats.into_iter().map(|(v, s)| (v, s.mean)).collect())
 }
 
-/// `δ` of the module docs for op `id` of `fp`: one value per output
-/// channel, or `None` when the shapes do not line up.
-fn shift(fp: &Module, id: OpId, mu: &[f64], muq: &[f64], per_channel: bool) -> Option<Vec<f32>> {
+/// `δ` of the module docs for op `id` of `fp`, with `Wq` as `q` (the
+/// quantized module) holds it: one value per output channel, or `None`
+/// when the shapes do not line up.
+fn shift(fp: &Module, q: &Module, id: OpId, mu: &[f64], muq: &[f64]) -> Option<Vec<f32>> {
     let f = fp.func("main")?;
     let op = &f.ops[id];
     let (dims, w) = const_weight(fp, f, id)?;
-    let axis = weight_axis(weight_slots(op)?, dims.len(), per_channel);
-    // (A channel whose bias the rewrite's `fit_bias` coarsens is measured at
-    // its finer scale: only layers with a fine input grid and a bias far
-    // beyond i32 at it, where the shift is negligible next to the bias.)
-    let scales = super::rewrite::weight_scales(&dims, &w, axis);
-    let q = super::rewrite::quantize_weight(&dims, &w, axis, &scales);
-    let ch = |i: usize| axis.map_or(0, |a| super::rewrite::channel(&dims, a, i));
-    let wq: Vec<f64> = q.iter().enumerate().map(|(i, &v)| f64::from(v) * f64::from(scales[ch(i)])).collect();
+    let (qdims, wq) = dequantized_weight(q, q.func("main")?, id)?;
+    if qdims != dims {
+        return None;
+    }
     let dims: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
     let term = |i: usize, j: usize| wq[i] * muq[j] - f64::from(w[i]) * mu[j];
     if mu.len() != muq.len() {
@@ -183,6 +160,7 @@ mod tests {
     use super::*;
     use crate::calibrate::observe;
     use ir::interp::run;
+    use ir::interp::Data;
 
     /// Rows of `per_row` weights: a 1.0 (the row's scale is then 1/127)
     /// and `(k + 0.4)/127`, which round down by 0.4 of a step: the rounding

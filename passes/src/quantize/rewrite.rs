@@ -55,7 +55,7 @@ pub(super) fn apply(
         body.extend(cx.after.remove(&Some(id)).unwrap_or_default());
     }
     f.body.ops = body;
-    let fitted = std::mem::take(&mut cx.fitted);
+    let fitted = cx.fitted;
     let dq: HashMap<Value, Value> = acts.iter().map(|(&v, a)| (v, a.dq)).collect();
     reroute(&mut f, &dq, &quantizers);
     out.funcs[fi] = f;
@@ -271,6 +271,27 @@ fn const_f32(m: &Module, f: &Function, v: Option<Value>) -> Option<(Vec<u64>, Ve
     Some((d, c.to_f64s()?.into_iter().map(|x| x as f32).collect()))
 }
 
+/// The int8 weight of op `id` of a module [`apply`] made, dequantized
+/// (`q · scale`, read from the constants behind its DequantizeLinear),
+/// with its dims: what the quantized layer multiplies by.
+pub(super) fn dequantized_weight(m: &Module, f: &Function, id: OpId) -> Option<(Vec<u64>, Vec<f64>)> {
+    let slot = weight_slots(&f.ops[id])?.weight;
+    let dq = &f.ops[producer(f, f.ops[id].operand(slot)?)?];
+    if dq.opcode != Opcode::DequantizeLinear {
+        return None;
+    }
+    let konst = |i: usize| m.const_of_op(&f.ops[producer(f, dq.operand(i)?)?]);
+    let (q, scales) = (konst(0)?, konst(1)?.to_f64s()?);
+    let dims = q.ty.shape.static_dims()?;
+    let axis = match dq.attrs.get("axis") {
+        Some(Attr::Int(a)) if scales.len() > 1 => Some(usize::try_from(*a).ok()?),
+        _ => None,
+    };
+    let at = |i: usize| scales.get(axis.map_or(0, |a| channel(&dims, a, i))).copied();
+    let w = q.to_f64s()?.into_iter().enumerate().map(|(i, v)| Some(v * at(i)?)).collect::<Option<Vec<f64>>>()?;
+    Some((dims, w))
+}
+
 /// The constant f32 weight of op `id` (see [`weight_slots`]), if it has one.
 pub(super) fn const_weight(m: &Module, f: &Function, id: OpId) -> Option<(Vec<u64>, Vec<f32>)> {
     const_f32(m, f, f.ops[id].operand(weight_slots(&f.ops[id])?.weight))
@@ -298,7 +319,6 @@ pub(super) fn channel(dims: &[u64], axis: usize, i: usize) -> usize {
     ((i as u64 / inner.max(1)) % dims[axis].max(1)) as usize
 }
 
-/// Symmetric int8 scales: `max |w| / 127` per channel of `axis` (or one for
 /// Largest |bias| in units of its scale: 2·10^9, inside i32 with room for
 /// a sum the products bring back toward zero (the integer kernels add them
 /// wrapping, so only the final sum must fit).
@@ -313,8 +333,9 @@ fn fit_bias(scales: &mut [f32], bias: &[f32], sx: f32) -> usize {
     let need = |b: f32| (f64::from(b.abs()) / (f64::from(sx) * BIAS_MAX) * (1.0 + 1e-6)) as f32;
     let mut raised = 0;
     let mut raise = |s: &mut f32, b: f32| {
-        if need(b) > *s {
-            *s = need(b);
+        let n = need(b);
+        if n > *s {
+            *s = n;
             raised += 1;
         }
     };
@@ -327,6 +348,7 @@ fn fit_bias(scales: &mut [f32], bias: &[f32], sx: f32) -> usize {
     raised
 }
 
+/// Symmetric int8 scales: `max |w| / 127` per channel of `axis` (or one for
 /// the whole tensor); an all-zero channel gets scale 1.
 pub(super) fn weight_scales(dims: &[u64], w: &[f32], axis: Option<usize>) -> Vec<f32> {
     let n = axis.map_or(1, |a| dims[a] as usize);

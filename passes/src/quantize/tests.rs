@@ -120,6 +120,25 @@ fn keep_float_by_type_or_node_name_and_unknown_names_of_both_flags_are_all_liste
 }
 
 #[test]
+fn i16_on_an_op_without_a_quantized_result_is_an_error_naming_it() {
+    let m = module();
+    let obs = observe(&m, &set(0..4)).unwrap();
+    // The float Softmax's result is the model's output: no int8 op reads it.
+    let opts = Options { i16: vec!["prob".into(), "conv1".into(), "onnx.Softmax".into()], ..Options::default() };
+    match quantize(&m, &obs, &opts) {
+        Err(e @ QuantError::NothingToWiden(_)) => {
+            assert!(e.to_string().starts_with("--i16 selects no op with a quantized result"), "{e}");
+            assert!(e.to_string().ends_with(": prob, onnx.Softmax"), "{e}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // A float op's result that an int8 op reads has a grid to widen.
+    let opts = Options { keep_float: vec!["conv1".into()], i16: vec!["conv1".into()], ..Options::default() };
+    let q = quantize(&m, &obs, &opts).unwrap();
+    assert!(q.acts.values().any(|a| a.qtype == QType::I16));
+}
+
+#[test]
 fn auto_mixed_stops_when_the_outputs_agree_and_moving_everything_restores_float() {
     let m = module();
     let data = set(0..6);
@@ -400,3 +419,4 @@ fn i16_by_node_name_widens_that_ops_results() {
     let ev16 = evaluate(&m, &q, &data, &mut || {}).unwrap();
     assert!(ev16.min_cosine() > 0.999 && ev8.min_cosine() < 0.99, "{} vs {}", ev16.min_cosine(), ev8.min_cosine());
 }
+
