@@ -48,6 +48,11 @@ pub struct QuantArgs {
     /// conv and linear layer (measured on the calibration set; on by default).
     #[arg(long)]
     pub no_bias_correction: bool,
+    /// Do not equalize: by default a conv whose result only a depthwise conv reads has its
+    /// output channels rescaled by powers of two (and the depthwise weights back), which
+    /// changes no float result and evens out the channel ranges the activation's grid covers.
+    #[arg(long)]
+    pub no_equalize: bool,
 }
 
 /// How `compile` quantizes.
@@ -75,15 +80,17 @@ impl QuantArgs {
             integer: !self.qdq,
             target: target.to_string(),
             bias_correction: !self.no_bias_correction,
+            equalize: !self.no_equalize,
         })
     }
 
     /// Quantization options given without `--quantize int8` would be ignored: refuse them.
     pub fn unused(&self) -> Result<(), Failure> {
         let given = self.calib.is_some() || self.eval.is_some() || !self.keep_float.is_empty() || !self.i16.is_empty();
-        if given || self.auto_mixed.is_some() || self.qdq || self.no_bias_correction {
+        let switched = self.qdq || self.no_bias_correction || self.no_equalize;
+        if given || self.auto_mixed.is_some() || switched {
             return Err(Failure::User(anyhow::anyhow!(
-                "--calib, --eval, --keep-float, --i16, --auto-mixed, --qdq and --no-bias-correction apply with --quantize int8"
+                "--calib, --eval, --keep-float, --i16, --auto-mixed, --qdq, --no-bias-correction and --no-equalize apply with --quantize int8"
             )));
         }
         Ok(())

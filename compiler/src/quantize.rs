@@ -50,6 +50,10 @@ pub struct Request {
     /// Correct each int8 layer's bias for the mean shift its rounding
     /// causes, measured on the calibration set (`--no-bias-correction` clears it).
     pub bias_correction: bool,
+    /// Equalize the channel ranges of convs feeding a depthwise conv by
+    /// powers of two before calibrating (`--no-equalize` clears it; with
+    /// per-channel weights only).
+    pub equalize: bool,
 }
 
 /// The quantization report (`--report R.json`).
@@ -90,6 +94,9 @@ pub struct Report {
     /// Layers with output channels whose weight scale was raised so their
     /// bias fits i32 (at input scale × weight scale), and how many.
     pub bias_fitted: Vec<FittedRow>,
+    /// Conv → depthwise pairs whose channels were rescaled by powers of two
+    /// (exact in float) so the activation between them shares one grid better.
+    pub equalized: Vec<EqualizedRow>,
     /// Share of multiply-accumulates in int8 ops.
     pub int8_mac_share: f64,
     /// Warnings (unrepresentative calibration data, evaluation on it).
@@ -186,6 +193,21 @@ pub struct MovedRow {
     pub cosine_after: f64,
 }
 
+/// A conv → depthwise pair equalization rescaled.
+#[derive(Clone, Debug, Serialize)]
+pub struct EqualizedRow {
+    /// The producing conv.
+    pub producer: String,
+    /// The depthwise conv reading its result.
+    pub consumer: String,
+    /// Channels rescaled.
+    pub channels: usize,
+    /// Widest over narrowest channel magnitude before.
+    pub spread_before: f64,
+    /// The same after.
+    pub spread_after: f64,
+}
+
 /// A layer whose weight scales were raised for its bias.
 #[derive(Clone, Debug, Serialize)]
 pub struct FittedRow {
@@ -223,6 +245,17 @@ pub fn run(m: &Module, req: &Request) -> Result<(Quantized, Report, Module)> {
     let read = |dir: &PathBuf| crate::calib::read_set(dir, &names).map_err(|e| anyhow!(e.join("\n")));
     let calib = read(&req.calib)?;
     let eval_set = req.eval.as_ref().map(read).transpose()?;
+    let (equalized_m, equalized) = match req.equalize && !req.per_tensor {
+        true => {
+            let bar = progress(calib.len(), "equalizing");
+            let r = passes::quantize::equalize(m, &calib, &mut || bar.inc(1))?;
+            bar.finish_and_clear();
+            r
+        }
+        false => (m.clone(), vec![]),
+    };
+    // From here on the equalized module is the float model: the same float bits.
+    let m = &equalized_m;
     let bar = progress(2 * calib.len(), "calibrating");
     let obs = observe_with(m, &calib, &mut || bar.inc(1)).context("calibration")?;
     bar.finish_and_clear();
@@ -269,6 +302,16 @@ pub fn run(m: &Module, req: &Request) -> Result<(Quantized, Report, Module)> {
         None => format!("{} (the calibration set)", req.calib.display()),
     };
     let mut report = report(m, &q, &ev, (&moved, &sensitivity), req, &obs, (calib.len(), data.len(), eval_data));
+    report.equalized = equalized
+        .into_iter()
+        .map(|e| EqualizedRow {
+            producer: e.producer,
+            consumer: e.consumer,
+            channels: e.channels,
+            spread_before: e.spread.0,
+            spread_after: e.spread.1,
+        })
+        .collect();
     if !req.integer {
         return Ok((q.clone(), report, q.module));
     }
@@ -455,6 +498,7 @@ fn report(
             .iter()
             .map(|(&op, &channels)| FittedRow { layer: passes::quantize::label(&f.ops[op], op), channels })
             .collect(),
+        equalized: vec![],
         int8_mac_share: ev.int8_mac_share(q),
         warnings,
         integer: None,
@@ -511,6 +555,15 @@ impl Report {
             s += &format!("kept in float ({}):\n", self.kept_float.len());
             for k in &self.kept_float {
                 s += &format!("  {} ({}): {}\n", k.layer, k.op, k.reason);
+            }
+        }
+        if !self.equalized.is_empty() {
+            s += "equalized before calibrating (channel ranges by powers of two, exact in float):\n";
+            for e in &self.equalized {
+                s += &format!(
+                    "  {} -> {}: {} channels, ranges {:.1}x apart -> {:.1}x\n",
+                    e.producer, e.consumer, e.channels, e.spread_before, e.spread_after
+                );
             }
         }
         if !self.bias_fitted.is_empty() {

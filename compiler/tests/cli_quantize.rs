@@ -43,6 +43,15 @@ fn quantize_writes_an_integer_module_and_a_report_deterministically() {
     assert!(report["integer"]["ops"].as_u64().is_some_and(|n| n > 40), "{report}");
     let eir = std::fs::read_to_string(&a).expect("eir");
     assert!(eir.contains("quant.conv") && eir.contains("approximations = [\"quant-conv"), "{eir}");
+    // Its expand convs (relu fused) feed depthwise convs: equalized, unless asked not to.
+    let eq = report["equalized"].as_array().expect("equalized");
+    assert!(!eq.is_empty() && eq.iter().all(|e| e["spread_after"].as_f64() < Some(2.0)), "{report}");
+    assert!(err.contains("equalized before calibrating"), "{err}");
+    let r2 = dir.path().join("r2.json");
+    let out = edgec(&["quantize", s(&m), "--calib", s(&data), "--no-equalize", "-o", s(&b), "--report", s(&r2)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let r2: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&r2).expect("report")).expect("json");
+    assert_eq!(r2["equalized"].as_array().map(Vec::len), Some(0), "{r2}");
     // --qdq keeps the QDQ form (what the ONNX export writes).
     let qdq = dir.path().join("qdq.eir");
     let out = edgec(&["quantize", s(&m), "--calib", s(&data), "--qdq", "-o", s(&qdq)]);
@@ -71,9 +80,11 @@ fn compile_quantizes_when_asked_and_refuses_quantization_flags_otherwise() {
     let out = edgec(&args);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(std::fs::read_to_string(&out_eir).expect("eir").contains("onnx.QuantizeLinear"));
-    let out = edgec(&["compile", s(&m), "--emit", "ir", "--calib", s(&data), "-o", s(&out_eir)]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("apply with --quantize int8"), "{}", text(&out.stderr));
+    for flag in [["--calib", s(&data)], ["--no-equalize", "--qdq"]] {
+        let out = edgec(&[&["compile", s(&m), "--emit", "ir", "-o", s(&out_eir)][..], &flag[..]].concat());
+        assert_eq!(out.status.code(), Some(1));
+        assert!(text(&out.stderr).contains("apply with --quantize int8"), "{}", text(&out.stderr));
+    }
     let out = edgec(&["compile", s(&m), "--emit", "ir", "--quantize", "int8", "-o", s(&out_eir)]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("--calib DIR"), "{}", text(&out.stderr));

@@ -25,6 +25,7 @@
 
 mod channels;
 mod correct;
+mod equalize;
 pub mod eval;
 mod fold;
 mod policy;
@@ -34,6 +35,7 @@ mod rewrite;
 mod tests;
 
 pub use correct::Correction;
+pub use equalize::{equalize, Equalized};
 pub use fold::{fold_integer, FoldReport, QuantFold};
 pub use policy::{onnx_locs, selects, Graph, Policy, DEFAULT_POLICY, PATTERNS};
 

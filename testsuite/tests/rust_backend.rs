@@ -145,6 +145,7 @@ fn quantized_crates_equal_the_quantized_interpreter_bit_for_bit() {
                 integer: true,
                 target: "cpu".into(),
                 bias_correction: true,
+                equalize: true,
             };
             let (_, report, out) = compiler::quantize::run(m, &req).map_err(|e| e.to_string())?;
             eprintln!("{name}: {}", report.text().lines().take(6).collect::<Vec<_>>().join(" | "));

@@ -420,3 +420,36 @@ fn i16_by_node_name_widens_that_ops_results() {
     assert!(ev16.min_cosine() > 0.999 && ev8.min_cosine() < 0.99, "{} vs {}", ev16.min_cosine(), ev8.min_cosine());
 }
 
+#[test]
+fn equalization_keeps_the_float_bits_and_gives_the_narrow_channel_a_grid() {
+    let m = ir::text::parse_module(UNEVEN, "uneven.eir", None).expect("parses").module;
+    let data = set(0..4);
+    let (eq, done) = super::equalize(&m, &data, &mut || {}).unwrap();
+    assert_eq!(done.len(), 1, "{done:?}");
+    assert_eq!((done[0].producer.as_str(), done[0].consumer.as_str(), done[0].channels), ("c1", "dw", 1));
+    assert!(done[0].spread.0 > 500.0 && done[0].spread.1 < 2.0, "{:?}", done[0].spread);
+    // The same float bits on inputs it was not measured on.
+    for inputs in set(10..14) {
+        let (a, b) =
+            (ir::interp::run(&m, "main", inputs.clone()).unwrap(), ir::interp::run(&eq, "main", inputs).unwrap());
+        assert_eq!(a, b);
+    }
+    // Only the rescaled constants changed, and the replaced ones are gone.
+    assert_eq!(eq.consts.len(), m.consts.len());
+    assert_ne!(ir::text::print_module(&eq), ir::text::print_module(&m));
+    let cosine = |m: &Module| {
+        let obs = observe(m, &data).unwrap();
+        evaluate(m, &quantize(m, &obs, &Options::default()).unwrap(), &data, &mut || {}).unwrap().min_cosine()
+    };
+    let (before, after) = (cosine(&m), cosine(&eq));
+    assert!(before < 0.99 && after > 0.999, "{before} -> {after}");
+}
+
+#[test]
+fn equalization_leaves_a_conv_whose_result_another_op_reads_alone() {
+    let src = UNEVEN.replace("return %1", "%2 = onnx.Add %1, %0 : f32[1, 2, 6, 6]\n    return %2");
+    let m = ir::text::parse_module(&src, "shared.eir", None).expect("parses").module;
+    let (eq, done) = super::equalize(&m, &set(0..2), &mut || {}).unwrap();
+    assert!(done.is_empty(), "{done:?}");
+    assert_eq!(ir::text::print_module(&eq), ir::text::print_module(&m));
+}
