@@ -61,20 +61,22 @@ pub fn equalize(
     let values: BTreeMap<Value, isize> = pairs.iter().map(|p| (p.act, 1)).collect();
     let stats = channel_stats(m, &values, samples, tick).map_err(|e| QuantError::Eval(e.to_string()))?;
     let mut out = m.clone();
-    let mut done = Vec::new();
+    let (mut done, mut replaced) = (Vec::new(), Vec::new());
     for p in &pairs {
         let Some(s) = stats.get(&p.act) else { continue };
         let r: Vec<f32> = s.lo.iter().zip(&s.hi).map(|(l, h)| l.abs().max(h.abs())).collect();
         let k = exponents(&r);
-        if k.iter().all(|&k| k == 0) || !rescale(&mut out, &graph, p, &k) {
+        if k.iter().all(|&k| k == 0) {
             continue;
         }
+        let Some(old) = rescale(&mut out, &graph, p, &k) else { continue };
+        replaced.extend(old);
         let after: Vec<f32> = r.iter().zip(&k).map(|(&r, &k)| r * 2f32.powi(k)).collect();
         let channels = k.iter().filter(|&&k| k > 0).count();
         let (producer, consumer) = (label(&f.ops[p.producer], p.producer), label(&f.ops[p.consumer], p.consumer));
         done.push(Equalized { producer, consumer, channels, spread: (spread(&r), spread(&after)) });
     }
-    // The constants the scaled copies replaced, now unread.
+    // The constants the scaled copies replaced, when nothing reads them now.
     let read: std::collections::BTreeSet<String> = out
         .funcs
         .iter()
@@ -85,7 +87,7 @@ pub fn equalize(
             })
         })
         .collect();
-    out.retain_consts(|c| read.contains(&c.name));
+    out.retain_consts(|c| read.contains(&c.name) || !replaced.contains(&c.name));
     Ok((out, done))
 }
 
@@ -154,12 +156,14 @@ fn pairs(m: &Module, graph: &Graph<'_>) -> Vec<Pair> {
 }
 
 /// Scale channel `c` of the pair's producer weight and bias by `2^k[c]`
-/// and the depthwise weights reading it by `2^-k[c]`, in `m`; false (and
-/// `m` unchanged) when a scaled element would leave the normal range.
-fn rescale(m: &mut Module, graph: &Graph<'_>, p: &Pair, k: &[i32]) -> bool {
+/// and the depthwise weights reading it by `2^-k[c]`, in `m` (fresh
+/// constants; returns the names of those they replace); `None` (and `m`
+/// unchanged) when a scaled element would leave the normal range.
+fn rescale(m: &mut Module, graph: &Graph<'_>, p: &Pair, k: &[i32]) -> Option<Vec<String>> {
     let f = m.func("main").expect("pairs come from @main");
     let (prod, dw) = (&f.ops[p.producer], &f.ops[p.consumer]);
-    let scaled = |v: Option<Value>, sign: i32| -> Option<Option<(OpId, Constant)>> {
+    // Per constant operand: its op, its name and the scaled copy.
+    let scaled = |v: Option<Value>, sign: i32| -> Option<Option<(OpId, String, Constant)>> {
         let Some(v) = v else { return Some(None) };
         let cop = graph.producer(v)?;
         let c = m.const_of_op(&f.ops[cop])?;
@@ -177,26 +181,27 @@ fn rescale(m: &mut Module, graph: &Graph<'_>, p: &Pair, k: &[i32]) -> bool {
             .collect();
         let ty = TensorType::fixed(c.ty.dtype, &dims);
         let bytes: Vec<u8> = ys?.iter().flat_map(|x| x.to_le_bytes()).collect();
-        Some(Some((cop, Constant { name: format!("{}.eq", c.name), ty, data: ConstData::Bytes(bytes.into()) })))
+        let copy = Constant { name: format!("{}.eq", c.name), ty, data: ConstData::Bytes(bytes.into()) };
+        Some(Some((cop, c.name.clone(), copy)))
     };
     let rows = |id: OpId| const_weight(m, f, id).and_then(|(d, _)| d.first().map(|&n| n as usize));
     let lens_ok = rows(p.producer) == Some(k.len()) && rows(p.consumer).is_some_and(|n| n % k.len() == 0);
     let news = [scaled(prod.operand(1), 1), scaled(prod.operand(2), 1), scaled(dw.operand(1), -1)];
     if !lens_ok || news.iter().any(Option::is_none) {
-        return false;
+        return None;
     }
-    let fi = m.funcs.iter().position(|f| f.name == "main").expect("@main exists");
-    for (cop, mut c) in news.into_iter().flatten().flatten() {
+    let fi = m.funcs.iter().position(|f| f.name == "main")?;
+    let mut old = Vec::new();
+    for (cop, was, mut c) in news.into_iter().flatten().flatten() {
         while m.const_by_name(&c.name).is_some() {
             c.name.push_str(".eq");
         }
         let name = c.name.clone();
-        if m.add_const(c).is_err() {
-            return false;
-        }
+        m.add_const(c).ok()?; // the name is fresh
         m.funcs[fi].ops[cop].attrs.set("value", Attr::Sym(name));
+        old.push(was);
     }
-    true
+    Some(old)
 }
 
 #[cfg(test)]
