@@ -16,7 +16,7 @@ use anyhow::{anyhow, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use ir::Module;
 use passes::calibrate::{observe_with, Method, QType};
-use passes::quantize::eval::{auto_mixed, compare_folded, evaluate, Mixed, Moved, MovedTo};
+use passes::quantize::eval::{auto_mixed, compare_folded, evaluate, Goal, Mixed, Moved, MovedTo};
 use passes::quantize::{quantize_corrected, Correction, Options, Policy, Quantized};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -85,6 +85,7 @@ pub fn run(m: &Module, req: &Request) -> Result<(Quantized, Report, Module)> {
     bar.finish_and_clear();
     let corr = req.bias_correction.then(|| Correction::new(&calib));
     let data = eval_set.as_ref().unwrap_or(&calib);
+    let (popts, _) = crate::optimize::pipeline_options(&req.target, &[])?;
     let Mixed { q, ev, moved, sensitivity } = match req.auto_mixed {
         Some(th) => {
             let bar = progress(2 * data.len() + corr.as_ref().map_or(0, Correction::runs), "auto-mixed: evaluating");
@@ -107,7 +108,9 @@ pub fn run(m: &Module, req: &Request) -> Result<(Quantized, Report, Module)> {
                     }
                 }
             };
-            let r = auto_mixed(m, &obs, &opts, corr.as_ref(), data, th, &mut event)?;
+            // The integer module, when delivered, must reach the goal too.
+            let goal = Goal { cosine: th, fold: req.integer.then_some(&popts) };
+            let r = auto_mixed(m, &obs, &opts, corr.as_ref(), data, goal, &mut event)?;
             bar.finish_and_clear();
             r
         }
@@ -139,7 +142,6 @@ pub fn run(m: &Module, req: &Request) -> Result<(Quantized, Report, Module)> {
     if !req.integer {
         return Ok((q.clone(), report, q.module));
     }
-    let (popts, _) = crate::optimize::pipeline_options(&req.target, &[])?;
     let (folded, fr) = passes::quantize::fold_integer(&q.module, &popts).map_err(|e| anyhow!("{e}"))?;
     let bar = progress(data.len(), "evaluating the integer module");
     let (vs_fp, vs_qdq) = compare_folded(&folded, &ev, data, &mut || bar.inc(1)).context("evaluation")?;

@@ -7,6 +7,7 @@
 
 use super::{quantize_corrected, Correction, Options, Precision, Quantized};
 use crate::calibrate::{CalibError, Observer, QType};
+use crate::optimize::PipelineOptions;
 use ir::interp::{Data, Tensor};
 use ir::{Module, OpId, Opcode, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -283,7 +284,9 @@ pub struct Moved {
     /// output's; for an activation, 1 − the outputs' worst cosine with that
     /// activation alone quantized ([`sensitivity`]).
     pub drop: f64,
-    /// The worst output cosine after moving it.
+    /// The worst output cosine after moving it: the QDQ module's, or,
+    /// once that reaches a goal that folds, the lower of it and the
+    /// integer module's.
     pub cosine_after: f64,
 }
 
@@ -319,23 +322,44 @@ const SENSITIVITY_SAMPLES: usize = 2;
 /// share of what the whole quantization costs.
 const WIDEN_SHARE: f64 = 0.1;
 
+/// What [`auto_mixed`] aims at.
+#[derive(Clone, Copy)]
+pub struct Goal<'a> {
+    /// The outputs' worst cosine with the float model to reach.
+    pub cosine: f64,
+    /// When the integer module is what the user gets, the folding options:
+    /// it must reach the cosine too (requantization rounds differently
+    /// from the QDQ form the search measures).
+    pub fold: Option<&'a PipelineOptions>,
+}
+
 /// Quantize (bias-corrected on `corr` when given, each time), then, while
-/// the worst output cosine is below `target`: first widen to i16, one at a
-/// time, the 8-bit activations whose rounding alone costs most
-/// ([`sensitivity`], [`widen`]), then move the int8 op whose output loses
-/// most cosine relative to its inputs back to float, until no int8 op is
+/// the worst output cosine is below the goal's: first widen to i16, one at
+/// a time, the 8-bit activations whose rounding alone costs most
+/// ([`sensitivity`], [`widen`]), then move int8 ops back to float, one at a
+/// time: of the [`MOVE_TRIALS`] whose outputs lose most cosine relative to
+/// their inputs, the one whose move leaves the best outputs, until the QDQ module
+/// and, when the goal folds, the integer module reach it, or no int8 op is
 /// left. `event` hears of interpreter runs (`None`) and every move.
-#[allow(clippy::too_many_arguments)]
 pub fn auto_mixed(
     fp: &Module,
     obs: &BTreeMap<Value, Observer>,
     opts: &Options,
     corr: Option<&Correction<'_>>,
     samples: &[Vec<Tensor>],
-    target: f64,
+    goal: Goal<'_>,
     event: &mut dyn FnMut(Option<&Moved>),
 ) -> Result<Mixed, super::QuantError> {
+    let target = goal.cosine;
     let run_err = |e: CalibError| super::QuantError::Eval(e.to_string());
+    // The worst output cosine of what is delivered: the QDQ module's, and
+    // the integer module's too once the QDQ module reaches the goal.
+    let delivered = |q: &Quantized, ev: &Eval| -> Result<f64, super::QuantError> {
+        let Some(p) = goal.fold.filter(|_| ev.min_cosine() >= target) else { return Ok(ev.min_cosine()) };
+        let (folded, _) = super::fold_integer(&q.module, p).map_err(|e| super::QuantError::Eval(e.to_string()))?;
+        let (vs_fp, _) = compare_folded(&folded, ev, samples, &mut || {}).map_err(run_err)?;
+        Ok(vs_fp.iter().map(Agreement::cosine).fold(ev.min_cosine(), f64::min))
+    };
     let mut opts = opts.clone();
     let mut q = quantize_corrected(fp, obs, &opts, corr, &mut || event(None))?;
     // Widening and moving ops to float only remove 8-bit tensors: the first
@@ -357,14 +381,30 @@ pub fn auto_mixed(
             .collect();
         (q, ev) = widen(&cx, &mut opts, (q, ev), sens, target, &mut moved, event)?;
     }
-    while ev.min_cosine() < target {
-        let Some((op, drop)) = worst_layer(fp, &q, &ev) else { break };
+    let mut score = delivered(&q, &ev)?;
+    while score < target {
+        // The worst layers left, each moved on top of the current
+        // quantization side by side; the best kept (a move is not undone).
+        let cands: Vec<(OpId, f64)> = worst_layers(fp, &q, &ev).into_iter().take(MOVE_TRIALS).collect();
+        let trial = |&(op, _): &(OpId, f64)| {
+            let mut o = opts.clone();
+            o.keep_ops.insert(op);
+            let tq = quantize_corrected(fp, obs, &o, corr, &mut || {})?;
+            let tev = reference.compare(&tq, samples, &mut || {}).map_err(run_err)?;
+            let score = delivered(&tq, &tev)?;
+            Ok(((tq, tev), score))
+        };
+        let tried = par_map(&cands, trial, &mut || event(None))?;
+        // Scored by what is delivered.
+        let (mut tried, scores): (Vec<(Quantized, Eval)>, Vec<f64>) = tried.into_iter().unzip();
+        let Some(i) = best(&scores) else { break };
+        let (op, drop) = cands[i];
         let layer = q.layers.iter().find(|l| l.op == op).cloned();
         opts.keep_ops.insert(op);
-        q = quantize_corrected(fp, obs, &opts, corr, &mut || event(None))?;
-        ev = reference.compare(&q, samples, &mut || event(None)).map_err(run_err)?;
+        (q, ev) = tried.swap_remove(i);
+        score = scores[i];
         if let Some(l) = layer {
-            let mv = Moved { name: l.name, kind: l.kind, to: MovedTo::Float, drop, cosine_after: ev.min_cosine() };
+            let mv = Moved { name: l.name, kind: l.kind, to: MovedTo::Float, drop, cosine_after: score };
             event(Some(&mv));
             moved.push(mv);
         }
@@ -383,6 +423,9 @@ struct WidenCx<'a> {
 
 /// Candidates [`widen`] tries per step (in parallel, one per core).
 const WIDEN_TRIALS: usize = 4;
+
+/// Ops [`auto_mixed`]'s float phase tries per step (in parallel).
+const MOVE_TRIALS: usize = 4;
 
 /// The widening phase of [`auto_mixed`]: per step, the [`WIDEN_TRIALS`]
 /// most sensitive 8-bit activations left (of those costing at least
@@ -414,12 +457,8 @@ fn widen(
             Ok((wq, wev.map_err(|e| super::QuantError::Eval(e.to_string()))?))
         };
         let mut tried = par_map(&trials, trial, &mut || event(None))?;
-        // The best trial, the earliest (most sensitive) among equals.
-        let best = (0..tried.len()).fold(None, |b: Option<usize>, i| match b {
-            Some(j) if tried[j].1.min_cosine() >= tried[i].1.min_cosine() => Some(j),
-            _ => Some(i),
-        });
-        let Some(i) = best.filter(|&i| tried[i].1.min_cosine() > ev.min_cosine()) else { break };
+        let scores: Vec<f64> = tried.iter().map(|t| t.1.min_cosine()).collect();
+        let Some(i) = best(&scores).filter(|&i| scores[i] > ev.min_cosine()) else { break };
         let (v, cos) = pending.remove(i);
         opts.wide.insert(v);
         (q, ev) = tried.swap_remove(i);
@@ -505,22 +544,33 @@ fn producer_label(fp: &Module, v: Value) -> (String, &'static str) {
     }
 }
 
-/// The int8 op with the largest cosine drop from its quantized inputs to its
-/// quantized results (inputs not quantized count as exact).
-fn worst_layer(fp: &Module, q: &Quantized, ev: &Eval) -> Option<(OpId, f64)> {
-    let f = fp.func("main")?;
+/// The int8 ops of `q` by the cosine drop from their quantized inputs to
+/// their quantized results (inputs not quantized count as exact).
+fn worst_layers(fp: &Module, q: &Quantized, ev: &Eval) -> Vec<(OpId, f64)> {
+    let Some(f) = fp.func("main") else { return vec![] };
     let cos = |v: Value| ev.layers.get(&v).map(Agreement::cosine);
-    let mut best: Option<(OpId, f64)> = None;
-    for l in q.layers.iter().filter(|l| l.precision == Precision::Int8) {
-        let op = &f.ops[l.op];
-        let input = op.inputs().filter_map(cos).fold(1.0, f64::min);
-        let output = op.results.iter().filter_map(|&r| cos(r)).fold(1.0, f64::min);
-        let drop = input - output;
-        if best.is_none_or(|(_, d)| drop > d) {
-            best = Some((l.op, drop));
-        }
-    }
-    best
+    let mut out: Vec<(OpId, f64)> = q
+        .layers
+        .iter()
+        .filter(|l| l.precision == Precision::Int8)
+        .map(|l| {
+            let op = &f.ops[l.op];
+            let input = op.inputs().filter_map(cos).fold(1.0, f64::min);
+            let output = op.results.iter().filter_map(|&r| cos(r)).fold(1.0, f64::min);
+            (l.op, input - output)
+        })
+        .collect();
+    // Worst first; the earlier layer among equals.
+    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    out
+}
+
+/// The index of the highest score, the earliest among equals.
+fn best(scores: &[f64]) -> Option<usize> {
+    (0..scores.len()).fold(None, |b: Option<usize>, i| match b {
+        Some(j) if scores[j] >= scores[i] => Some(j),
+        _ => Some(i),
+    })
 }
 
 /// The integer module `folded` run on `samples` against the float and QDQ

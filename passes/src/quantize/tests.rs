@@ -46,6 +46,11 @@ fn sample(seed: u64) -> Vec<Tensor> {
     vec![Tensor { shape: vec![1, 2, 6, 6], data: Data::F32(xs) }]
 }
 
+/// A goal on the QDQ module alone.
+fn goal(cosine: f64) -> super::eval::Goal<'static> {
+    super::eval::Goal { cosine, fold: None }
+}
+
 fn set(seeds: std::ops::Range<u64>) -> Vec<Vec<Tensor>> {
     seeds.map(sample).collect()
 }
@@ -143,10 +148,10 @@ fn auto_mixed_stops_when_the_outputs_agree_and_moving_everything_restores_float(
     let m = module();
     let data = set(0..6);
     let obs = observe(&m, &data).unwrap();
-    let r = auto_mixed(&m, &obs, &Options::default(), None, &data, 0.5, &mut |_| {}).unwrap();
+    let r = auto_mixed(&m, &obs, &Options::default(), None, &data, goal(0.5), &mut |_| {}).unwrap();
     assert!(r.moved.is_empty() && r.sensitivity.is_empty() && r.ev.min_cosine() >= 0.5 && !r.q.acts.is_empty());
     let Mixed { q, ev, moved, sensitivity } =
-        auto_mixed(&m, &obs, &Options::default(), None, &data, 2.0, &mut |_| {}).unwrap();
+        auto_mixed(&m, &obs, &Options::default(), None, &data, goal(2.0), &mut |_| {}).unwrap();
     assert!(sensitivity.windows(2).all(|w| w[0].cosine <= w[1].cosine), "worst first: {sensitivity:?}");
     assert!(q.layers.iter().all(|l| l.precision != Precision::Int8));
     let floated = moved.iter().filter(|mv| mv.to == MovedTo::Float).count();
@@ -345,7 +350,7 @@ fn auto_mixed_widens_the_activation_whose_rounding_alone_costs_most_first() {
     assert!(ev8.min_cosine() < 0.99, "8 bits everywhere keep {}: the test could not fail", ev8.min_cosine());
     assert_eq!(ev8.int8_mac_share(&q8), 1.0);
     let Mixed { q, ev, moved, sensitivity } =
-        auto_mixed(&m, &obs, &Options::default(), None, &data, 0.99, &mut |_| {}).unwrap();
+        auto_mixed(&m, &obs, &Options::default(), None, &data, goal(0.99), &mut |_| {}).unwrap();
     assert_eq!(sensitivity.len(), 3, "x, c1, dw: {sensitivity:?}");
     assert_eq!((sensitivity[0].name.as_str(), sensitivity[0].kind), ("c1", "core.conv"));
     assert_eq!(moved.len(), 1, "{moved:?}");
