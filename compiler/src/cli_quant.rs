@@ -50,7 +50,8 @@ pub struct QuantArgs {
     pub no_bias_correction: bool,
     /// Do not equalize: by default a conv whose result only a depthwise conv reads has its
     /// output channels rescaled by powers of two (and the depthwise weights back), which
-    /// changes no float result and evens out the channel ranges the activation's grid covers.
+    /// changes no float result and evens out the channel ranges the activation's grid covers
+    /// (with per-channel weights only: `--per-tensor` turns it off).
     #[arg(long)]
     pub no_equalize: bool,
 }
