@@ -19,7 +19,7 @@ use super::channels::channel_stats;
 use super::rewrite::const_weight;
 use super::{label, Graph, QuantError};
 use ir::interp::Tensor;
-use ir::{Attr, ConstData, Constant, Module, OpId, Opcode, TensorType, Value};
+use ir::{Attr, ConstData, Constant, DType, Module, OpId, Opcode, TensorType, Value};
 use std::collections::BTreeMap;
 
 /// One producer–depthwise pair [`equalize`] rescaled.
@@ -36,12 +36,14 @@ pub struct Equalized {
     pub spread: (f64, f64),
 }
 
-/// A candidate pair: the producing conv, the depthwise conv and the
-/// activation between them.
+/// A candidate pair: the producing conv, the depthwise conv, the
+/// activation between them and its channels (the producer's output
+/// channels; the depthwise conv's are a multiple).
 struct Pair {
     producer: OpId,
     consumer: OpId,
     act: Value,
+    channels: usize,
 }
 
 /// Equalize every eligible pair of `m`'s `@main` (see the module docs),
@@ -66,7 +68,7 @@ pub fn equalize(
         let Some(s) = stats.get(&p.act) else { continue };
         let r: Vec<f32> = s.lo.iter().zip(&s.hi).map(|(l, h)| l.abs().max(h.abs())).collect();
         let k = exponents(&r);
-        if k.iter().all(|&k| k == 0) {
+        if k.len() != p.channels || k.iter().all(|&k| k == 0) {
             continue;
         }
         let Some(old) = rescale(&mut out, &graph, p, &k) else { continue };
@@ -141,15 +143,14 @@ fn pairs(m: &Module, graph: &Graph<'_>) -> Vec<Pair> {
         let [d] = graph.users(y) else { continue };
         let dw = &f.ops[*d];
         let Some((dims, _)) = const_weight(m, f, *d).filter(|_| dw.opcode == Opcode::CoreConv) else { continue };
-        // The activation's channels: the producer's output channels.
-        let channels = wdims.first().copied();
+        let (Some(&c), Some(&rows)) = (wdims.first(), dims.first()) else { continue };
         let group = match dw.attrs.get("group") {
             Some(Attr::Int(g)) => u64::try_from(*g).ok(),
             _ => Some(1),
         };
-        let depthwise = dims.get(1) == Some(&1) && channels.is_some() && group == channels;
+        let depthwise = dims.get(1) == Some(&1) && c > 0 && group == Some(c) && rows % c == 0;
         if depthwise && dw.operand(0) == Some(y) && only(dw.operand(1), *d) && !f.body.results.contains(&y) {
-            out.push(Pair { producer: id, consumer: *d, act: y });
+            out.push(Pair { producer: id, consumer: *d, act: y, channels: c as usize });
         }
     }
     out
@@ -158,15 +159,16 @@ fn pairs(m: &Module, graph: &Graph<'_>) -> Vec<Pair> {
 /// Scale channel `c` of the pair's producer weight and bias by `2^k[c]`
 /// and the depthwise weights reading it by `2^-k[c]`, in `m` (fresh
 /// constants; returns the names of those they replace); `None` (and `m`
-/// unchanged) when a scaled element would leave the normal range.
+/// unchanged) when a scaled element would leave the normal range or a
+/// constant is not f32. `k` holds one exponent per channel of the pair.
 fn rescale(m: &mut Module, graph: &Graph<'_>, p: &Pair, k: &[i32]) -> Option<Vec<String>> {
-    let f = m.func("main").expect("pairs come from @main");
+    let f = m.func("main")?;
     let (prod, dw) = (&f.ops[p.producer], &f.ops[p.consumer]);
     // Per constant operand: its op, its name and the scaled copy.
     let scaled = |v: Option<Value>, sign: i32| -> Option<Option<(OpId, String, Constant)>> {
         let Some(v) = v else { return Some(None) };
         let cop = graph.producer(v)?;
-        let c = m.const_of_op(&f.ops[cop])?;
+        let c = m.const_of_op(&f.ops[cop]).filter(|c| c.ty.dtype == DType::F32)?;
         let dims = c.ty.shape.static_dims()?;
         let xs: Vec<f32> = c.to_f64s()?.into_iter().map(|x| x as f32).collect();
         let per = xs.len() / (*dims.first()? as usize).max(1);
@@ -179,15 +181,13 @@ fn rescale(m: &mut Module, graph: &Graph<'_>, p: &Pair, k: &[i32]) -> Option<Vec
                 (x == 0.0 || y.is_normal()).then_some(y)
             })
             .collect();
-        let ty = TensorType::fixed(c.ty.dtype, &dims);
+        let ty = TensorType::fixed(DType::F32, &dims);
         let bytes: Vec<u8> = ys?.iter().flat_map(|x| x.to_le_bytes()).collect();
         let copy = Constant { name: format!("{}.eq", c.name), ty, data: ConstData::Bytes(bytes.into()) };
         Some(Some((cop, c.name.clone(), copy)))
     };
-    let rows = |id: OpId| const_weight(m, f, id).and_then(|(d, _)| d.first().map(|&n| n as usize));
-    let lens_ok = rows(p.producer) == Some(k.len()) && rows(p.consumer).is_some_and(|n| n % k.len() == 0);
     let news = [scaled(prod.operand(1), 1), scaled(prod.operand(2), 1), scaled(dw.operand(1), -1)];
-    if !lens_ok || news.iter().any(Option::is_none) {
+    if news.iter().any(Option::is_none) {
         return None;
     }
     let fi = m.funcs.iter().position(|f| f.name == "main")?;

@@ -338,9 +338,13 @@ module @m attributes {phase = "core"} {
 }
 "#;
 
+fn uneven() -> Module {
+    ir::text::parse_module(UNEVEN, "uneven.eir", None).expect("parses").module
+}
+
 #[test]
 fn auto_mixed_widens_the_activation_whose_rounding_alone_costs_most_first() {
-    let m = ir::text::parse_module(UNEVEN, "uneven.eir", None).expect("parses").module;
+    let m = uneven();
     let data = set(0..6);
     let obs = observe(&m, &data).unwrap();
     let f = m.func("main").unwrap();
@@ -413,7 +417,7 @@ fn a_bias_beyond_i32_at_a_fine_input_grid_coarsens_its_channels_weights_instead_
 
 #[test]
 fn i16_by_node_name_widens_that_ops_results() {
-    let m = ir::text::parse_module(UNEVEN, "uneven.eir", None).expect("parses").module;
+    let m = uneven();
     let data = set(0..4);
     let obs = observe(&m, &data).unwrap();
     let f = m.func("main").unwrap();
@@ -427,7 +431,7 @@ fn i16_by_node_name_widens_that_ops_results() {
 
 #[test]
 fn equalization_keeps_the_float_bits_and_gives_the_narrow_channel_a_grid() {
-    let m = ir::text::parse_module(UNEVEN, "uneven.eir", None).expect("parses").module;
+    let m = uneven();
     let data = set(0..4);
     let (eq, done) = super::equalize(&m, &data, &mut || {}).unwrap();
     assert_eq!(done.len(), 1, "{done:?}");
