@@ -5,12 +5,15 @@
 #
 #   bash testsuite/wild/fetch.sh            # the models, once
 #   bash benches/quant/run.sh [MODEL ...]   # ~45 min on one core (METHODS="mse" halves it)
+#   Env: QFLAGS="--reduce-range" extra quantize flags, OUT=target/quant-out work dir,
+#        SKIP_ORT=1 skips onnxruntime's side
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PY=${PYTHON:-target/bench-venv/bin/python}
 EDGEC=${EDGEC:-target/release/edgec}
 DATA=target/quant-data
-OUT=target/quant-out
+OUT=${OUT:-target/quant-out}
+read -r -a QFLAGS <<<"${QFLAGS:-}"
 cargo build -q --release -p compiler
 mkdir -p "$OUT"
 MODELS=("$@")
@@ -25,7 +28,7 @@ for m in "${MODELS[@]}"; do
     t0=$(date +%s)
     # shellcheck disable=SC2046
     "$EDGEC" quantize "target/wild/models/$m/model.onnx" --calib "$DATA/$m/calib" --eval "$DATA/$m/eval" \
-      --calib-method "$meth" $(extra "$m" "$meth") -o "$OUT/$m.$meth.eir" --report "$OUT/$m.$meth.json" 2>"$OUT/$m.$meth.log" || {
+      --calib-method "$meth" $(extra "$m" "$meth") ${QFLAGS[@]+"${QFLAGS[@]}"} -o "$OUT/$m.$meth.eir" --report "$OUT/$m.$meth.json" 2>"$OUT/$m.$meth.log" || {
       echo "| $m | $meth | FAILED: $(tail -1 "$OUT/$m.$meth.log") | | | | | |"; continue; }
     t1=$(date +%s)
     "$PY" - "$OUT/$m.$meth.json" "$m" "$meth" $((t1 - t0)) <<'PY'

@@ -5,7 +5,10 @@
 #
 # Usage: bash benches/quant/speed.sh [MODEL_ID ...]   (wild-corpus ids; default below)
 # Env:   RUNS=20 timed inferences per measurement, ROUNDS=3 (median of medians),
-#        REUSE=1 keeps crates already written (times them again without recompiling)
+#        REUSE=1 keeps crates already written (times them again without recompiling),
+#        QFLAGS="--reduce-range" extra flags for the int8 compile, OUT=target/quant-speed work dir
+#        (the crates under OUT share one build of their kernels copy: REUSE only crates
+#        written by the same edgec)
 # Needs: the wild corpus models (bash testsuite/wild/run.sh fetches them) and the
 # calibration sets of benches/quant/make_data.py (run.sh makes them).
 # Prints a markdown table (FP32 ms, INT8 ms, speedup, share of MACs in
@@ -16,7 +19,8 @@ RUNS=${RUNS:-20}
 ROUNDS=${ROUNDS:-3}
 PY=${PYTHON:-target/bench-venv/bin/python}
 DATA=target/quant-data
-OUT=target/quant-speed
+OUT=${OUT:-target/quant-speed}
+read -r -a QFLAGS <<<"${QFLAGS:-}"
 mkdir -p "$OUT"
 cargo build -q --release -p compiler
 EDGEC=target/release/edgec
@@ -26,7 +30,8 @@ MODELS=("$@")
 export CARGO_TARGET_DIR="$OUT/target"
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 field() { awk -F= -v k="$1" '$1 == k && !found { print $2; found = 1 }'; }
-echo "isa: $(grep -o -m1 'avx512_vnni\|avx_vnni' /proc/cpuinfo || echo none) (int8 kernel: best of vpdpbusd / AVX2 vpmaddwd / portable)"
+echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs); vnni: $(grep -m1 -o 'avx512_vnni' /proc/cpuinfo || echo none); EDGEC_SIMD_LEVEL=${EDGEC_SIMD_LEVEL:-unset}"
+echo "(int8 kernel: best of AVX-512 VNNI vpdpbusd / AVX2 vpmaddubsw where the weights fit ±64, else vpmaddwd / portable)"
 printf '| model | FP32 (ms) | INT8 (ms) | speedup | quant.conv ops |\n|---|---:|---:|---:|---:|\n' | tee "$OUT/table.md"
 for m in "${MODELS[@]}"; do
     model="target/wild/models/$m/model.onnx"
@@ -57,7 +62,7 @@ PY
     if [[ "${REUSE:-0}" != 1 || ! -d "$OUT/${m}_int8" ]]; then
         "$EDGEC" compile "$model" "${shapes[@]}" -o "$OUT/${m}_fp32" --name "${m}_fp32" 2>"$OUT/$m.fp32.log"
         "$EDGEC" compile "$model" "${shapes[@]}" -o "$OUT/${m}_int8" --name "${m}_int8" \
-            --quantize int8 --calib "$DATA/$m/calib" 2>"$OUT/$m.int8.log"
+            --quantize int8 --calib "$DATA/$m/calib" ${QFLAGS[@]+"${QFLAGS[@]}"} 2>"$OUT/$m.int8.log"
     fi
     grep -E "^integer ops|not folded" "$OUT/$m.int8.log" >&2 || true
     qops=$(grep -c "quant.conv" "$OUT/${m}_int8/edgec/model.eir" || true)

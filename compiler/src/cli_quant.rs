@@ -23,6 +23,11 @@ pub struct QuantArgs {
     /// Weights quantized with one scale per tensor.
     #[arg(long)]
     pub per_tensor: bool,
+    /// Weights on -64..=64 instead of -127..=127 (onnxruntime's reduce_range): one bit of
+    /// weight precision less, and CPUs with AVX2 but no VNNI then multiply bytes directly
+    /// (vpmaddubsw, whose i16 pair sums full-range weights could saturate).
+    #[arg(long)]
+    pub reduce_range: bool,
     /// Activation type: u8 or i8 (asymmetric), i16 (symmetric).
     #[arg(long, value_name = "TYPE", default_value = "u8")]
     pub act_type: String,
@@ -74,6 +79,7 @@ impl QuantArgs {
             method: self.calib_method.clone(),
             act_type: self.act_type.clone(),
             per_tensor: self.per_tensor,
+            reduce_range: self.reduce_range,
             keep_float: self.keep_float.clone(),
             i16: self.i16.clone(),
             auto_mixed: self.auto_mixed,
@@ -88,10 +94,10 @@ impl QuantArgs {
     /// Quantization options given without `--quantize int8` would be ignored: refuse them.
     pub fn unused(&self) -> Result<(), Failure> {
         let given = self.calib.is_some() || self.eval.is_some() || !self.keep_float.is_empty() || !self.i16.is_empty();
-        let switched = self.qdq || self.no_bias_correction || self.no_equalize;
+        let switched = self.qdq || self.no_bias_correction || self.no_equalize || self.reduce_range;
         if given || self.auto_mixed.is_some() || switched {
             return Err(Failure::User(anyhow::anyhow!(
-                "--calib, --eval, --keep-float, --i16, --auto-mixed, --qdq, --no-bias-correction and --no-equalize apply with --quantize int8"
+                "--calib, --eval, --keep-float, --i16, --auto-mixed, --qdq, --no-bias-correction, --no-equalize and --reduce-range apply with --quantize int8"
             )));
         }
         Ok(())

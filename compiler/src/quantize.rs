@@ -38,6 +38,8 @@ pub struct Request {
     pub act_type: String,
     /// Weights per tensor instead of per channel.
     pub per_tensor: bool,
+    /// Weights on ±64 instead of ±127 (`--reduce-range`).
+    pub reduce_range: bool,
     /// Ops kept in float, by op type or node name.
     pub keep_float: Vec<String>,
     /// Ops whose results are quantized as i16, by op type or node name.
@@ -184,6 +186,7 @@ fn options(req: &Request) -> Result<Options> {
         method,
         act,
         per_channel: !req.per_tensor,
+        reduce_range: req.reduce_range,
         keep_float: req.keep_float.clone(),
         i16: req.i16.clone(),
         policy,

@@ -80,7 +80,7 @@ fn compile_quantizes_when_asked_and_refuses_quantization_flags_otherwise() {
     let out = edgec(&args);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(std::fs::read_to_string(&out_eir).expect("eir").contains("onnx.QuantizeLinear"));
-    for flag in [["--calib", s(&data)], ["--no-equalize", "--qdq"]] {
+    for flag in [["--calib", s(&data)], ["--no-equalize", "--qdq"], ["--reduce-range", "--no-bias-correction"]] {
         let out = edgec(&[&["compile", s(&m), "--emit", "ir", "-o", s(&out_eir)][..], &flag[..]].concat());
         assert_eq!(out.status.code(), Some(1));
         assert!(text(&out.stderr).contains("apply with --quantize int8"), "{}", text(&out.stderr));
@@ -88,6 +88,24 @@ fn compile_quantizes_when_asked_and_refuses_quantization_flags_otherwise() {
     let out = edgec(&["compile", s(&m), "--emit", "ir", "--quantize", "int8", "-o", s(&out_eir)]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("--calib DIR"), "{}", text(&out.stderr));
+}
+
+/// `--reduce-range`: weights on ±64 (what AVX2-only CPUs multiply as bytes),
+/// said in the report, and the module still runs close to float.
+#[test]
+fn reduce_range_quantizes_weights_on_plus_minus_64() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (m, data) = (model().join("model.onnx"), model().join("test_data_set_0"));
+    let (q, r) = (dir.path().join("q.eir"), dir.path().join("r.json"));
+    let out = edgec(&["quantize", s(&m), "--calib", s(&data), "--reduce-range", "-o", s(&q), "--report", s(&r)]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("weights per channel on ±64"), "{err}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&r).expect("report")).expect("json");
+    assert_eq!(report["weight_max"].as_u64(), Some(64), "{report}");
+    assert!(report["outputs"][0]["cosine"].as_f64().is_some_and(|c| c > 0.98), "{report}");
+    let run = edgec(&["verify", s(&q), "--data", s(&data), "--atol", "0.5", "--rtol", "0.1"]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
 }
 
 #[test]

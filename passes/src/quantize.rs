@@ -52,6 +52,10 @@ pub struct Options {
     pub act: QType,
     /// Weights per output channel (else per tensor).
     pub per_channel: bool,
+    /// Weights on `-64..=64` instead of `-127..=127` (onnxruntime's
+    /// `reduce_range`): no pair of them can saturate AVX2's `vpmaddubsw`, so
+    /// AVX2-only CPUs multiply bytes directly, at the cost of one weight bit.
+    pub reduce_range: bool,
     /// Op names, op types or ONNX node names kept in float (see [`selects`]).
     pub keep_float: Vec<String>,
     /// The mixed-precision policy.
@@ -69,12 +73,24 @@ pub struct Options {
     pub bias_shift: BTreeMap<OpId, Vec<f32>>,
 }
 
+impl Options {
+    /// The largest weight magnitude: 127, or 64 with [`Options::reduce_range`].
+    pub fn weight_max(&self) -> f32 {
+        if self.reduce_range {
+            64.0
+        } else {
+            127.0
+        }
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options {
             method: Method::Mse,
             act: QType::U8,
             per_channel: true,
+            reduce_range: false,
             keep_float: Vec::new(),
             policy: Policy::default_policy(),
             keep_ops: BTreeSet::new(),

@@ -10,7 +10,9 @@
 //! ```
 //!
 //! Prints one `size=... gops=...` line per size, then `qgemm_gops=...`
-//! (the largest size), `isa=...`, `peak_gops=...` and `ratio=...`.
+//! (the largest size), `reduced_gops=...` (the largest size with weights
+//! within ±64, as `--reduce-range` writes them: AVX2 then multiplies bytes
+//! through `vpmaddubsw`), `isa=...`, `peak_gops=...` and `ratio=...`.
 #![allow(unsafe_code)] // the peak loop uses SIMD intrinsics
 
 use edgec_kernels::conv::Conv2d;
@@ -20,8 +22,8 @@ mod bench_util;
 use bench_util::best_time;
 
 /// GOP/s of an m×n×k integer GEMM as a 1×1 conv (`k` input channels, `m`
-/// output channels, `n` positions).
-fn qgemm_gops(m: usize, n: usize, k: usize) -> f64 {
+/// output channels, `n` positions), weights over all of i8 or within ±64.
+fn qgemm_gops(m: usize, n: usize, k: usize, reduced: bool) -> f64 {
     let p = Conv2d {
         n: 1,
         c_in: k,
@@ -40,7 +42,8 @@ fn qgemm_gops(m: usize, n: usize, k: usize) -> f64 {
         dil_w: 1,
         groups: 1,
     };
-    let w: Vec<i8> = (0..m * k).map(|i| (i.wrapping_mul(2654435761) >> 7) as i8).collect();
+    let hash = |i: usize| i.wrapping_mul(2654435761) >> 7;
+    let w: Vec<i8> = (0..m * k).map(|i| if reduced { ((hash(i) % 129) as i32 - 64) as i8 } else { hash(i) as i8 }).collect();
     let x: Vec<u8> = (0..k * n).map(|i| (i.wrapping_mul(40503) >> 3) as u8).collect();
     let (mult, shift) = edgec_numeric::quant::quantize_multiplier(1e-4).expect("multiplier");
     let pw = PackedQConv::new(&p, &w, None, QEpilogue::Fixed { mult: &[mult], shift: &[shift] });
@@ -96,10 +99,12 @@ fn main() {
     let sizes = [(64, 3136, 64), (128, 784, 576), (256, 196, 1152), (512, 512, 512)];
     let mut last = 0.0;
     for (m, n, k) in sizes {
-        last = qgemm_gops(m, n, k);
+        last = qgemm_gops(m, n, k, false);
         println!("size={m}x{n}x{k} gops={last:.1}");
     }
     println!("qgemm_gops={last:.1}");
+    let (m, n, k) = sizes[sizes.len() - 1];
+    println!("reduced_gops={:.1}", qgemm_gops(m, n, k, true));
     println!("isa={:?}", qconv::detected());
     #[cfg(target_arch = "x86_64")]
     if let Some(peak) = peak::vnni_gops().filter(|_| qconv::detected() == qconv::Isa::Vnni512) {

@@ -68,6 +68,29 @@ pub fn requantize(acc: i32, m: i32, shift: i32, zp: i32, lo: i32, hi: i32) -> i3
     (p + zp as i64).clamp(lo as i64, hi as i64) as i32
 }
 
+/// True if [`requantize_high`] computes [`requantize`] for `(m, shift, zp)`:
+/// `m ≥ 0`, `shift ≤ −2` (a multiplier below 1/2, so `s = 31 − shift ≥ 33`)
+/// and `|zp| < 2^30` (every 8- and 16-bit grid's).
+#[inline]
+pub fn high_word_exact(m: i32, shift: i32, zp: i32) -> bool {
+    m >= 0 && (MIN_SHIFT..=-2).contains(&shift) && zp.unsigned_abs() < 1 << 30
+}
+
+/// [`requantize`] from the product's high word, in i32 lanes (the form
+/// that vectorizes on CPUs without 64-bit lane shifts: AVX2, NEON): with
+/// `acc · m = h · 2^32 + l` (`0 ≤ l < 2^32`) and `s ≥ 33`,
+/// `⌊(acc · m + 2^(s−1)) / 2^s⌋ = ⌊(h + 2^(s−33)) / 2^(s−32)⌋`, since `l` and
+/// the rounding term's part below `2^32` (none) only move the quotient by
+/// less than one step of `2^(s−32)` from an integer multiple. No overflow:
+/// `|h| ≤ 2^30` (`|acc|, m ≤ 2^31`), `2^(s−33) ≤ 2^29`, the quotient's
+/// magnitude is below `2^30` and `zp`'s too. Callers check [`high_word_exact`].
+#[inline(always)]
+pub fn requantize_high(acc: i32, m: i32, shift: i32, zp: i32, lo: i32, hi: i32) -> i32 {
+    let s = (31 - shift) as u32;
+    let h = ((acc as i64 * m as i64) >> 32) as i32;
+    (((h + (1 << (s - 33))) >> (s - 32)) + zp).max(lo).min(hi)
+}
+
 /// The float-activation epilogue (activations with no integer clamp form:
 /// hard_swish, silu, ...): the accumulator at its real scale,
 /// `v = f32(acc) · acc_scale` (one f32 product), the activation by the
@@ -219,6 +242,39 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Against [`requantize`] on every multiplier exponent of the fast path,
+    /// the extreme accumulators and multipliers, and rounding ties.
+    #[test]
+    fn the_high_word_form_equals_the_64_bit_one() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let zps = [0, 128, -3, 255, 7, (1 << 30) - 1, -(1 << 30) + 1];
+        let bounds = [(0, 255), (-128, 127), (-32768, 32767), (i32::MIN, i32::MAX)];
+        for shift in MIN_SHIFT..=-2 {
+            assert!(high_word_exact(1 << 30, shift, 128) && high_word_exact(0, shift, -32768));
+            let s = (31 - shift) as u32;
+            for m in [0, 1 << 30, i32::MAX, 1_500_000_000, (1 << 30) + 1] {
+                let ties = [1i32 << (s - 31).min(30), -(1i32 << (s - 31).min(30)), 3 << (s - 33).min(29)];
+                let fixed = [i32::MIN, i32::MIN + 1, -1, 0, 1, i32::MAX, i32::MAX - 1];
+                let mut rand: Vec<i32> = (0..2000).map(|_| next() as i32).collect();
+                rand.extend((0..2000).map(|_| (next() % 200_001) as i32 - 100_000));
+                for acc in fixed.into_iter().chain(ties).chain(rand) {
+                    for (&zp, &(lo, hi)) in zps.iter().zip(bounds.iter().cycle()) {
+                        let want = requantize(acc, m, shift, zp, lo, hi);
+                        assert_eq!(requantize_high(acc, m, shift, zp, lo, hi), want, "{acc} {m} {shift} {zp}");
+                    }
+                }
+            }
+        }
+        assert!(!high_word_exact(1 << 30, -1, 0) && !high_word_exact(1 << 30, 0, 0) && !high_word_exact(-5, -9, 0));
+        assert!(!high_word_exact(1 << 30, -9, 1 << 30) && !high_word_exact(1 << 30, -9, i32::MIN));
     }
 
     #[test]

@@ -15,6 +15,8 @@ pub struct Report {
     pub act_type: String,
     /// Weights per channel.
     pub per_channel: bool,
+    /// The largest weight magnitude: 127, or 64 with `--reduce-range`.
+    pub weight_max: u8,
     /// Calibration samples.
     pub calib_samples: usize,
     /// Evaluation samples.
@@ -274,6 +276,7 @@ pub(super) fn report(
         method: req.method.clone(),
         act_type: req.act_type.clone(),
         per_channel: !req.per_tensor,
+        weight_max: if req.reduce_range { 64 } else { 127 },
         calib_samples,
         eval_samples,
         eval_data,
@@ -305,7 +308,7 @@ impl Report {
     /// The human-readable form printed to stderr.
     pub fn text(&self) -> String {
         let mut s = format!(
-            "edgec: quantized {} ops to int8 ({:.1}% of MACs; {} scalar affine ops folded into requantization; {} biases corrected); {} calibration on {} samples ({} activations, weights {}); evaluated on {} samples of {}\n",
+            "edgec: quantized {} ops to int8 ({:.1}% of MACs; {} scalar affine ops folded into requantization; {} biases corrected); {} calibration on {} samples ({} activations, weights {} on ±{}); evaluated on {} samples of {}\n",
             self.int8_ops,
             100.0 * self.int8_mac_share,
             self.folded_ops,
@@ -314,6 +317,7 @@ impl Report {
             self.calib_samples,
             self.act_type,
             if self.per_channel { "per channel" } else { "per tensor" },
+            self.weight_max,
             self.eval_samples,
             self.eval_data
         );

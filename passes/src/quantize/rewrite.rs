@@ -41,7 +41,7 @@ pub(super) fn apply(
     let mut bias_corrected = 0;
     for l in layers.iter().filter(|l| l.precision == Precision::Int8) {
         let shift = opts.bias_shift.get(&l.op).map(Vec::as_slice);
-        let done = cx.weights(&mut f, l.op, &acts, opts.per_channel, shift);
+        let done = cx.weights(&mut f, l.op, &acts, opts, shift);
         bias_corrected += usize::from(shift.is_some() && done.len() == 2);
         weights.extend(done);
     }
@@ -154,18 +154,19 @@ impl Cx<'_> {
     }
 
     /// Quantize the weight (and bias, less `shift` when bias correction
-    /// gives one) of int8 op `id`; returns what was quantized.
+    /// gives one) of int8 op `id` as `opts` says; returns what was quantized.
     fn weights(
         &mut self,
         f: &mut Function,
         id: OpId,
         acts: &BTreeMap<Value, ActQ>,
-        per_channel: bool,
+        opts: &Options,
         shift: Option<&[f32]>,
     ) -> Vec<(OpId, usize, bool)> {
         let Some(slots) = weight_slots(&f.ops[id]) else { return vec![] };
         let Some(w) = self.const_f32(f, f.ops[id].operand(slots.weight)) else { return vec![] };
-        let axis = weight_axis(slots, w.0.len(), per_channel);
+        let axis = weight_axis(slots, w.0.len(), opts.per_channel);
+        let qmax = opts.weight_max();
         let loc = f.ops[id].loc.clone();
         // Bias: int32 with scale input scale × weight scale, when the input is quantized.
         let x_scale = f.ops[id].operand(0).and_then(|x| acts.get(&x)).map(|a| a.params.scale);
@@ -178,14 +179,14 @@ impl Cx<'_> {
                 None => (d, b),
             })
         });
-        let mut scales = weight_scales(&w.0, &w.1, axis);
+        let mut scales = weight_scales(&w.0, &w.1, axis, qmax);
         if let (Some((_, b)), Some(sx)) = (&bias, x_scale) {
             let raised = fit_bias(&mut scales, b, sx);
             if raised > 0 {
                 self.fitted.insert(id, raised);
             }
         }
-        let q = quantize_weight(&w.0, &w.1, axis, &scales);
+        let q = quantize_weight(&w.0, &w.1, axis, &scales, qmax);
         let (wdims, channels) = (w.0.clone(), scales.len() as u64);
         let base = format!("w{id}");
         let (s_op, s) = self.constant(f, &format!("{base}.scale"), f32_const(&scales, axis.map(|_| channels)), &loc);
@@ -348,9 +349,9 @@ fn fit_bias(scales: &mut [f32], bias: &[f32], sx: f32) -> usize {
     raised
 }
 
-/// Symmetric int8 scales: `max |w| / 127` per channel of `axis` (or one for
+/// Symmetric int8 scales: `max |w| / qmax` per channel of `axis` (or one for
 /// the whole tensor); an all-zero channel gets scale 1.
-pub(super) fn weight_scales(dims: &[u64], w: &[f32], axis: Option<usize>) -> Vec<f32> {
+pub(super) fn weight_scales(dims: &[u64], w: &[f32], axis: Option<usize>, qmax: f32) -> Vec<f32> {
     let n = axis.map_or(1, |a| dims[a] as usize);
     let mut m = vec![0f32; n];
     for (i, &x) in w.iter().enumerate() {
@@ -359,16 +360,16 @@ pub(super) fn weight_scales(dims: &[u64], w: &[f32], axis: Option<usize>) -> Vec
             m[c] = m[c].max(x.abs());
         }
     }
-    m.into_iter().map(|m| if m > 0.0 { m / 127.0 } else { 1.0 }).collect()
+    m.into_iter().map(|m| if m > 0.0 { m / qmax } else { 1.0 }).collect()
 }
 
-/// `w` quantized to `-127..=127` by the per-channel `scales`, rounding half to even.
-pub(super) fn quantize_weight(dims: &[u64], w: &[f32], axis: Option<usize>, scales: &[f32]) -> Vec<i8> {
+/// `w` quantized to `-qmax..=qmax` by the per-channel `scales`, rounding half to even.
+pub(super) fn quantize_weight(dims: &[u64], w: &[f32], axis: Option<usize>, scales: &[f32], qmax: f32) -> Vec<i8> {
     w.iter()
         .enumerate()
         .map(|(i, &x)| {
             let s = scales[axis.map_or(0, |a| channel(dims, a, i))];
-            (x / s).round_ties_even().clamp(-127.0, 127.0) as i8
+            (x / s).round_ties_even().clamp(-qmax, qmax) as i8
         })
         .collect()
 }

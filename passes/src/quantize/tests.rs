@@ -162,15 +162,22 @@ fn auto_mixed_stops_when_the_outputs_agree_and_moving_everything_restores_float(
 
 proptest! {
     #[test]
-    fn weights_dequantize_within_half_a_step(w in proptest::collection::vec(-10f32..10.0, 12), per_channel: bool) {
+    fn weights_dequantize_within_half_a_step(
+        w in proptest::collection::vec(-10f32..10.0, 12),
+        per_channel: bool,
+        reduce_range: bool,
+    ) {
         let dims = [3u64, 4];
         let axis = per_channel.then_some(0);
-        let s = weight_scales(&dims, &w, axis);
+        let qmax = if reduce_range { 64.0 } else { 127.0 };
+        let s = weight_scales(&dims, &w, axis, qmax);
         prop_assert_eq!(s.len(), if per_channel { 3 } else { 1 });
-        let q = quantize_weight(&dims, &w, axis, &s);
+        let q = quantize_weight(&dims, &w, axis, &s, qmax);
+        // Each scale's largest weight lands on ±qmax (the whole range is used).
+        prop_assert_eq!(q.iter().map(|&v| i32::from(v).abs()).max(), Some(qmax as i32));
         for (i, (&x, &q)) in w.iter().zip(&q).enumerate() {
             let sc = s[if per_channel { i / 4 } else { 0 }];
-            prop_assert!(q >= -127);
+            prop_assert!(f32::from(q).abs() <= qmax);
             prop_assert!((x - f32::from(q) * sc).abs() <= sc * 0.5001, "{} vs {} * {}", x, q, sc);
         }
     }
@@ -183,6 +190,35 @@ fn top1_is_counted_for_class_scores_only() {
     assert_eq!(class_rows(&[1, 2, 3], &[0.2, 0.3, 0.5, 1.0, 0.0, 0.0]), 3, "softmax rows");
     assert_eq!(class_rows(&[1, 2, 3], &[0.2, 0.3, 0.6, 1.0, 0.0, 0.0]), 0, "a detection map");
     assert_eq!(class_rows(&[4, 1], &[1.0; 4]), 0, "one class");
+}
+
+/// `--reduce-range`: every int8 weight within ±64, each output channel's
+/// largest at ±64 (the range is used, not just clamped), and the model
+/// still close to float.
+#[test]
+fn reduced_range_weights_span_plus_minus_64() {
+    let m = module();
+    let obs = observe(&m, &set(0..16)).unwrap();
+    let q = quantize(&m, &obs, &Options { reduce_range: true, ..Options::default() }).unwrap();
+    let weights: Vec<&ir::Constant> = q
+        .module
+        .consts
+        .iter()
+        .map(|(_, c)| c)
+        .filter(|c| c.name.ends_with(".q") && c.ty.dtype == ir::DType::I8)
+        .collect();
+    assert_eq!(weights.len(), 2, "conv and fc weights");
+    for c in weights {
+        let v: Vec<i64> = c.to_i64s().expect("i8 data");
+        assert!(v.iter().all(|x| x.abs() <= 64), "{}: {v:?}", c.name);
+        if v.len() == 72 {
+            // The conv's four output channels, 18 weights each.
+            assert!(v.chunks(18).all(|row| row.iter().any(|x| x.abs() == 64)), "{}: {v:?}", c.name);
+        }
+        assert_eq!(v.iter().map(|x| x.abs()).max(), Some(64), "{}", c.name);
+    }
+    let ev = evaluate(&m, &q, &set(100..108), &mut || {}).unwrap();
+    assert!(ev.outputs[0].cosine() > 0.999, "cosine {}", ev.outputs[0].cosine());
 }
 
 #[test]

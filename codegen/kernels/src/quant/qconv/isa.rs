@@ -10,7 +10,9 @@ use std::sync::OnceLock;
 pub enum Isa {
     /// Portable Rust.
     Scalar,
-    /// x86_64 AVX2: bytes widened to i16, `vpmaddwd`.
+    /// x86_64 AVX2: `vpmaddubsw` on the bytes where the conv's weight pairs
+    /// cannot saturate it (weights within ±64 never do), else bytes widened
+    /// to i16 and `vpmaddwd`.
     Avx2,
     /// x86_64 AVX-512 VNNI: `vpdpbusd` (u8 × i8, 4 taps per i32 lane).
     Vnni512,

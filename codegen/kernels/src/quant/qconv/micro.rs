@@ -2,15 +2,25 @@
 //! `Σ_t a[r][t] · (b[t][j] − offset)` over `steps` groups of 4 taps.
 //! `a` holds per step MR rows × 4 i8 taps; `b0`, `b1` per step NR columns ×
 //! 4 biased u8 taps (columns 0..NR and NR..2NR of the tile). The AVX2
-//! kernel reads the weights as [`split_pairs`] arranges them instead.
+//! kernels read `a` as is through `vpmaddubsw` where [`bytes_fit`] holds,
+//! and as [`split_pairs`] arranges it (through `vpmaddwd`) where not.
 
 use super::{Isa, MR, NR};
 
-/// Fill `tile[r · 2NR + j]` for `isa` (which must be available). `pairs`
-/// is `a` through [`split_pairs`] when `isa` is AVX2 (unread otherwise).
+/// Fill `tile[r · 2NR + j]` for `isa` (which must be available). For AVX2,
+/// `pairs` is `a` through [`split_pairs`], or `None` if [`bytes_fit`]`(a)`
+/// (unread by the other families).
 #[allow(clippy::too_many_arguments)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
-pub fn run(isa: Isa, steps: usize, a: &[i8], pairs: &[u32], b0: &[u8], b1: &[u8], tile: &mut [i32; MR * 2 * NR]) {
+pub fn run(
+    isa: Isa,
+    steps: usize,
+    a: &[i8],
+    pairs: Option<&[u32]>,
+    b0: &[u8],
+    b1: &[u8],
+    tile: &mut [i32; MR * 2 * NR],
+) {
     assert!(a.len() >= steps * MR * 4 && b0.len() >= steps * NR * 4 && b1.len() >= steps * NR * 4);
     match isa {
         #[cfg(target_arch = "x86_64")]
@@ -20,17 +30,36 @@ pub fn run(isa: Isa, steps: usize, a: &[i8], pairs: &[u32], b0: &[u8], b1: &[u8]
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
         #[allow(unsafe_code)]
-        Isa::Avx2 => {
-            assert!(pairs.len() >= steps * MR * 2, "the AVX2 kernel reads split weights");
-            // SAFETY: as above, and `pairs` holds `steps` steps.
-            unsafe { x86::avx2(steps, pairs, b0, b1, tile) }
-        }
+        Isa::Avx2 => match pairs {
+            Some(pairs) => {
+                assert!(pairs.len() >= steps * MR * 2, "the AVX2 kernel reads split weights");
+                // SAFETY: as above, and `pairs` holds `steps` steps.
+                unsafe { x86::avx2(steps, pairs, b0, b1, tile) }
+            }
+            None => {
+                debug_assert!(bytes_fit(&a[..steps * MR * 4]), "vpmaddubsw would saturate");
+                // SAFETY: as above; no tap pair of `a` saturates (the caller checked `bytes_fit`).
+                unsafe { x86::avx2_bytes(steps, a, b0, b1, tile) }
+            }
+        },
         #[cfg(target_arch = "aarch64")]
         // SAFETY: as above.
         #[allow(unsafe_code)]
         Isa::Sdot => unsafe { arm::sdot(steps, a, b0, b1, tile) },
         _ => scalar(steps, a, b0, b1, tile),
     }
+}
+
+/// True if no tap pair of `a` (taps 0 and 1, taps 2 and 3 of each group of
+/// four) can saturate `vpmaddubsw`'s i16 sum `b0·w0 + b1·w1` for any bytes
+/// `b0, b1 ≤ 255`: the positive weights of each pair sum to at most 128 and
+/// the negative ones to at least −128 (255 · 128 = 32640 fits i16, 255 · 129
+/// does not). Weights within ±64 (`--reduce-range`) always fit.
+pub fn bytes_fit(a: &[i8]) -> bool {
+    a.chunks_exact(2).all(|p| {
+        let (w0, w1) = (i32::from(p[0]), i32::from(p[1]));
+        w0.max(0) + w1.max(0) <= 128 && w0.min(0) + w1.min(0) >= -128
+    })
 }
 
 /// The weights of [`run`]'s `a` as the AVX2 kernel multiplies them: per
@@ -120,12 +149,46 @@ mod x86 {
                         }
                     }
                 }
-                let out = tile.as_mut_ptr();
-                for r in 0..4 {
-                    for h in 0..2 {
-                        _mm256_storeu_si256(out.add((r0 + r) * 2 * NR + half * NR + h * 8).cast(), c[r * 2 + h]);
+                store4(tile, r0, half, &c);
+            }
+        }
+    }
+
+    /// `vpmaddubsw` on the bytes as packed (biased u8 panel × i8 weights: the
+    /// operand order of `vpdpbusd`), then `vpmaddwd` by ones: per 8 columns
+    /// the i32 sum of 4 taps in 3 instructions, where [`avx2`] takes 4 plus
+    /// the panel's split. Exact only if no pair saturates ([`super::bytes_fit`]).
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn avx2_bytes(steps: usize, a: &[i8], b0: &[u8], b1: &[u8], tile: &mut [i32; MR * 2 * NR]) {
+        let ones = _mm256_set1_epi16(1);
+        let pa = a.as_ptr();
+        for (half, b) in [b0, b1].into_iter().enumerate() {
+            for r0 in (0..MR).step_by(4) {
+                let mut c = [_mm256_setzero_si256(); 8];
+                for s in 0..steps {
+                    // SAFETY: the caller checked the lengths.
+                    let pb = b.as_ptr().add(s * NR * 4);
+                    let bv = [_mm256_loadu_si256(pb.cast()), _mm256_loadu_si256(pb.add(32).cast())];
+                    for r in 0..4 {
+                        let w = _mm256_set1_epi32(pa.add(s * MR * 4 + (r0 + r) * 4).cast::<i32>().read_unaligned());
+                        for h in 0..2 {
+                            let d = _mm256_madd_epi16(_mm256_maddubs_epi16(bv[h], w), ones);
+                            c[r * 2 + h] = _mm256_add_epi32(c[r * 2 + h], d);
+                        }
                     }
                 }
+                store4(tile, r0, half, &c);
+            }
+        }
+    }
+
+    /// Rows `r0..r0 + 4` of panel `half` (two ymm each) into the tile.
+    #[target_feature(enable = "avx2")]
+    unsafe fn store4(tile: &mut [i32; MR * 2 * NR], r0: usize, half: usize, c: &[__m256i; 8]) {
+        let out = tile.as_mut_ptr();
+        for r in 0..4 {
+            for h in 0..2 {
+                _mm256_storeu_si256(out.add((r0 + r) * 2 * NR + half * NR + h * 8).cast(), c[r * 2 + h]);
             }
         }
     }

@@ -9,7 +9,8 @@
 //! `x ^ 0x80`, i.e. `x + 128`) packed in panels of [`NR`] columns × 4 taps,
 //! and the weights packed at model construction in blocks of [`MR`] rows × 4
 //! taps. The micro-kernels ([`Isa`]: AVX-512 VNNI `vpdpbusd`, AVX2
-//! `vpmaddwd` on widened bytes, NEON `sdot` through `asm!`, portable) each
+//! `vpmaddubsw` where no weight pair can saturate it and `vpmaddwd` on
+//! widened bytes where one can, NEON `sdot` through `asm!`, portable) each
 //! compute `Σ w · (b − offset)` for their [`Isa::offset`]; the epilogue adds
 //! `(offset − zb) · Σw + bias` (zb: the biased input zero point), which makes
 //! the sum `Σ w · (x − x_zero_point) + bias` for every path: padding taps hold
@@ -19,6 +20,7 @@
 mod depthwise;
 mod isa;
 mod micro;
+mod pack;
 #[cfg(test)]
 mod tests;
 
@@ -26,7 +28,7 @@ pub use crate::conv::Conv2d;
 pub use isa::{detected, with_isa, Isa};
 
 use crate::act::Act;
-use edgec_numeric::quant::{requantize, requantize_act};
+use edgec_numeric::quant::{high_word_exact, requantize, requantize_act, requantize_high};
 use std::cell::RefCell;
 
 /// Rows of a packed weight block.
@@ -198,9 +200,16 @@ crate::multiversion! {
 }
 
 crate::multiversion! {
-    /// The fixed-point epilogue over one row (one channel): vectorized.
+    /// The fixed-point epilogue over one row (one channel): vectorized, in
+    /// i32 lanes from the product's high word where that is exact (every
+    /// multiplier below 1/2), which AVX2 and NEON run without 64-bit shifts.
     fn fixed_row<X: QAct>(acc: &[i32], corr: i32, mult: i32, shift: i32, q: &QReq, out: &mut [X]) {
-        crate::map16!(acc, out, |a| X::from_i32(requantize(a.wrapping_add(corr), mult, shift, q.y_zero, q.qmin, q.qmax)));
+        let (zp, lo, hi) = (q.y_zero, q.qmin, q.qmax);
+        if high_word_exact(mult, shift, zp) {
+            crate::map16!(acc, out, |a| X::from_i32(requantize_high(a.wrapping_add(corr), mult, shift, zp, lo, hi)));
+        } else {
+            crate::map16!(acc, out, |a| X::from_i32(requantize(a.wrapping_add(corr), mult, shift, zp, lo, hi)));
+        }
     }
 }
 
@@ -214,10 +223,13 @@ pub struct PackedQConv {
     k4: usize,
     /// Per group: `ceil(mg / MR)` blocks of `k4 / 4` steps × MR rows × 4 taps.
     a: Vec<i8>,
-    /// `a` as the AVX2 kernel reads it ([`micro::split_pairs`]; half as many
-    /// words as `a` has bytes), made the first time that kernel runs: the
-    /// late layers' many weights meet few output positions, so splitting
-    /// per call costs as much as their GEMM.
+    /// True if the AVX2 kernel can multiply `a`'s bytes as they are
+    /// ([`micro::bytes_fit`]: no tap pair saturates `vpmaddubsw`).
+    bytes_fit: bool,
+    /// Otherwise `a` as the AVX2 kernel reads it ([`micro::split_pairs`];
+    /// half as many words as `a` has bytes), made the first time that kernel
+    /// runs: the late layers' many weights meet few output positions, so
+    /// splitting per call costs as much as their GEMM.
     pairs: std::sync::OnceLock<Vec<u32>>,
     /// The weights as given (the depthwise path reads them directly).
     w: Vec<i8>,
@@ -260,6 +272,7 @@ impl PackedQConv {
         PackedQConv {
             p: *p,
             k4,
+            bytes_fit: micro::bytes_fit(&a),
             a,
             pairs: std::sync::OnceLock::new(),
             w: w.to_vec(),
@@ -304,119 +317,12 @@ pub fn quant_conv2d<X: QAct>(p: &Conv2d, q: &QReq, w: &PackedQConv, x: &[X], y: 
         for b in 0..p.n {
             for g in 0..p.groups {
                 let xg = &x[(b * p.c_in + g * cg) * is..(b * p.c_in + (g + 1) * cg) * is];
-                pack_panels(p, q, xg, w.k4, &mut panels[..need]);
+                pack::pack_panels(p, q, xg, w.k4, &mut panels[..need]);
                 let yg = &mut y[(b * p.c_out + g * mg) * os..(b * p.c_out + (g + 1) * mg) * os];
                 gemm(isa, p, q, w, g, &panels[..need], os, yg);
             }
         }
     });
-}
-
-/// im2col of one group's channels (`xg`, `cg` planes), biased, straight into
-/// panels: `panels[((j / NR) · k4/4 + t / 4) · NR · 4 + (j % NR) · 4 + t % 4]`
-/// holds tap `t` of output position `j`; padding holds the biased zero point.
-/// Depth and column tails hold the zero point too: their weights are 0 and
-/// their results are dropped.
-fn pack_panels<X: QAct>(p: &Conv2d, q: &QReq, xg: &[X], k4: usize, panels: &mut [u8]) {
-    let os = p.out_h() * p.out_w();
-    let zb = (q.x_zero + X::BIAS) as u8;
-    let k = (p.c_in / p.groups) * p.kh * p.kw;
-    // A 1×1 window with stride 1 and no padding reads each input plane as
-    // it is: its tap rows are the planes themselves (for u8).
-    let direct = p.kh == 1 && p.kw == 1 && p.stride_h == 1 && p.stride_w == 1;
-    let direct = direct && p.pad_top + p.pad_left + p.pad_bottom + p.pad_right == 0;
-    let planes = X::as_biased(xg).filter(|_| direct);
-    ROWS.with(|cell| {
-        let mut rows = cell.borrow_mut();
-        rows.clear();
-        rows.resize(4 * os, zb);
-        let filler = vec![zb; os];
-        for step in 0..k4 / 4 {
-            for l in 0..4 {
-                let t = 4 * step + l;
-                if t < k && planes.is_none() {
-                    tap_row(p, xg, t, zb, &mut rows[l * os..(l + 1) * os]);
-                }
-            }
-            let row = |l: usize| -> &[u8] {
-                match (4 * step + l, planes) {
-                    (t, _) if t >= k => &filler,
-                    (t, Some(xs)) => &xs[t * os..(t + 1) * os],
-                    (_, None) => &rows[l * os..(l + 1) * os],
-                }
-            };
-            interleave([row(0), row(1), row(2), row(3)], zb, step, k4 / 4, panels);
-        }
-    });
-}
-
-std::thread_local! {
-    /// Four im2col rows of the running conv.
-    static ROWS: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-}
-
-crate::multiversion! {
-    /// Tap `t` (channel, ky, kx) of every output position, biased; zb in the padding.
-    fn tap_row<X: QAct>(p: &Conv2d, xg: &[X], t: usize, zb: u8, row: &mut [u8]) {
-        let (oh, ow) = (p.out_h(), p.out_w());
-        let (c, ky, kx) = (t / (p.kh * p.kw), (t / p.kw) % p.kh, t % p.kw);
-        let plane = &xg[c * p.h * p.w..(c + 1) * p.h * p.w];
-        let off = (kx * p.dil_w) as isize - p.pad_left as isize;
-        let (lo, hi) = depthwise::columns(ow, p.stride_w, off, p.w);
-        for oy in 0..oh {
-            let out = &mut row[oy * ow..(oy + 1) * ow];
-            let iy = (oy * p.stride_h + ky * p.dil_h) as isize - p.pad_top as isize;
-            if iy < 0 || iy as usize >= p.h {
-                out.fill(zb);
-                continue;
-            }
-            let src = &plane[iy as usize * p.w..(iy as usize + 1) * p.w];
-            out[..lo].fill(zb);
-            out[hi..].fill(zb);
-            // Output columns lo..hi read input columns base, base + stride, ...
-            let base = (lo as isize * p.stride_w as isize + off) as usize;
-            if p.stride_w == 1 {
-                crate::map16!(&src[base..base + (hi - lo)], &mut out[lo..hi], |s| s.biased());
-            } else if p.stride_w == 2 {
-                crate::map16_stride2!(&src[base..], &mut out[lo..hi], |s| s.biased());
-            } else {
-                for (o, s) in out[lo..hi].iter_mut().zip(src[base..].iter().step_by(p.stride_w)) {
-                    *o = s.biased();
-                }
-            }
-        }
-    }
-}
-
-crate::multiversion! {
-    /// Write taps `4·step .. 4·step + 4` (the four rows, one value per output
-    /// position) into every panel: 4 bytes per column, `zb` past the rows' end.
-    fn interleave(rows: [&[u8]; 4], zb: u8, step: usize, steps: usize, panels: &mut [u8]) {
-        let n = rows[0].len();
-        let mut tail = [[zb; NR]; 4];
-        for pn in 0..n.div_ceil(NR) {
-            let d = &mut panels[(pn * steps + step) * NR * 4..(pn * steps + step + 1) * NR * 4];
-            let cols = pn * NR..((pn + 1) * NR).min(n);
-            let r: [&[u8]; 4] = if cols.len() == NR {
-                rows.map(|r| &r[cols.clone()])
-            } else {
-                for (t, r) in tail.iter_mut().zip(rows) {
-                    t[..cols.len()].copy_from_slice(&r[cols.clone()]);
-                }
-                [&tail[0][..], &tail[1][..], &tail[2][..], &tail[3][..]]
-            };
-            // Fixed sizes: the byte interleave compiles to vector shuffles.
-            let d: &mut [u8; 4 * NR] = d.try_into().expect("panel step");
-            let r: [&[u8; NR]; 4] = r.map(|r| r.try_into().expect("panel row"));
-            let mut words = [0u32; NR];
-            for (j, w) in words.iter_mut().enumerate() {
-                *w = u32::from_le_bytes([r[0][j], r[1][j], r[2][j], r[3][j]]);
-            }
-            for (dst, w) in d.chunks_exact_mut(4).zip(words) {
-                dst.copy_from_slice(&w.to_le_bytes());
-            }
-        }
-    }
 }
 
 /// One group's GEMM over the packed panels into whole rows of sums, then the
@@ -430,11 +336,12 @@ fn gemm<X: QAct>(isa: Isa, p: &Conv2d, q: &QReq, w: &PackedQConv, g: usize, pane
     SUMS.with(|cell| {
         let sums = &mut *cell.borrow_mut();
         sums.resize(MR * os, 0);
-        let all_pairs: &[u32] = if isa == Isa::Avx2 { w.pairs.get_or_init(|| micro::split_pairs(&w.a)) } else { &[] };
+        let split = isa == Isa::Avx2 && !w.bytes_fit;
+        let all_pairs: &[u32] = if split { w.pairs.get_or_init(|| micro::split_pairs(&w.a)) } else { &[] };
         for blk in 0..blocks {
             let at = (g * blocks + blk) * MR * w.k4;
             let a = &w.a[at..at + MR * w.k4];
-            let pairs = all_pairs.get(at / 2..(at + MR * w.k4) / 2).unwrap_or(&[]);
+            let pairs = all_pairs.get(at / 2..(at + MR * w.k4) / 2).filter(|_| split);
             let rows = MR.min(mg - blk * MR);
             let mut pn = 0;
             while pn < npanels {

@@ -109,12 +109,25 @@ fn cases() -> Vec<Conv2d> {
     ]
 }
 
-fn check<X: QAct + crate::quant::conv::Q8 + PartialEq + std::fmt::Debug>(wide: bool, float: bool) {
+/// Weights over the whole i8 range, or within ±64 (`--reduce-range`: the
+/// AVX2 kernel then multiplies the bytes through `vpmaddubsw`).
+#[derive(Copy, Clone, PartialEq)]
+enum Weights {
+    Full,
+    Reduced,
+}
+
+fn check<X: QAct + crate::quant::conv::Q8 + PartialEq + std::fmt::Debug>(wide: bool, float: bool, ws: Weights) {
     let mut rng = Lcg(7);
     for p in cases() {
         let (cg, k) = (p.c_in / p.groups, p.kh * p.kw);
         let x: Vec<X> = (0..p.n * p.c_in * p.h * p.w).map(|_| X::from_i32(rng.next() as u8 as i32 - X::BIAS)).collect();
-        let w: Vec<i8> = (0..p.c_out * cg * k).map(|_| rng.next() as i8).collect();
+        let w: Vec<i8> = (0..p.c_out * cg * k)
+            .map(|_| match ws {
+                Weights::Full => rng.next() as i8,
+                Weights::Reduced => ((rng.next() % 129) as i32 - 64) as i8,
+            })
+            .collect();
         let b: Vec<i32> = (0..p.c_out).map(|_| (rng.next() % 20001) as i32 - 10000).collect();
         // Wide multipliers saturate most outputs: checks the clamp too.
         let (mult, shift): (Vec<i32>, Vec<i32>) = (0..p.c_out)
@@ -135,6 +148,7 @@ fn check<X: QAct + crate::quant::conv::Q8 + PartialEq + std::fmt::Debug>(wide: b
         let distinct: std::collections::BTreeSet<i32> = want.iter().map(|v| v.value()).collect();
         assert!(distinct.len() >= 3 || wide, "degenerate case {p:?}: outputs {distinct:?}");
         let packed = PackedQConv::new(&p, &w, Some(&b), epi);
+        assert_eq!(packed.bytes_fit, ws == Weights::Reduced, "{p:?}");
         for isa in Isa::ALL.into_iter().filter(|i| i.available()) {
             let mut y = vec![X::default(); want.len()];
             with_isa(isa, || quant_conv2d(&p, &q, &packed, &x, &mut y));
@@ -159,16 +173,53 @@ fn check<X: QAct + crate::quant::conv::Q8 + PartialEq + std::fmt::Debug>(wide: b
 
 #[test]
 fn every_kernel_equals_the_direct_reference_u8() {
-    check::<u8>(false, false);
-    check::<u8>(true, false);
-    check::<u8>(false, true);
+    for ws in [Weights::Full, Weights::Reduced] {
+        check::<u8>(false, false, ws);
+        check::<u8>(true, false, ws);
+        check::<u8>(false, true, ws);
+    }
 }
 
 #[test]
 fn every_kernel_equals_the_direct_reference_i8() {
-    check::<i8>(false, false);
-    check::<i8>(true, false);
-    check::<i8>(false, true);
+    for ws in [Weights::Full, Weights::Reduced] {
+        check::<i8>(false, false, ws);
+        check::<i8>(true, false, ws);
+        check::<i8>(false, true, ws);
+    }
+}
+
+#[test]
+fn byte_pairs_fit_up_to_the_saturation_bound() {
+    use super::micro::bytes_fit;
+    assert!(bytes_fit(&[64, 64, -64, -64]) && bytes_fit(&[127, 1, -128, 0]) && bytes_fit(&[127, -128, -128, 127]));
+    assert!(!bytes_fit(&[65, 64, 0, 0]) && !bytes_fit(&[0, 0, -65, -64]) && !bytes_fit(&[0, 0, 127, 2]));
+}
+
+/// Weight pairs at and past the bound, against the extreme bytes, through
+/// every micro-kernel: a saturating product or a check one step too wide
+/// would give other sums than the portable kernel's.
+#[test]
+fn pairs_at_the_bound_multiply_exactly() {
+    use super::micro::{bytes_fit, run, split_pairs};
+    let steps = 3;
+    let pairs = [(64i8, 64i8), (-64, -64), (127, 1), (-128, 0), (127, -128), (65, 64), (-65, -64), (127, 127)];
+    for (w0, w1) in pairs {
+        let a: Vec<i8> = (0..steps * MR * 4).map(|i| if i % 2 == 0 { w0 } else { w1 }).collect();
+        let split = split_pairs(&a);
+        let fit = bytes_fit(&a);
+        for x in [0u8, 1, 254, 255] {
+            let b = vec![x; steps * NR * 4];
+            let mut want = [0i32; MR * 2 * NR];
+            run(Isa::Scalar, steps, &a, None, &b, &b, &mut want);
+            assert_eq!(want[0], steps as i32 * 2 * (i32::from(w0) + i32::from(w1)) * i32::from(x));
+            for isa in Isa::ALL.into_iter().filter(|i| i.available()) {
+                let mut tile = [0i32; MR * 2 * NR];
+                run(isa, steps, &a, Some(&split[..]).filter(|_| !fit), &b, &b, &mut tile);
+                assert_eq!(tile, want, "{isa:?} ({w0}, {w1}) on {x}");
+            }
+        }
+    }
 }
 
 #[test]
