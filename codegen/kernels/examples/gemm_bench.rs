@@ -82,16 +82,18 @@ mod peak {
         out.iter().sum()
     }
 
-    /// Peak GFLOP/s of the widest FMA this CPU has (and its name).
+    /// Peak GFLOP/s of the widest FMA this CPU has and `EDGEC_SIMD_LEVEL`
+    /// allows (and its name).
     pub fn gflops() -> (f64, &'static str) {
         let iters = 200_000;
-        if is_x86_feature_detected!("avx512f") {
+        let level = edgec_kernels::simd::level();
+        if level >= 3 && is_x86_feature_detected!("avx512f") {
             // SAFETY: the CPU has AVX-512F (checked just above).
             let secs =
                 super::best_time(|| _ = std::hint::black_box(unsafe { loop512(std::hint::black_box(iters)) }), 15);
             let avx512 = (iters * ACC * 16 * 2) as f64 / secs / 1e9;
             (avx512.max(avx2()), "avx512")
-        } else if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
+        } else if level >= 2 && is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
             (avx2(), "avx2")
         } else {
             (0.0, "none")

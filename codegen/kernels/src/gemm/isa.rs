@@ -1,6 +1,7 @@
 //! Which micro-kernel family runs: detected once per process (cached in a
-//! `OnceLock`), and overridable per thread so tests can exercise every path
-//! the machine supports.
+//! `OnceLock`), capped by `EDGEC_SIMD_LEVEL` like the other kernels, and
+//! overridable per thread so tests can exercise every path the machine
+//! supports.
 
 use std::cell::Cell;
 use std::sync::OnceLock;
@@ -22,14 +23,16 @@ impl Isa {
     /// Every family, fastest first.
     pub const ALL: [Isa; 4] = [Isa::Avx512, Isa::Avx2, Isa::Neon, Isa::Scalar];
 
-    /// True if this CPU (and this build's target architecture) can run `self`.
+    /// True if this CPU (and this build's target architecture) can run
+    /// `self` and `EDGEC_SIMD_LEVEL` allows it (as for every other kernel:
+    /// a capped run must not keep the AVX-512 GEMM).
     pub fn available(self) -> bool {
         match self {
             Isa::Scalar => true,
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => super::avx2::Kernel::new().is_some(),
+            Isa::Avx2 => crate::simd::level() >= 2 && super::avx2::Kernel::new().is_some(),
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => super::avx512::Kernel::new().is_some(),
+            Isa::Avx512 => crate::simd::level() >= 3 && super::avx512::Kernel::new().is_some(),
             #[cfg(target_arch = "aarch64")]
             Isa::Neon => true,
             #[allow(unreachable_patterns)]
