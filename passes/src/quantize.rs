@@ -73,14 +73,13 @@ pub struct Options {
     pub bias_shift: BTreeMap<OpId, Vec<f32>>,
 }
 
-impl Options {
-    /// The largest weight magnitude: 127, or 64 with [`Options::reduce_range`].
-    pub fn weight_max(&self) -> f32 {
-        if self.reduce_range {
-            64.0
-        } else {
-            127.0
-        }
+/// The largest int8 weight magnitude: 127, or 64 with `reduce_range`
+/// (a pair of such weights times bytes ≤ 255 fits `vpmaddubsw`'s i16 sums).
+pub fn weight_max(reduce_range: bool) -> u8 {
+    if reduce_range {
+        64
+    } else {
+        127
     }
 }
 

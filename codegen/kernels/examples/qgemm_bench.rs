@@ -43,7 +43,8 @@ fn qgemm_gops(m: usize, n: usize, k: usize, reduced: bool) -> f64 {
         groups: 1,
     };
     let hash = |i: usize| i.wrapping_mul(2654435761) >> 7;
-    let w: Vec<i8> = (0..m * k).map(|i| if reduced { ((hash(i) % 129) as i32 - 64) as i8 } else { hash(i) as i8 }).collect();
+    let w: Vec<i8> =
+        (0..m * k).map(|i| if reduced { ((hash(i) % 129) as i32 - 64) as i8 } else { hash(i) as i8 }).collect();
     let x: Vec<u8> = (0..k * n).map(|i| (i.wrapping_mul(40503) >> 3) as u8).collect();
     let (mult, shift) = edgec_numeric::quant::quantize_multiplier(1e-4).expect("multiplier");
     let pw = PackedQConv::new(&p, &w, None, QEpilogue::Fixed { mult: &[mult], shift: &[shift] });

@@ -276,7 +276,7 @@ pub(super) fn report(
         method: req.method.clone(),
         act_type: req.act_type.clone(),
         per_channel: !req.per_tensor,
-        weight_max: if req.reduce_range { 64 } else { 127 },
+        weight_max: passes::quantize::weight_max(req.reduce_range),
         calib_samples,
         eval_samples,
         eval_data,

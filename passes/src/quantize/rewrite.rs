@@ -166,7 +166,7 @@ impl Cx<'_> {
         let Some(slots) = weight_slots(&f.ops[id]) else { return vec![] };
         let Some(w) = self.const_f32(f, f.ops[id].operand(slots.weight)) else { return vec![] };
         let axis = weight_axis(slots, w.0.len(), opts.per_channel);
-        let qmax = opts.weight_max();
+        let qmax = f32::from(super::weight_max(opts.reduce_range));
         let loc = f.ops[id].loc.clone();
         // Bias: int32 with scale input scale × weight scale, when the input is quantized.
         let x_scale = f.ops[id].operand(0).and_then(|x| acts.get(&x)).map(|a| a.params.scale);
