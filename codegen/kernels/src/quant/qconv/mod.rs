@@ -18,9 +18,11 @@
 //! in i32, so the order does not matter and every path gives the same bits.
 
 mod depthwise;
+mod gemm;
 mod isa;
 mod micro;
 mod pack;
+mod requant;
 #[cfg(test)]
 mod tests;
 
@@ -46,6 +48,10 @@ pub trait QAct: Copy + Default + Send + Sync + 'static {
     fn from_i32(v: i32) -> Self;
     /// 128 for i8, 0 for u8.
     const BIAS: i32;
+    /// The type's smallest value.
+    const MIN: i32;
+    /// The type's largest value.
+    const MAX: i32;
     /// The values as their biased bytes when that is their own memory (u8).
     fn as_biased(xs: &[Self]) -> Option<&[u8]>;
 }
@@ -64,6 +70,8 @@ impl QAct for u8 {
         v as u8
     }
     const BIAS: i32 = 0;
+    const MIN: i32 = 0;
+    const MAX: i32 = 255;
     fn as_biased(xs: &[u8]) -> Option<&[u8]> {
         Some(xs)
     }
@@ -83,6 +91,8 @@ impl QAct for i8 {
         v as i8
     }
     const BIAS: i32 = 128;
+    const MIN: i32 = -128;
+    const MAX: i32 = 127;
     fn as_biased(_: &[i8]) -> Option<&[u8]> {
         None
     }
@@ -155,7 +165,32 @@ impl Epi {
             Epi::Float { acc_scale, act, y_scale } => float_row(acc, corr, acc_scale[m], *act, *y_scale, q, out),
         }
     }
+    /// The outputs of channels `m0..m0 + corr.len()` for a micro-kernel
+    /// tile's first `n` sums per row plus `corr[r]`: row `r` into
+    /// `out[r · os..][..n]`.
+    #[allow(clippy::too_many_arguments)]
+    fn finish_tile<X: QAct>(&self, m0: usize, tile: &Tile, n: usize, corr: &[i32], q: &QReq, out: &mut [X], os: usize) {
+        match self {
+            Epi::Fixed { mult, shift } => {
+                let (mult, shift) = (&mult[m0..m0 + corr.len()], &shift[m0..m0 + corr.len()]);
+                let shared = requant::RowReq { corr: 0, mult: 0, shift: 0, zp: q.y_zero, lo: q.qmin, hi: q.qmax };
+                let rows = requant::TileReq { corr, mult, shift, shared };
+                if requant::tile(tile, 2 * NR, n, rows, out, os).is_none() {
+                    fixed_tile_loop(tile, n, rows, out, os);
+                }
+            }
+            Epi::Float { acc_scale, act, y_scale } => {
+                for (r, &c) in corr.iter().enumerate() {
+                    let acc = &tile[r * 2 * NR..r * 2 * NR + n];
+                    float_row(acc, c, acc_scale[m0 + r], *act, *y_scale, q, &mut out[r * os..r * os + n]);
+                }
+            }
+        }
+    }
 }
+
+/// A micro-kernel's result: [`MR`] rows of 2·[`NR`] sums.
+type Tile = [i32; MR * 2 * NR];
 
 /// One loop per activation kind, so the formula inlines with its activation
 /// known and no per-element match.
@@ -199,16 +234,42 @@ crate::multiversion! {
     }
 }
 
+/// The fixed-point epilogue over one row (one channel): in vector
+/// registers from the product's high word where that is exact (every
+/// multiplier below 1/2: [`requant`]), else the compiler-vectorized loop.
+fn fixed_row<X: QAct>(acc: &[i32], corr: i32, mult: i32, shift: i32, q: &QReq, out: &mut [X]) {
+    let r = requant::RowReq { corr, mult, shift, zp: q.y_zero, lo: q.qmin, hi: q.qmax };
+    if requant::row(acc, r, out).is_none() {
+        fixed_loop(acc, r, out);
+    }
+}
+
+/// [`fixed_row`] as a plain loop, vectorized by the compiler: in i32 lanes
+/// from the product's high word where that is exact.
+#[inline(always)]
+fn fixed_inline<X: QAct>(acc: &[i32], r: requant::RowReq, out: &mut [X]) {
+    let requant::RowReq { corr, mult, shift, zp, lo, hi } = r;
+    if high_word_exact(mult, shift, zp) {
+        crate::map16!(acc, out, |a| X::from_i32(requantize_high(a.wrapping_add(corr), mult, shift, zp, lo, hi)));
+    } else {
+        crate::map16!(acc, out, |a| X::from_i32(requantize(a.wrapping_add(corr), mult, shift, zp, lo, hi)));
+    }
+}
+
 crate::multiversion! {
-    /// The fixed-point epilogue over one row (one channel): vectorized, in
-    /// i32 lanes from the product's high word where that is exact (every
-    /// multiplier below 1/2), which AVX2 and NEON run without 64-bit shifts.
-    fn fixed_row<X: QAct>(acc: &[i32], corr: i32, mult: i32, shift: i32, q: &QReq, out: &mut [X]) {
-        let (zp, lo, hi) = (q.y_zero, q.qmin, q.qmax);
-        if high_word_exact(mult, shift, zp) {
-            crate::map16!(acc, out, |a| X::from_i32(requantize_high(a.wrapping_add(corr), mult, shift, zp, lo, hi)));
-        } else {
-            crate::map16!(acc, out, |a| X::from_i32(requantize(a.wrapping_add(corr), mult, shift, zp, lo, hi)));
+    /// [`fixed_inline`] compiled for each instruction-set level.
+    fn fixed_loop<X: QAct>(acc: &[i32], r: requant::RowReq, out: &mut [X]) {
+        fixed_inline(acc, r, out)
+    }
+}
+
+crate::multiversion! {
+    /// [`fixed_inline`] over each row of a tile (row `r` into `out[r · os..][..n]`):
+    /// one dispatch per tile.
+    fn fixed_tile_loop<X: QAct>(tile: &Tile, n: usize, rows: requant::TileReq<'_>, out: &mut [X], os: usize) {
+        for (r, &corr) in rows.corr.iter().enumerate() {
+            let rr = requant::RowReq { corr, mult: rows.mult[r], shift: rows.shift[r], ..rows.shared };
+            fixed_inline(&tile[r * 2 * NR..r * 2 * NR + n], rr, &mut out[r * os..r * os + n]);
         }
     }
 }
@@ -309,7 +370,7 @@ pub fn quant_conv2d<X: QAct>(p: &Conv2d, q: &QReq, w: &PackedQConv, x: &[X], y: 
     let isa = isa::current();
     PANELS.with(|cell| {
         let mut panels = cell.borrow_mut();
-        let need = os.next_multiple_of(NR) * w.k4;
+        let need = os.div_ceil(NR) * pack::panel_steps(w.k4) * NR * 4;
         if panels.len() < need {
             panels.resize(need, 0);
         }
@@ -319,66 +380,10 @@ pub fn quant_conv2d<X: QAct>(p: &Conv2d, q: &QReq, w: &PackedQConv, x: &[X], y: 
                 let xg = &x[(b * p.c_in + g * cg) * is..(b * p.c_in + (g + 1) * cg) * is];
                 pack::pack_panels(p, q, xg, w.k4, &mut panels[..need]);
                 let yg = &mut y[(b * p.c_out + g * mg) * os..(b * p.c_out + (g + 1) * mg) * os];
-                gemm(isa, p, q, w, g, &panels[..need], os, yg);
+                gemm::run(isa, p, q, w, g, &panels[..need], os, yg);
             }
         }
     });
-}
-
-/// One group's GEMM over the packed panels into whole rows of sums, then the
-/// epilogue once per output channel into `yg` (`mg` planes of `os` values).
-#[allow(clippy::too_many_arguments)]
-fn gemm<X: QAct>(isa: Isa, p: &Conv2d, q: &QReq, w: &PackedQConv, g: usize, panels: &[u8], os: usize, yg: &mut [X]) {
-    let mg = p.c_out / p.groups;
-    let (steps, blocks, npanels) = (w.k4 / 4, mg.div_ceil(MR), os.div_ceil(NR));
-    let zb = q.x_zero + X::BIAS;
-    let mut tile = [0i32; MR * 2 * NR];
-    SUMS.with(|cell| {
-        let sums = &mut *cell.borrow_mut();
-        sums.resize(MR * os, 0);
-        let split = isa == Isa::Avx2 && !w.bytes_fit;
-        let all_pairs: &[u32] = if split { w.pairs.get_or_init(|| micro::split_pairs(&w.a)) } else { &[] };
-        for blk in 0..blocks {
-            let at = (g * blocks + blk) * MR * w.k4;
-            let a = &w.a[at..at + MR * w.k4];
-            let pairs = all_pairs.get(at / 2..(at + MR * w.k4) / 2).filter(|_| split);
-            let rows = MR.min(mg - blk * MR);
-            let mut pn = 0;
-            while pn < npanels {
-                let two = pn + 1 < npanels;
-                let b0 = &panels[pn * steps * NR * 4..(pn + 1) * steps * NR * 4];
-                let b1 = if two { &panels[(pn + 1) * steps * NR * 4..(pn + 2) * steps * NR * 4] } else { b0 };
-                micro::run(isa, steps, a, pairs, b0, b1, &mut tile);
-                let n = (if two { 2 * NR } else { NR }).min(os - pn * NR);
-                for r in 0..rows {
-                    let (dst, src) =
-                        (&mut sums[r * os + pn * NR..r * os + pn * NR + n], &tile[r * 2 * NR..r * 2 * NR + n]);
-                    match <&mut [i32; 2 * NR]>::try_from(&mut *dst) {
-                        // A whole tile row: a fixed-size copy (vector moves, no memmove call).
-                        Ok(d) => *d = <[i32; 2 * NR]>::try_from(src).expect("tile row"),
-                        Err(_) => dst.copy_from_slice(src),
-                    }
-                }
-                pn += if two { 2 } else { 1 };
-            }
-            for r in 0..rows {
-                let m = g * mg + blk * MR + r;
-                let corr = w.bias[m].wrapping_add((isa.offset() - zb).wrapping_mul(w.rowsum[m]));
-                w.epi.finish_row(
-                    m,
-                    &sums[r * os..(r + 1) * os],
-                    corr,
-                    q,
-                    &mut yg[(blk * MR + r) * os..(blk * MR + r + 1) * os],
-                );
-            }
-        }
-    });
-}
-
-std::thread_local! {
-    /// One block's rows of sums of the running conv.
-    static SUMS: RefCell<Vec<i32>> = const { RefCell::new(Vec::new()) };
 }
 
 /// `quant.conv` over any window rank with weights and parameters read when

@@ -6,9 +6,19 @@
 use super::{depthwise, Conv2d, QAct, QReq, NR};
 use std::cell::RefCell;
 
+/// Steps (of [`NR`] · 4 bytes) from one panel's start to the next for a
+/// GEMM depth of `k4`: its `k4 / 4` steps made odd, so the panels' same
+/// steps, which [`pack_panels`] writes in turn, fall in different L1 cache
+/// sets (at an even multiple of 64 bytes, e.g. 128 steps = 8 KiB, they all
+/// met in one set and evicted one another).
+pub(super) fn panel_steps(k4: usize) -> usize {
+    (k4 / 4) | 1
+}
+
 /// im2col of one group's channels (`xg`, `cg` planes), biased, straight into
-/// panels: `panels[((j / NR) · k4/4 + t / 4) · NR · 4 + (j % NR) · 4 + t % 4]`
-/// holds tap `t` of output position `j`; padding holds the biased zero point.
+/// panels: `panels[((j / NR) · ps + t / 4) · NR · 4 + (j % NR) · 4 + t % 4]`
+/// (`ps` = [`panel_steps`]`(k4)`) holds tap `t` of output position `j`;
+/// padding holds the biased zero point.
 /// Depth and column tails hold the zero point too: their weights are 0 and
 /// their results are dropped.
 pub(super) fn pack_panels<X: QAct>(p: &Conv2d, q: &QReq, xg: &[X], k4: usize, panels: &mut [u8]) {
@@ -39,7 +49,7 @@ pub(super) fn pack_panels<X: QAct>(p: &Conv2d, q: &QReq, xg: &[X], k4: usize, pa
                     (_, None) => &rows[l * os..(l + 1) * os],
                 }
             };
-            interleave([row(0), row(1), row(2), row(3)], zb, step, k4 / 4, panels);
+            interleave([row(0), row(1), row(2), row(3)], zb, step, panel_steps(k4), panels);
         }
     });
 }
@@ -84,24 +94,98 @@ crate::multiversion! {
 
 crate::multiversion! {
     /// Write taps `4·step .. 4·step + 4` (the four rows, one value per output
-    /// position) into every panel: 4 bytes per column, `zb` past the rows' end.
-    fn interleave(rows: [&[u8]; 4], zb: u8, step: usize, steps: usize, panels: &mut [u8]) {
+    /// position) into every panel (`ps` steps apart): 4 bytes per column,
+    /// `zb` past the rows' end. Four panels at a time where the CPU has
+    /// AVX-512BW, one at a time otherwise.
+    fn interleave(rows: [&[u8]; 4], zb: u8, step: usize, ps: usize, panels: &mut [u8]) {
         let n = rows[0].len();
-        let whole = rows.map(|r| r.as_chunks::<NR>().0);
-        // Panel pn's step `step` is the 64-byte chunk pn · steps + step.
-        let mut dst = panels.chunks_exact_mut(4 * NR).skip(step).step_by(steps).take(n.div_ceil(NR));
-        // The row chunks lead the zip: when they end, `dst` is not advanced.
-        for (((a, b), (c, e)), d) in whole[0].iter().zip(whole[1]).zip(whole[2].iter().zip(whole[3])).zip(&mut dst) {
-            transpose4([a, b, c, e], d.try_into().expect("panel step"));
+        // Panel pn's step `step` is the 64-byte chunk pn · ps + step.
+        let at = |pn: usize| (pn * ps + step) * 4 * NR;
+        let mut pn = 0;
+        if wide_transpose() {
+            while (pn + 4) * NR <= n {
+                let r = rows.map(|r| <&[u8; 4 * NR]>::try_from(&r[pn * NR..(pn + 4) * NR]).expect("64 columns"));
+                let [d0, d1, d2, d3] = [0, 1, 2, 3].map(|i| at(pn + i));
+                assert!(d0 < d1 && d1 < d2 && d2 < d3 && d3 + 4 * NR <= panels.len(), "panel steps overlap");
+                let (a, rest) = panels.split_at_mut(d1);
+                let (b, rest) = rest.split_at_mut(d2 - d1);
+                let (c, e) = rest.split_at_mut(d3 - d2);
+                let chunk = |s: &mut [u8]| -> *mut u8 { s.as_mut_ptr() };
+                // SAFETY: `wide_transpose` saw AVX-512BW; the four 64-byte
+                // destinations are disjoint and in bounds (asserted above).
+                #[allow(unsafe_code)]
+                unsafe {
+                    transpose4x4(r, [chunk(&mut a[d0..]), chunk(b), chunk(c), chunk(e)])
+                };
+                pn += 4;
+            }
         }
-        if let Some(d) = dst.next() {
-            let at = n - n % NR;
+        while (pn + 1) * NR <= n {
+            let r = rows.map(|r| <&[u8; NR]>::try_from(&r[pn * NR..(pn + 1) * NR]).expect("16 columns"));
+            transpose4(r, (&mut panels[at(pn)..at(pn) + 4 * NR]).try_into().expect("panel step"));
+            pn += 1;
+        }
+        if pn * NR < n {
             let mut tail = [[zb; NR]; 4];
             for (t, r) in tail.iter_mut().zip(rows) {
-                t[..n - at].copy_from_slice(&r[at..]);
+                t[..n - pn * NR].copy_from_slice(&r[pn * NR..]);
             }
-            transpose4([&tail[0], &tail[1], &tail[2], &tail[3]], d.try_into().expect("panel step"));
+            let d = (&mut panels[at(pn)..at(pn) + 4 * NR]).try_into().expect("panel step");
+            transpose4([&tail[0], &tail[1], &tail[2], &tail[3]], d);
         }
+    }
+}
+
+/// True if [`transpose4x4`] runs here (x86_64 with AVX-512BW, level 3).
+#[inline]
+fn wide_transpose() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        crate::simd::level() >= 3 && std::is_x86_feature_detected!("avx512bw")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// [`transpose4`] of four panels at once: four rows of 64 bytes (columns
+/// `16i..16i + 16` go to `d[i]`, 64 bytes each). The byte and word unpacks
+/// work within 128-bit lanes, so lane `i` of the k-th result is the k-th
+/// 16 bytes of panel `i`; two rounds of 128-bit lane shuffles gather them.
+/// On other CPUs it is [`transpose4`] four times.
+///
+/// # Safety
+/// The CPU must have AVX-512BW ([`wide_transpose`]); each `d[i]` must be
+/// valid for 64 bytes of writes.
+#[allow(unsafe_code)]
+#[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f,avx512bw"))]
+unsafe fn transpose4x4(r: [&[u8; 4 * NR]; 4], d: [*mut u8; 4]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        let [a, b, c, e] = r.map(|r| _mm512_loadu_si512(r.as_ptr().cast()));
+        let (ab0, ab1) = (_mm512_unpacklo_epi8(a, b), _mm512_unpackhi_epi8(a, b));
+        let (cd0, cd1) = (_mm512_unpacklo_epi8(c, e), _mm512_unpackhi_epi8(c, e));
+        let k0 = _mm512_unpacklo_epi16(ab0, cd0);
+        let k1 = _mm512_unpackhi_epi16(ab0, cd0);
+        let k2 = _mm512_unpacklo_epi16(ab1, cd1);
+        let k3 = _mm512_unpackhi_epi16(ab1, cd1);
+        // t0 = [k0.0, k0.1, k1.0, k1.1], t1 = [k0.2, k0.3, k1.2, k1.3], t2, t3 likewise from k2, k3.
+        let t0 = _mm512_shuffle_i32x4::<0b01_00_01_00>(k0, k1);
+        let t1 = _mm512_shuffle_i32x4::<0b11_10_11_10>(k0, k1);
+        let t2 = _mm512_shuffle_i32x4::<0b01_00_01_00>(k2, k3);
+        let t3 = _mm512_shuffle_i32x4::<0b11_10_11_10>(k2, k3);
+        // Panel i = [k0.i, k1.i, k2.i, k3.i].
+        _mm512_storeu_si512(d[0].cast(), _mm512_shuffle_i32x4::<0b10_00_10_00>(t0, t2));
+        _mm512_storeu_si512(d[1].cast(), _mm512_shuffle_i32x4::<0b11_01_11_01>(t0, t2));
+        _mm512_storeu_si512(d[2].cast(), _mm512_shuffle_i32x4::<0b10_00_10_00>(t1, t3));
+        _mm512_storeu_si512(d[3].cast(), _mm512_shuffle_i32x4::<0b11_01_11_01>(t1, t3));
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    for (i, &di) in d.iter().enumerate() {
+        let rows = r.map(|r| <&[u8; NR]>::try_from(&r[i * NR..(i + 1) * NR]).expect("16 columns"));
+        transpose4(rows, &mut *di.cast::<[u8; 4 * NR]>());
     }
 }
 

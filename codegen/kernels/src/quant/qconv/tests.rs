@@ -106,6 +106,12 @@ fn cases() -> Vec<Conv2d> {
         // Depthwise rows long enough for whole vector blocks (stride 2 and 1).
         geometry(1, 3, 3, (5, 70), (3, 3), 2, 1, [1, 1, 1, 1], 3),
         geometry(1, 2, 2, (4, 41), (5, 5), 1, 1, [2, 2, 2, 2], 2),
+        // Deep enough for several L1 chunks of 2 panels (the last one odd),
+        // 108 positions: one 4-panel transpose, two single ones, a tail of 12.
+        geometry(1, 300, 20, (9, 12), (3, 3), 1, 1, [1, 1, 1, 1], 1),
+        // Pointwise over 130 positions (the planes as tap rows): two 4-panel
+        // transposes and a tail of 2.
+        geometry(2, 40, 17, (10, 13), (1, 1), 1, 1, [0; 4], 1),
     ]
 }
 
