@@ -2,8 +2,9 @@
 //! multiply-accumulate) of `quant_conv2d` on a 1×1 conv (a GEMM with the
 //! im2col packing and the requantize epilogue counted) at several sizes,
 //! against this core's measured peak of the best int8 dot-product instruction
-//! it has (a dependency-free loop of `vpdpbusd` on AVX-512 VNNI; on other
-//! machines the kernel family in use is named and no peak is measured). Run:
+//! it has (a dependency-free loop of `vpdpbusd` on zmm with AVX-512 VNNI,
+//! on ymm with AVX-VNNI; with other kernel families the family is named and
+//! no peak is measured). Run:
 //!
 //! ```text
 //! cargo run --release -p edgec-kernels --example qgemm_bench
@@ -80,6 +81,39 @@ mod peak {
         _mm512_reduce_add_epi32(s)
     }
 
+    /// The same loop on ymm (AVX-VNNI's VEX-coded `vpdpbusd`).
+    #[target_feature(enable = "avx2,avxvnni")]
+    fn dpbusd_ymm(iters: usize) -> i32 {
+        let (x, y) = (std::hint::black_box(_mm256_set1_epi8(3)), std::hint::black_box(_mm256_set1_epi8(-2)));
+        let mut acc = [_mm256_setzero_si256(); ACC];
+        for _ in 0..iters {
+            for a in acc.iter_mut() {
+                *a = _mm256_dpbusd_avx_epi32(*a, x, y);
+            }
+        }
+        let mut s = _mm256_setzero_si256();
+        for a in acc {
+            s = _mm256_add_epi32(s, a);
+        }
+        _mm256_extract_epi32::<0>(s)
+    }
+
+    /// Peak GOP/s of the ymm `vpdpbusd` (32 multiply-accumulates per instruction).
+    pub fn avx_vnni_gops() -> Option<f64> {
+        if !is_x86_feature_detected!("avxvnni") {
+            return None;
+        }
+        let iters = 20_000_000 / ACC;
+        // SAFETY: the feature was detected above.
+        let secs = super::best_time(
+            || {
+                std::hint::black_box(unsafe { dpbusd_ymm(iters) });
+            },
+            5,
+        );
+        Some(2.0 * 32.0 * (iters * ACC) as f64 / secs / 1e9)
+    }
+
     /// Peak GOP/s of `vpdpbusd` (64 multiply-accumulates per instruction).
     pub fn vnni_gops() -> Option<f64> {
         if !(is_x86_feature_detected!("avx512vnni") && is_x86_feature_detected!("avx512bw")) {
@@ -106,20 +140,26 @@ fn main() {
     // best of each is kept, so a slow spell on a shared machine (its clock
     // moves by 10%) lowers both or neither rather than skewing their ratio.
     let (m, n, k) = sizes[sizes.len() - 1];
-    #[cfg(target_arch = "x86_64")]
-    let vnni = qconv::detected() == qconv::Isa::Vnni512;
+    let isa = qconv::detected();
     let (mut last, mut peak) = (0.0f64, None::<f64>);
     for _ in 0..ROUNDS {
         last = last.max(qgemm_gops(m, n, k, false));
         #[cfg(target_arch = "x86_64")]
-        if let Some(p) = peak::vnni_gops().filter(|_| vnni) {
+        let p = match isa {
+            qconv::Isa::Vnni512 => peak::vnni_gops(),
+            qconv::Isa::AvxVnni => peak::avx_vnni_gops(),
+            _ => None,
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let p = None;
+        if let Some(p) = p {
             peak = Some(peak.map_or(p, |q| q.max(p)));
         }
     }
     println!("size={m}x{n}x{k} gops={last:.1}");
     println!("qgemm_gops={last:.1}");
     println!("reduced_gops={:.1}", qgemm_gops(m, n, k, true));
-    println!("isa={:?}", qconv::detected());
+    println!("isa={isa:?}");
     if let Some(peak) = peak {
         println!("peak_gops={peak:.1}");
         println!("ratio={:.3}", last / peak);

@@ -85,7 +85,7 @@ pub fn run<X: QAct>(p: &Conv2d, q: &QReq, w: &PackedQConv, x: &[X], y: &mut [X])
                 split(p, g, &runs, src, q.x_zero, &mut b.ph);
                 let wc = &w.w[c * taps..(c + 1) * taps];
                 match isa {
-                    Isa::Vnni512 | Isa::Avx2 => paired(isa, wc, &plan, n16, b),
+                    Isa::Vnni512 | Isa::AvxVnni | Isa::Avx2 => paired(isa, wc, &plan, n16, b),
                     _ => {
                         b.taps.clear();
                         b.taps.extend(offs.iter().zip(wc).map(|(&o, &w)| (o, w as i16)));
@@ -257,7 +257,7 @@ fn paired(isa: Isa, w: &[i8], plan: &[(usize, usize, Option<usize>)], n16: usize
         #[allow(unsafe_code)]
         match isa {
             Isa::Vnni512 => return unsafe { x86::madd512(&b.pv, &b.pairs, wide) },
-            Isa::Avx2 => return unsafe { x86::madd256(&b.pv, &b.pairs, wide) },
+            Isa::Avx2 | Isa::AvxVnni => return unsafe { x86::madd256(&b.pv, &b.pairs, wide) },
             _ => {}
         }
     }

@@ -3,7 +3,8 @@
 //! `a` holds per step MR rows × 4 i8 taps; `b0`, `b1` per step NR columns ×
 //! 4 biased u8 taps (columns 0..NR and NR..2NR of the tile). The AVX2
 //! kernels read `a` as is through `vpmaddubsw` where [`bytes_fit`] holds,
-//! and as [`split_pairs`] arranges it (through `vpmaddwd`) where not.
+//! and as [`split_pairs`] arranges it (through `vpmaddwd`) where not; the
+//! VNNI kernels (zmm and ymm) read it as is.
 
 use super::{Isa, MR, NR};
 
@@ -42,6 +43,10 @@ pub fn run(
                 unsafe { x86::avx2_bytes(steps, a, b0, b1, tile) }
             }
         },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
+        #[allow(unsafe_code)]
+        Isa::AvxVnni => unsafe { x86::avx_vnni(steps, a, b0, b1, tile) },
         #[cfg(target_arch = "aarch64")]
         // SAFETY: as above.
         #[allow(unsafe_code)]
@@ -161,6 +166,32 @@ mod x86 {
     #[target_feature(enable = "avx2")]
     pub unsafe fn avx2_bytes(steps: usize, a: &[i8], b0: &[u8], b1: &[u8], tile: &mut [i32; MR * 2 * NR]) {
         let ones = _mm256_set1_epi16(1);
+        bytes4(steps, a, b0, b1, tile, |c, b, w| {
+            _mm256_add_epi32(c, _mm256_madd_epi16(_mm256_maddubs_epi16(b, w), ones))
+        });
+    }
+
+    /// AVX-VNNI (VEX-coded `vpdpbusd` on ymm: CPUs with AVX2 and no
+    /// AVX-512 since Alder Lake, e.g. the Intel N100): the bytes as packed,
+    /// exact for every weight.
+    #[target_feature(enable = "avx2,avxvnni")]
+    pub unsafe fn avx_vnni(steps: usize, a: &[i8], b0: &[u8], b1: &[u8], tile: &mut [i32; MR * 2 * NR]) {
+        bytes4(steps, a, b0, b1, tile, |c, b, w| _mm256_dpbusd_avx_epi32(c, b, w));
+    }
+
+    /// The ymm byte kernels' loop: per panel and 4 rows, 8 accumulators (two
+    /// ymm of 8 columns per row) updated by `dot(acc, panel bytes, the row's
+    /// 4 weights broadcast)` each step. Inlined into its callers, which
+    /// compile it for their instruction set.
+    #[inline(always)]
+    unsafe fn bytes4(
+        steps: usize,
+        a: &[i8],
+        b0: &[u8],
+        b1: &[u8],
+        tile: &mut [i32; MR * 2 * NR],
+        dot: impl Fn(__m256i, __m256i, __m256i) -> __m256i,
+    ) {
         let pa = a.as_ptr();
         for (half, b) in [b0, b1].into_iter().enumerate() {
             for r0 in (0..MR).step_by(4) {
@@ -172,8 +203,7 @@ mod x86 {
                     for r in 0..4 {
                         let w = _mm256_set1_epi32(pa.add(s * MR * 4 + (r0 + r) * 4).cast::<i32>().read_unaligned());
                         for h in 0..2 {
-                            let d = _mm256_madd_epi16(_mm256_maddubs_epi16(bv[h], w), ones);
-                            c[r * 2 + h] = _mm256_add_epi32(c[r * 2 + h], d);
+                            c[r * 2 + h] = dot(c[r * 2 + h], bv[h], w);
                         }
                     }
                 }
