@@ -12,8 +12,9 @@
 //!
 //! On x86_64 the taps go in pairs whose offsets differ by one: over the
 //! plane of neighbour pairs `(ph[i], ph[i + 1])` one `vpmaddwd` applies both
-//! to 16 (AVX-512BW) or 8 (AVX2) outputs; an unpaired tap takes weight 0 as
-//! its partner. Same integer sums as the tap-by-tap loop.
+//! to 8 outputs (AVX2), one `vpdpwssd` (its multiply and the add) to 16
+//! (AVX-512 VNNI) or 8 (AVX-VNNI); an unpaired tap takes weight 0 as its
+//! partner. Same integer sums as the tap-by-tap loop.
 
 use super::{Conv2d, Isa, PackedQConv, QAct, QReq};
 use std::cell::RefCell;
@@ -257,7 +258,8 @@ fn paired(isa: Isa, w: &[i8], plan: &[(usize, usize, Option<usize>)], n16: usize
         #[allow(unsafe_code)]
         match isa {
             Isa::Vnni512 => return unsafe { x86::madd512(&b.pv, &b.pairs, wide) },
-            Isa::Avx2 | Isa::AvxVnni => return unsafe { x86::madd256(&b.pv, &b.pairs, wide) },
+            Isa::AvxVnni => return unsafe { x86::madd256_vnni(&b.pv, &b.pairs, wide) },
+            Isa::Avx2 => return unsafe { x86::madd256(&b.pv, &b.pairs, wide) },
             _ => {}
         }
     }
@@ -305,18 +307,27 @@ mod x86 {
     }
 
     /// `wide[i] = Σ_pairs madd(pv[off + i], w)`, 64 outputs (4 zmm) at a
-    /// time, the rest 16 at a time (`wide.len()` is a multiple of 16).
-    #[target_feature(enable = "avx512f,avx512bw")]
+    /// time, the rest 16 at a time (`wide.len()` is a multiple of 16):
+    /// `vpdpwssd`, the multiply of `vpmaddwd` and the add in one instruction.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     pub unsafe fn madd512(pv: &[i32], pairs: &[(usize, i32)], wide: &mut [i32]) {
         let whole = wide.len() - wide.len() % CHUNK;
-        block512::<{ CHUNK / 16 }>(pv, pairs, &mut wide[..whole], 0);
-        block512::<1>(pv, pairs, &mut wide[whole..], whole);
+        let dot = |a, v, w| _mm512_dpwssd_epi32(a, v, w);
+        block512::<{ CHUNK / 16 }>(pv, pairs, &mut wide[..whole], 0, dot);
+        block512::<1>(pv, pairs, &mut wide[whole..], whole, dot);
     }
 
-    /// [`madd512`] over `wide` (starting at output `start`) in blocks of `V` zmm.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw")]
-    unsafe fn block512<const V: usize>(pv: &[i32], pairs: &[(usize, i32)], wide: &mut [i32], start: usize) {
+    /// [`madd512`] over `wide` (starting at output `start`) in blocks of `V`
+    /// zmm, each pair's products added by `dot(acc, pairs, weights)`.
+    /// Inlined into its caller, which compiles it for its instruction set.
+    #[inline(always)]
+    unsafe fn block512<const V: usize>(
+        pv: &[i32],
+        pairs: &[(usize, i32)],
+        wide: &mut [i32],
+        start: usize,
+        dot: impl Fn(__m512i, __m512i, __m512i) -> __m512i,
+    ) {
         let src = pv.as_ptr();
         for (base, out) in wide.chunks_exact_mut(16 * V).enumerate().map(|(i, o)| (start + i * 16 * V, o)) {
             let mut acc = [_mm512_setzero_si512(); V];
@@ -325,7 +336,7 @@ mod x86 {
                 for (k, a) in acc.iter_mut().enumerate() {
                     // SAFETY: off + base + 16·V <= pv.len() (the caller's check).
                     let v = _mm512_loadu_si512(src.add(off + base + k * 16).cast());
-                    *a = _mm512_add_epi32(*a, _mm512_madd_epi16(v, wv));
+                    *a = dot(*a, v, wv);
                 }
             }
             for (k, a) in acc.iter().enumerate() {
@@ -334,18 +345,41 @@ mod x86 {
         }
     }
 
-    /// As [`madd512`] with ymm accumulators (8 for 64 outputs, 2 for 16).
+    /// As [`madd512`] with ymm accumulators (8 for 64 outputs, 2 for 16):
+    /// `vpmaddwd` and `vpaddd`.
     #[target_feature(enable = "avx2")]
     pub unsafe fn madd256(pv: &[i32], pairs: &[(usize, i32)], wide: &mut [i32]) {
+        block256_all(pv, pairs, wide, |a, v, w| _mm256_add_epi32(a, _mm256_madd_epi16(v, w)));
+    }
+
+    /// [`madd256`] through AVX-VNNI's `vpdpwssd` on ymm.
+    #[target_feature(enable = "avx2,avxvnni")]
+    pub unsafe fn madd256_vnni(pv: &[i32], pairs: &[(usize, i32)], wide: &mut [i32]) {
+        block256_all(pv, pairs, wide, |a, v, w| _mm256_dpwssd_avx_epi32(a, v, w));
+    }
+
+    /// The ymm forms' split into 64-output blocks and a 16-output rest.
+    #[inline(always)]
+    unsafe fn block256_all(
+        pv: &[i32],
+        pairs: &[(usize, i32)],
+        wide: &mut [i32],
+        dot: impl Fn(__m256i, __m256i, __m256i) -> __m256i + Copy,
+    ) {
         let whole = wide.len() - wide.len() % CHUNK;
-        block256::<{ CHUNK / 8 }>(pv, pairs, &mut wide[..whole], 0);
-        block256::<2>(pv, pairs, &mut wide[whole..], whole);
+        block256::<{ CHUNK / 8 }>(pv, pairs, &mut wide[..whole], 0, dot);
+        block256::<2>(pv, pairs, &mut wide[whole..], whole, dot);
     }
 
     /// [`madd256`] over `wide` (starting at output `start`) in blocks of `V` ymm.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    unsafe fn block256<const V: usize>(pv: &[i32], pairs: &[(usize, i32)], wide: &mut [i32], start: usize) {
+    #[inline(always)]
+    unsafe fn block256<const V: usize>(
+        pv: &[i32],
+        pairs: &[(usize, i32)],
+        wide: &mut [i32],
+        start: usize,
+        dot: impl Fn(__m256i, __m256i, __m256i) -> __m256i,
+    ) {
         let src = pv.as_ptr();
         for (base, out) in wide.chunks_exact_mut(8 * V).enumerate().map(|(i, o)| (start + i * 8 * V, o)) {
             let mut acc = [_mm256_setzero_si256(); V];
@@ -354,7 +388,7 @@ mod x86 {
                 for (k, a) in acc.iter_mut().enumerate() {
                     // SAFETY: as in block512.
                     let v = _mm256_loadu_si256(src.add(off + base + k * 8).cast());
-                    *a = _mm256_add_epi32(*a, _mm256_madd_epi16(v, wv));
+                    *a = dot(*a, v, wv);
                 }
             }
             for (k, a) in acc.iter().enumerate() {
