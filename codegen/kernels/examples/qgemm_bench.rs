@@ -98,36 +98,31 @@ mod peak {
         _mm256_extract_epi32::<0>(s)
     }
 
-    /// Peak GOP/s of the ymm `vpdpbusd` (32 multiply-accumulates per instruction).
-    pub fn avx_vnni_gops() -> Option<f64> {
-        if !is_x86_feature_detected!("avxvnni") {
-            return None;
-        }
-        let iters = 20_000_000 / ACC;
-        // SAFETY: the feature was detected above.
+    /// GOP/s of `loop_(ITERS)`, which runs `ITERS · ACC` instructions of
+    /// `macs` multiply-accumulates each.
+    fn gops(macs: f64, loop_: impl Fn(usize) -> i32) -> f64 {
         let secs = super::best_time(
             || {
-                std::hint::black_box(unsafe { dpbusd_ymm(iters) });
+                std::hint::black_box(loop_(ITERS));
             },
             5,
         );
-        Some(2.0 * 32.0 * (iters * ACC) as f64 / secs / 1e9)
+        2.0 * macs * (ITERS * ACC) as f64 / secs / 1e9
+    }
+
+    const ITERS: usize = 20_000_000 / ACC;
+
+    /// Peak GOP/s of the ymm `vpdpbusd` (32 multiply-accumulates per instruction).
+    pub fn avx_vnni_gops() -> Option<f64> {
+        // SAFETY: the feature was detected first.
+        is_x86_feature_detected!("avxvnni").then(|| gops(32.0, |n| unsafe { dpbusd_ymm(n) }))
     }
 
     /// Peak GOP/s of `vpdpbusd` (64 multiply-accumulates per instruction).
     pub fn vnni_gops() -> Option<f64> {
-        if !(is_x86_feature_detected!("avx512vnni") && is_x86_feature_detected!("avx512bw")) {
-            return None;
-        }
-        let iters = 20_000_000 / ACC;
-        // SAFETY: the features were detected above.
-        let secs = super::best_time(
-            || {
-                std::hint::black_box(unsafe { dpbusd(iters) });
-            },
-            5,
-        );
-        Some(2.0 * 64.0 * (iters * ACC) as f64 / secs / 1e9)
+        let has = is_x86_feature_detected!("avx512vnni") && is_x86_feature_detected!("avx512bw");
+        // SAFETY: the features were detected first.
+        has.then(|| gops(64.0, |n| unsafe { dpbusd(n) }))
     }
 }
 
