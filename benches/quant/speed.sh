@@ -6,7 +6,9 @@
 # Usage: bash benches/quant/speed.sh [MODEL_ID ...]   (wild-corpus ids; default below)
 # Env:   RUNS=20 timed inferences per measurement, ROUNDS=3 (median of medians),
 #        REUSE=1 keeps crates already written (times them again without recompiling),
-#        QFLAGS="--reduce-range" extra flags for the int8 compile, OUT=target/quant-speed work dir
+#        QFLAGS="--reduce-range" extra flags for the int8 compile, OUT=target/quant-speed work dir,
+#        EDGEC_SIMD_LEVEL=2 caps both crates to AVX2 (the int8 one then runs AVX-VNNI where the
+#        CPU has it), EDGEC_INT8_KERNEL=avx2 caps the int8 kernel family
 #        (the crates under OUT share one build of their kernels copy: REUSE only crates
 #        written by the same edgec)
 # Needs: the wild corpus models (bash testsuite/wild/run.sh fetches them) and the
@@ -30,8 +32,8 @@ MODELS=("$@")
 export CARGO_TARGET_DIR="$OUT/target"
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 field() { awk -F= -v k="$1" '$1 == k && !found { print $2; found = 1 }'; }
-echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs); vnni: $(grep -m1 -o 'avx512_vnni' /proc/cpuinfo || echo none); EDGEC_SIMD_LEVEL=${EDGEC_SIMD_LEVEL:-unset}"
-echo "(int8 kernel: best of AVX-512 VNNI vpdpbusd / AVX2 vpmaddubsw where the weights fit ±64, else vpmaddwd / portable)"
+echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs); vnni: $(grep -m1 -o -E 'avx512_vnni|avx_vnni' /proc/cpuinfo | sort -u | xargs || echo none); EDGEC_SIMD_LEVEL=${EDGEC_SIMD_LEVEL:-unset}; EDGEC_INT8_KERNEL=${EDGEC_INT8_KERNEL:-unset}"
+echo "(int8 kernel: best of AVX-512 VNNI vpdpbusd / AVX-VNNI ymm vpdpbusd / AVX2 vpmaddubsw where the weights fit ±64, else vpmaddwd / portable)"
 printf '| model | FP32 (ms) | INT8 (ms) | speedup | quant.conv ops |\n|---|---:|---:|---:|---:|\n' | tee "$OUT/table.md"
 for m in "${MODELS[@]}"; do
     model="target/wild/models/$m/model.onnx"

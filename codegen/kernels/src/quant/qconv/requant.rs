@@ -1,5 +1,5 @@
-//! The fixed-point epilogue of one row in vector registers where the
-//! product's high word is exact ([`high_word_exact`]): AVX-512F (`vpmuldq`
+//! The fixed-point epilogue of a row or a micro-kernel tile in vector
+//! registers where the product's high word is exact ([`high_word_exact`]): AVX-512F (`vpmuldq`
 //! on even and odd lanes, one blend, masked tail) and NEON (`sqdmulh`, then
 //! one rounding shift). Both equal [`requantize_high`] per element; other
 //! CPUs, and multipliers outside its domain, take the compiler-vectorized
@@ -71,8 +71,8 @@ pub(super) fn tile<X: QAct>(
     }
     let dst = out.as_mut_ptr().cast::<u8>();
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: `accepts` saw AVX-512F (level 3); bounds checked above; X is
-    // one byte wide and the clamp keeps every value in its range.
+    // SAFETY: `has_simd` saw AVX-512F (level 3); bounds checked above; X is
+    // one byte wide and the clamp keeps every value in its range (`accepts`).
     #[allow(unsafe_code)]
     unsafe {
         x86::tile(acc, stride, n, &rows, dst, os)
