@@ -102,20 +102,17 @@ crate::multiversion! {
         // Panel pn's step `step` is the 64-byte chunk pn · ps + step.
         let at = |pn: usize| (pn * ps + step) * 4 * NR;
         let mut pn = 0;
+        #[cfg(target_arch = "x86_64")]
         if wide_transpose() {
             while (pn + 4) * NR <= n {
                 let r = rows.map(|r| <&[u8; 4 * NR]>::try_from(&r[pn * NR..(pn + 4) * NR]).expect("64 columns"));
-                let [d0, d1, d2, d3] = [0, 1, 2, 3].map(|i| at(pn + i));
-                assert!(d0 < d1 && d1 < d2 && d2 < d3 && d3 + 4 * NR <= panels.len(), "panel steps overlap");
-                let (a, rest) = panels.split_at_mut(d1);
-                let (b, rest) = rest.split_at_mut(d2 - d1);
-                let (c, e) = rest.split_at_mut(d3 - d2);
-                let chunk = |s: &mut [u8]| -> *mut u8 { s.as_mut_ptr() };
+                let d = [0, 1, 2, 3].map(|i| at(pn + i));
+                assert!(d[3] + 4 * NR <= panels.len(), "panel step out of bounds");
                 // SAFETY: `wide_transpose` saw AVX-512BW; the four 64-byte
-                // destinations are disjoint and in bounds (asserted above).
+                // destinations are in bounds (asserted) and disjoint (`ps ≥ 1`).
                 #[allow(unsafe_code)]
                 unsafe {
-                    transpose4x4(r, [chunk(&mut a[d0..]), chunk(b), chunk(c), chunk(e)])
+                    transpose4x4(r, d.map(|o| panels.as_mut_ptr().add(o)))
                 };
                 pn += 4;
             }
@@ -136,57 +133,44 @@ crate::multiversion! {
     }
 }
 
-/// True if [`transpose4x4`] runs here (x86_64 with AVX-512BW, level 3).
+/// True if [`transpose4x4`] runs here (AVX-512BW, level 3).
+#[cfg(target_arch = "x86_64")]
 #[inline]
 fn wide_transpose() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        crate::simd::level() >= 3 && std::is_x86_feature_detected!("avx512bw")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    crate::simd::level() >= 3 && std::is_x86_feature_detected!("avx512bw")
 }
 
 /// [`transpose4`] of four panels at once: four rows of 64 bytes (columns
 /// `16i..16i + 16` go to `d[i]`, 64 bytes each). The byte and word unpacks
 /// work within 128-bit lanes, so lane `i` of the k-th result is the k-th
 /// 16 bytes of panel `i`; two rounds of 128-bit lane shuffles gather them.
-/// On other CPUs it is [`transpose4`] four times.
+/// (aarch64's `st4` already writes a panel step in one instruction.)
 ///
 /// # Safety
 /// The CPU must have AVX-512BW ([`wide_transpose`]); each `d[i]` must be
 /// valid for 64 bytes of writes.
+#[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
-#[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f,avx512bw"))]
+#[target_feature(enable = "avx512f,avx512bw")]
 unsafe fn transpose4x4(r: [&[u8; 4 * NR]; 4], d: [*mut u8; 4]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::*;
-        let [a, b, c, e] = r.map(|r| _mm512_loadu_si512(r.as_ptr().cast()));
-        let (ab0, ab1) = (_mm512_unpacklo_epi8(a, b), _mm512_unpackhi_epi8(a, b));
-        let (cd0, cd1) = (_mm512_unpacklo_epi8(c, e), _mm512_unpackhi_epi8(c, e));
-        let k0 = _mm512_unpacklo_epi16(ab0, cd0);
-        let k1 = _mm512_unpackhi_epi16(ab0, cd0);
-        let k2 = _mm512_unpacklo_epi16(ab1, cd1);
-        let k3 = _mm512_unpackhi_epi16(ab1, cd1);
-        // t0 = [k0.0, k0.1, k1.0, k1.1], t1 = [k0.2, k0.3, k1.2, k1.3], t2, t3 likewise from k2, k3.
-        let t0 = _mm512_shuffle_i32x4::<0b01_00_01_00>(k0, k1);
-        let t1 = _mm512_shuffle_i32x4::<0b11_10_11_10>(k0, k1);
-        let t2 = _mm512_shuffle_i32x4::<0b01_00_01_00>(k2, k3);
-        let t3 = _mm512_shuffle_i32x4::<0b11_10_11_10>(k2, k3);
-        // Panel i = [k0.i, k1.i, k2.i, k3.i].
-        _mm512_storeu_si512(d[0].cast(), _mm512_shuffle_i32x4::<0b10_00_10_00>(t0, t2));
-        _mm512_storeu_si512(d[1].cast(), _mm512_shuffle_i32x4::<0b11_01_11_01>(t0, t2));
-        _mm512_storeu_si512(d[2].cast(), _mm512_shuffle_i32x4::<0b10_00_10_00>(t1, t3));
-        _mm512_storeu_si512(d[3].cast(), _mm512_shuffle_i32x4::<0b11_01_11_01>(t1, t3));
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    for (i, &di) in d.iter().enumerate() {
-        let rows = r.map(|r| <&[u8; NR]>::try_from(&r[i * NR..(i + 1) * NR]).expect("16 columns"));
-        transpose4(rows, &mut *di.cast::<[u8; 4 * NR]>());
-    }
+    use std::arch::x86_64::*;
+    let [a, b, c, e] = r.map(|r| _mm512_loadu_si512(r.as_ptr().cast()));
+    let (ab0, ab1) = (_mm512_unpacklo_epi8(a, b), _mm512_unpackhi_epi8(a, b));
+    let (cd0, cd1) = (_mm512_unpacklo_epi8(c, e), _mm512_unpackhi_epi8(c, e));
+    let k0 = _mm512_unpacklo_epi16(ab0, cd0);
+    let k1 = _mm512_unpackhi_epi16(ab0, cd0);
+    let k2 = _mm512_unpacklo_epi16(ab1, cd1);
+    let k3 = _mm512_unpackhi_epi16(ab1, cd1);
+    // t0 = [k0.0, k0.1, k1.0, k1.1], t1 = [k0.2, k0.3, k1.2, k1.3], t2, t3 likewise from k2, k3.
+    let t0 = _mm512_shuffle_i32x4::<0b01_00_01_00>(k0, k1);
+    let t1 = _mm512_shuffle_i32x4::<0b11_10_11_10>(k0, k1);
+    let t2 = _mm512_shuffle_i32x4::<0b01_00_01_00>(k2, k3);
+    let t3 = _mm512_shuffle_i32x4::<0b11_10_11_10>(k2, k3);
+    // Panel i = [k0.i, k1.i, k2.i, k3.i].
+    _mm512_storeu_si512(d[0].cast(), _mm512_shuffle_i32x4::<0b10_00_10_00>(t0, t2));
+    _mm512_storeu_si512(d[1].cast(), _mm512_shuffle_i32x4::<0b11_01_11_01>(t0, t2));
+    _mm512_storeu_si512(d[2].cast(), _mm512_shuffle_i32x4::<0b10_00_10_00>(t1, t3));
+    _mm512_storeu_si512(d[3].cast(), _mm512_shuffle_i32x4::<0b11_01_11_01>(t1, t3));
 }
 
 /// `d[4j + l] = r[l][j]`: four rows of [`NR`] bytes as NR columns of 4
