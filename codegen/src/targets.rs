@@ -13,11 +13,12 @@ pub use passes::target::{Support, TargetError, TargetProfile};
 const BUILTIN: &[(&str, &str, &str)] = &[
     ("cpu", "cpu.toml", include_str!("../targets/cpu.toml")),
     ("rk3588-npu", "rk3588-npu.toml", include_str!("../targets/rk3588-npu.toml")),
+    ("ethos-u55-256", "ethos-u55-256.toml", include_str!("../targets/ethos-u55-256.toml")),
 ];
 
 /// Names of the builtin targets, in a fixed order.
 pub fn names() -> &'static [&'static str] {
-    const NAMES: &[&str] = &["cpu", "rk3588-npu"];
+    const NAMES: &[&str] = &["cpu", "rk3588-npu", "ethos-u55-256"];
     NAMES
 }
 

@@ -43,7 +43,8 @@ pub struct QuantArgs {
     /// activation on two samples), then move the int8 ops that lose most back to float.
     #[arg(long, value_name = "COSINE")]
     pub auto_mixed: Option<f64>,
-    /// A mixed-precision policy file replacing the default (passes/policy/quant-default.toml).
+    /// A mixed-precision policy file replacing the default (passes/policy/quant-default.toml), or
+    /// a built-in one by name: `default`, `tflite` (what `--emit tflite` uses).
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,
     /// Keep the QDQ form: do not fold QDQ patterns into integer ops (quant.conv).

@@ -120,9 +120,10 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
-    /// Summarize an ONNX model: opsets, inputs/outputs, op histogram, parameters, import status.
+    /// Summarize an ONNX model (opsets, inputs/outputs, op histogram, parameters, import status)
+    /// or list a TFLite model's tensors, quantization and operators.
     Inspect {
-        /// The .onnx model.
+        /// The .onnx or .tflite model.
         model: PathBuf,
     },
     /// Run a model (.onnx or .eir) on the reference interpreter, or a crate directory
@@ -307,6 +308,8 @@ enum Emit {
     Rust,
     /// The optimized IR (.eir + weights sidecar).
     Ir,
+    /// An INT8 TFLite flatbuffer (with --quantize int8): what Arm's Vela compiles for Ethos-U NPUs.
+    Tflite,
 }
 
 fn main() -> ExitCode {
@@ -368,6 +371,11 @@ fn run(cmd: Command) -> Result<(), Failure> {
             }
             let popts =
                 PassOptions { verify_each: true, print_after_all: print_ir_after_all, print_after: print_ir_after };
+            let mut quant = quant;
+            if matches!(what, Emit::Tflite) && quant.policy.is_none() {
+                // The TFLite backend's int8 operator forms (passes/policy/quant-tflite.toml).
+                quant.policy = Some("tflite".into());
+            }
             let quant = match quantize {
                 Some(cli_quant::QuantMode::Int8) => Some(quant),
                 None => quant.unused().map(|()| None)?,
@@ -396,6 +404,14 @@ fn run(cmd: Command) -> Result<(), Failure> {
         Command::Import { model, output, shapes } => {
             let m = load_model_with(&model.display().to_string(), &shapes.load_options()?)?;
             emit(&m, output)
+        }
+        Command::Inspect { model } if model.extension().is_some_and(|e| e == "tflite") => {
+            let bytes =
+                std::fs::read(&model).map_err(|e| Failure::User(anyhow::anyhow!("{}: {e}", model.display())))?;
+            let listing = edgec_tflite::inspect(&bytes)
+                .map_err(|e| Failure::User(anyhow::anyhow!("{}: {e}", model.display())))?;
+            print!("{listing}");
+            Ok(())
         }
         Command::Inspect { model } => {
             print!("{}", compiler::inspect::inspect(&model).map_err(|e| Failure::User(anyhow::anyhow!(e)))?);
@@ -449,10 +465,17 @@ struct CompileOut<'a> {
 fn compile(pipe: &PipeArgs, file: &str, co: CompileOut<'_>, popts: PassOptions) -> Result<(), Failure> {
     let CompileOut { emit: what, output, name, report, triple, quant } = co;
     let mut out = optimize(pipe, file, passes::DEFAULT_PIPELINE, popts.clone())?;
-    if let Some(q) = quant {
-        q.apply(&mut out.module, None, &pipe.target)?;
-    }
+    let qdq = match quant {
+        Some(q) => Some(q.apply(&mut out.module, None, &pipe.target)?),
+        None => None,
+    };
     match what {
+        Emit::Tflite => {
+            let qdq = qdq.ok_or_else(|| {
+                Failure::User(anyhow::anyhow!("--emit tflite writes an INT8 model: add --quantize int8 --calib DIR"))
+            })?;
+            write_tflite(&qdq, output, report, pipe.explain)
+        }
         Emit::Ir if triple.is_some() => Err(Failure::User(anyhow::anyhow!("--triple applies to --emit rust"))),
         Emit::Ir => emit(&out.module, Some(output.to_path_buf())),
         Emit::Rust => {
@@ -490,6 +513,44 @@ fn compile(pipe: &PipeArgs, file: &str, co: CompileOut<'_>, popts: PassOptions) 
             Ok(())
         }
     }
+}
+
+/// The TFLite model of the QDQ module `qdq`, with its report (stderr, and
+/// JSON with `--report`).
+fn write_tflite(
+    qdq: &ir::Module,
+    output: &std::path::Path,
+    report: Option<&std::path::Path>,
+    explain: bool,
+) -> Result<(), Failure> {
+    let t = edgec_tflite::emit(qdq).map_err(|e| Failure::User(e.into()))?;
+    std::fs::write(output, &t.bytes).map_err(|e| Failure::User(anyhow::anyhow!("{}: {e}", output.display())))?;
+    let ops: usize = t.report.operators.values().sum();
+    eprintln!(
+        "edgec: wrote {} ({} bytes, {ops} operators, {} layout transposes)",
+        output.display(),
+        t.bytes.len(),
+        t.report.transposes.len()
+    );
+    for io in t.report.inputs.iter().chain(&t.report.outputs) {
+        eprintln!(
+            "edgec:   {} {} {:?} {}: real = {} * (q - {})",
+            io.name, io.dtype, io.shape, io.layout, io.scale, io.zero_point
+        );
+    }
+    if explain {
+        for (op, n) in &t.report.operators {
+            eprintln!("  {n:>4} {op}");
+        }
+        for why in &t.report.transposes {
+            eprintln!("  layout transpose: {why}");
+        }
+    }
+    if let Some(p) = report {
+        let json = serde_json::to_string_pretty(&t.report).map_err(|e| Failure::Internal(e.into()))?;
+        std::fs::write(p, json + "\n").map_err(|e| Failure::User(anyhow::anyhow!("{}: {e}", p.display())))?;
+    }
+    Ok(())
 }
 
 /// Every name in `names` is a registered pass or a backend's preparation pass.

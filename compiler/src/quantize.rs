@@ -172,9 +172,19 @@ fn options(req: &Request) -> Result<Options> {
         "i16" => QType::I16,
         t => return Err(anyhow!("--act-type {t}: expected u8, i8 or i16")),
     };
-    let policy = match &req.policy {
-        None => Policy::default_policy(),
-        Some(p) => {
+    // A bare name (no directory, no extension) names a built-in policy.
+    let named = req.policy.as_ref().filter(|p| p.extension().is_none() && p.components().count() == 1);
+    let policy = match (&req.policy, named) {
+        (None, _) => Policy::default_policy(),
+        (Some(_), Some(n)) => Policy::builtin(&n.to_string_lossy()).ok_or_else(|| {
+            let known: Vec<&str> = passes::quantize::BUILTIN_POLICIES.iter().map(|(n, _)| *n).collect();
+            anyhow!(
+                "--policy {}: no such built-in policy ({}; a policy file ends in .toml)",
+                n.display(),
+                known.join(", ")
+            )
+        })?,
+        (Some(p), None) => {
             let src = std::fs::read_to_string(p).with_context(|| format!("{}", p.display()))?;
             Policy::parse(&src, &p.display().to_string()).map_err(|e| anyhow!(e))?
         }

@@ -37,7 +37,7 @@ mod tests;
 pub use correct::Correction;
 pub use equalize::{equalize, Equalized};
 pub use fold::{fold_integer, FoldReport, QuantFold};
-pub use policy::{onnx_locs, selects, Graph, Policy, DEFAULT_POLICY, PATTERNS};
+pub use policy::{onnx_locs, selects, FixedGrid, Graph, Policy, BUILTIN_POLICIES, DEFAULT_POLICY, PATTERNS};
 
 use crate::calibrate::{Method, Observer, QParams, QType};
 use ir::{Module, OpData, OpId, Opcode, Value};
@@ -272,6 +272,7 @@ pub fn quantize(m: &Module, obs: &BTreeMap<Value, Observer>, opts: &Options) -> 
         .collect();
     let params = share_grids(f, &layers, params, obs, opts);
     let params = affine_grids(&chains, params);
+    let params = fixed_grids(f, &layers, params, &opts.policy);
     check_widened(f, opts, &params)?;
     rewrite::apply(m, layers, &params, opts)
 }
@@ -349,6 +350,26 @@ fn share_grids(
     for &v in root.keys() {
         if let (Some(&(lo, hi)), Some(p)) = (ranges.get(&find(&root, v)), params.get_mut(&v)) {
             *p = range_params(lo, hi, p.0);
+        }
+    }
+    params
+}
+
+/// The policy's fixed grids on the 8-bit results of its int8 ops.
+fn fixed_grids(
+    f: &ir::Function,
+    layers: &[Layer],
+    mut params: BTreeMap<Value, (QType, QParams)>,
+    pol: &Policy,
+) -> BTreeMap<Value, (QType, QParams)> {
+    for l in layers.iter().filter(|l| l.precision == Precision::Int8) {
+        let op = &f.ops[l.op];
+        let Some(g) = pol.fixed_grid.get(op.opcode.name()) else { continue };
+        for r in &op.results {
+            if let Some(p) = params.get_mut(r).filter(|p| p.0 != QType::I16) {
+                let zero_point = if p.0 == QType::U8 { g.zero_point + 128 } else { g.zero_point };
+                p.1 = QParams { scale: g.scale, zero_point };
+            }
         }
     }
     params

@@ -12,6 +12,11 @@ use std::collections::{BTreeMap, HashMap};
 /// The default policy's source text.
 pub const DEFAULT_POLICY: &str = include_str!("../../policy/quant-default.toml");
 
+/// The built-in policies by name: the default, and the TFLite backend's
+/// (its int8 operator forms; `edgec compile --emit tflite` uses it).
+pub const BUILTIN_POLICIES: &[(&str, &str)] =
+    &[("default", DEFAULT_POLICY), ("tflite", include_str!("../../policy/quant-tflite.toml"))];
+
 /// A parsed policy.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -35,6 +40,21 @@ pub struct Policy {
     /// clamps at that grid's zero point (one rounding where there were two).
     #[serde(default)]
     pub fuse_relu: Vec<String>,
+    /// Op names whose 8-bit result has a fixed grid instead of a calibrated
+    /// one (TFLite's int8 Logistic and Softmax write on 1/256 from -128).
+    #[serde(default)]
+    pub fixed_grid: BTreeMap<String, FixedGrid>,
+}
+
+/// A fixed 8-bit grid, given for i8; u8 results take the same reals
+/// (zero point + 128). i16 results keep their calibrated grid.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FixedGrid {
+    /// The step.
+    pub scale: f32,
+    /// The i8 zero point.
+    pub zero_point: i32,
 }
 
 /// The graph patterns a policy can name.
@@ -43,7 +63,14 @@ pub const PATTERNS: &[&str] = &["attention-scores", "output-sigmoid"];
 impl Policy {
     /// The built-in default policy.
     pub fn default_policy() -> Policy {
-        Policy::parse(DEFAULT_POLICY, "<default policy>").unwrap_or_else(|e| unreachable!("built-in policy: {e}"))
+        Policy::builtin("default").unwrap_or_else(|| unreachable!("the default policy is built in"))
+    }
+
+    /// The built-in policy `name` ([`BUILTIN_POLICIES`]); the test suite
+    /// parses every one, so a parse failure is reported as absent.
+    pub fn builtin(name: &str) -> Option<Policy> {
+        let (_, src) = BUILTIN_POLICIES.iter().find(|(n, _)| *n == name)?;
+        Policy::parse(src, &format!("<{name} policy>")).ok()
     }
 
     /// Parse a policy; `origin` names the file in errors, which list every
@@ -51,13 +78,21 @@ impl Policy {
     pub fn parse(src: &str, origin: &str) -> Result<Policy, String> {
         let p: Policy = toml::from_str(src).map_err(|e| format!("{origin}: {e}"))?;
         let mut errs = Vec::new();
-        for name in p.quantize.iter().chain(p.keep_float.keys()).chain(&p.share_grid).chain(&p.fuse_relu) {
+        let listed = p.quantize.iter().chain(p.keep_float.keys()).chain(&p.share_grid).chain(&p.fuse_relu);
+        for name in listed.chain(p.fixed_grid.keys()) {
             if Opcode::from_name(name).is_none() {
                 errs.push(format!("{origin}: unknown op `{name}` (write it as `onnx.Conv`, `core.conv`, ...)"));
             }
         }
         for name in p.patterns.keys().filter(|n| !PATTERNS.contains(&n.as_str())) {
             errs.push(format!("{origin}: unknown pattern `{name}` (known: {})", PATTERNS.join(", ")));
+        }
+        for (name, g) in &p.fixed_grid {
+            if !(g.scale.is_finite() && g.scale > 0.0 && (-128..=127).contains(&g.zero_point)) {
+                errs.push(format!(
+                    "{origin}: fixed grid of `{name}`: scale must be positive, zero point in -128..=127"
+                ));
+            }
         }
         if errs.is_empty() {
             Ok(p)

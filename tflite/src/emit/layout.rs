@@ -1,0 +1,131 @@
+//! NCHW → NHWC: every rank-4 activation of the module is stored NHWC in the
+//! TFLite graph (what TFLite's spatial kernels and Vela read), every other
+//! rank as it is. Axes, shapes and constant data are mapped here; where an
+//! op needs the NCHW element order of a rank-4 tensor (a Reshape that moves
+//! channels and pixels across each other), the emitter inserts a TRANSPOSE
+//! and reports it.
+
+/// `perm[i]` is the NCHW axis stored at NHWC position `i`.
+pub const TO_NHWC: [usize; 4] = [0, 2, 3, 1];
+/// `perm[i]` is the NHWC axis stored at NCHW position `i`.
+pub const TO_NCHW: [usize; 4] = [0, 3, 1, 2];
+
+/// The stored shape of a value of shape `dims`.
+pub fn stored(dims: &[usize]) -> Vec<usize> {
+    if dims.len() == 4 {
+        TO_NHWC.iter().map(|&a| dims[a]).collect()
+    } else {
+        dims.to_vec()
+    }
+}
+
+/// The stored position of axis `axis` (negative counts from the end) of a
+/// rank-`rank` value; `None` if out of range.
+pub fn stored_axis(axis: i64, rank: usize) -> Option<usize> {
+    let r = rank as i64;
+    if axis < -r || axis >= r {
+        return None;
+    }
+    let a = axis.rem_euclid(r.max(1)) as usize;
+    Some(if rank == 4 { TO_NHWC.iter().position(|&x| x == a).unwrap_or(a) } else { a })
+}
+
+/// `data` (row-major elements of `elem` bytes, shape `dims`) with its axes
+/// permuted: result axis `i` is input axis `perm[i]`.
+pub fn permute(data: &[u8], elem: usize, dims: &[usize], perm: &[usize]) -> Vec<u8> {
+    let rank = dims.len();
+    let n: usize = dims.iter().product();
+    let mut strides = vec![1usize; rank];
+    for i in (0..rank.saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1] * dims[i + 1];
+    }
+    let out_dims: Vec<usize> = perm.iter().map(|&p| dims[p]).collect();
+    let mut out = Vec::with_capacity(n * elem);
+    let mut idx = vec![0usize; rank];
+    for _ in 0..n {
+        let src: usize = idx.iter().zip(perm).map(|(&i, &p)| i * strides[p]).sum();
+        out.extend_from_slice(&data[src * elem..(src + 1) * elem]);
+        for d in (0..rank).rev() {
+            idx[d] += 1;
+            if idx[d] < out_dims[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    out
+}
+
+/// How a window's padding is written in TFLite.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Padding {
+    /// TFLite's SAME (the extra row or column after).
+    Same,
+    /// No padding.
+    Valid,
+    /// Neither: an explicit PAD before a VALID window.
+    Explicit,
+}
+
+/// The padding of a window over spatial sizes `input` with kernel, strides,
+/// dilations and ONNX pads (`[begin..., end...]`), given the output sizes.
+pub fn padding(
+    input: &[usize],
+    kernel: &[usize],
+    strides: &[usize],
+    dil: &[usize],
+    pads: &[usize],
+    out: &[usize],
+) -> Padding {
+    let n = input.len();
+    if pads.iter().all(|&p| p == 0) {
+        return Padding::Valid;
+    }
+    let same = (0..n).all(|i| {
+        let o = input[i].div_ceil(strides[i]);
+        let eff = (kernel[i] - 1) * dil[i] + 1;
+        let total = ((o - 1) * strides[i] + eff).saturating_sub(input[i]);
+        o == out[i] && pads[i] == total / 2 && pads[n + i] == total - total / 2
+    });
+    if same {
+        Padding::Same
+    } else {
+        Padding::Explicit
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn permute_nchw_to_nhwc() {
+        // [1, 2, 2, 3]: element value = its NCHW linear index.
+        let dims = [1, 2, 2, 3];
+        let data: Vec<u8> = (0..12).collect();
+        let out = permute(&data, 1, &dims, &TO_NHWC);
+        // NHWC [1, 2, 3, 2]: (h, w, c) holds c*6 + h*3 + w.
+        assert_eq!(out, vec![0, 6, 1, 7, 2, 8, 3, 9, 4, 10, 5, 11]);
+        assert_eq!(permute(&out, 1, &stored(&dims), &TO_NCHW), data);
+    }
+
+    #[test]
+    fn axes_map_to_nhwc() {
+        assert_eq!(stored_axis(1, 4), Some(3));
+        assert_eq!(stored_axis(-1, 4), Some(2));
+        assert_eq!(stored_axis(2, 4), Some(1));
+        assert_eq!(stored_axis(1, 2), Some(1));
+        assert_eq!(stored_axis(4, 4), None);
+    }
+
+    #[test]
+    fn same_valid_and_explicit_padding() {
+        // 3x3 stride 1 pad 1: SAME.
+        assert_eq!(padding(&[8, 8], &[3, 3], &[1, 1], &[1, 1], &[1, 1, 1, 1], &[8, 8]), Padding::Same);
+        // 3x3 stride 2 pad 1 on an even size: SAME pads (0, 1), ONNX (1, 1).
+        assert_eq!(padding(&[8, 8], &[3, 3], &[2, 2], &[1, 1], &[1, 1, 1, 1], &[4, 4]), Padding::Explicit);
+        // ... on an odd size SAME pads (1, 1).
+        assert_eq!(padding(&[9, 9], &[3, 3], &[2, 2], &[1, 1], &[1, 1, 1, 1], &[5, 5]), Padding::Same);
+        assert_eq!(padding(&[8, 8], &[2, 2], &[2, 2], &[1, 1], &[0, 0, 0, 0], &[4, 4]), Padding::Valid);
+    }
+}

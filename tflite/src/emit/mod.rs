@@ -1,0 +1,340 @@
+//! The TFLite writer: a quantized module in QDQ form (what `edgec quantize
+//! --qdq` and `edgec compile --quantize int8` give) to an INT8 TFLite
+//! flatbuffer.
+//!
+//! The QDQ form says, for every activation, which grid it is stored on: the
+//! result of each `onnx.QuantizeLinear` becomes one int8 tensor, a
+//! `DequantizeLinear` only names the tensor it reads, and each float op
+//! between them ([`ops`]) becomes the TFLite operator that computes the same
+//! function on the stored integers, its output the tensor of the first
+//! `QuantizeLinear` reading it (a second grid of the same value is a
+//! QUANTIZE from the first). Weights and biases are the constants behind
+//! their `DequantizeLinear`s, written in the layout the operator reads.
+//!
+//! Invariants: inputs and outputs are the int8 tensors of the graph's
+//! quantized inputs and outputs, their scales and zero points in the
+//! [`Report`]; u8 grids are written as i8 (values and zero point − 128,
+//! the same reals); every static shape is required; anything without a
+//! TFLite form is an error naming its ONNX node, all of them at once.
+
+mod graph;
+pub mod layout;
+mod ops;
+
+use crate::schema as tfl;
+use graph::{Graph, Quant, TensorId};
+use ir::{Constant, DType, Function, Module, OpData, OpId, Opcode, Value, ValueDef};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// What could not be written, one line per op.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write TFLite:\n  {}", .0.join("\n  "))]
+pub struct EmitError(pub Vec<String>);
+
+/// A written model and what the writer did.
+#[derive(Debug)]
+pub struct Emitted {
+    /// The `.tflite` file.
+    pub bytes: Vec<u8>,
+    /// The graph's interface, operators and layout decisions.
+    pub report: Report,
+}
+
+/// What `--explain` and the compile report show of a written model.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Report {
+    /// The graph inputs, in order.
+    pub inputs: Vec<Io>,
+    /// The graph outputs, in order.
+    pub outputs: Vec<Io>,
+    /// Operators by builtin name.
+    pub operators: BTreeMap<String, usize>,
+    /// Each layout TRANSPOSE left in the graph, with its reason.
+    pub transposes: Vec<String>,
+}
+
+/// One graph input or output: an int8 (or int16) tensor.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Io {
+    /// The ONNX name.
+    pub name: String,
+    /// The shape as stored (rank 4: NHWC).
+    pub shape: Vec<usize>,
+    /// `"NHWC"` for a rank-4 tensor of the NCHW model, else `"as is"`.
+    pub layout: &'static str,
+    /// `real = scale · (q − zero_point)`.
+    pub scale: f32,
+    /// The zero point.
+    pub zero_point: i64,
+    /// `int8` or `int16`.
+    pub dtype: &'static str,
+}
+
+/// The TFLite model of `m`'s `@main`.
+pub fn emit(m: &Module) -> Result<Emitted, EmitError> {
+    let f = m.func("main").ok_or_else(|| EmitError(vec!["the module has no @main function".into()]))?;
+    let mut e = Emitter::new(m, f);
+    let mut errs = Vec::new();
+    // Results of ops that failed, and of ops reading them (not reported again).
+    let mut failed = HashSet::new();
+    for &id in &f.body.ops {
+        let op = &f.ops[id];
+        if op.inputs().any(|v| failed.contains(&v)) {
+            failed.extend(op.results.iter().copied());
+        } else if let Err(msg) = e.op(op) {
+            errs.push(format!("{} ({}): {msg}", op.opcode.name(), op.loc));
+            failed.extend(op.results.iter().copied());
+        }
+    }
+    let mut report = Report { transposes: std::mem::take(&mut e.transposes), ..Default::default() };
+    let mut inputs = Vec::new();
+    for &p in &f.body.params {
+        match e.input_tensor(p) {
+            Ok(t) => {
+                inputs.push(t);
+                report.inputs.push(e.io(p, t));
+            }
+            Err(msg) => errs.push(format!("input {}: {msg}", e.value_name(p))),
+        }
+    }
+    let mut outputs = Vec::new();
+    for (i, &r) in f.body.results.iter().enumerate() {
+        match e.float_of.get(&r) {
+            Some(&t) => {
+                outputs.push(t);
+                let mut io = e.io(r, t);
+                io.name = f.result_names.get(i).cloned().flatten().unwrap_or_else(|| format!("output_{i}"));
+                report.outputs.push(io);
+            }
+            None => errs.push(format!("output #{i}: not a quantized value (TFLite int8 graphs return int8 tensors)")),
+        }
+    }
+    if !errs.is_empty() {
+        return Err(EmitError(errs));
+    }
+    for k in &e.g.op_kinds {
+        *report.operators.entry(format!("{k:?}")).or_default() += 1;
+    }
+    let desc = format!("edgec {}", env!("CARGO_PKG_VERSION"));
+    let bytes = e.g.finish(&m.name, inputs, outputs, &desc);
+    Ok(Emitted { bytes, report })
+}
+
+/// An affine map `a·x + b` (per channel or one value) of a stored tensor.
+type Pending = (TensorId, Vec<usize>, Vec<f64>, Vec<f64>);
+
+/// The writer's state over one function.
+struct Emitter<'m> {
+    m: &'m Module,
+    f: &'m Function,
+    g: Graph,
+    /// The int8 tensor holding each float value that has one: results of
+    /// DequantizeLinear of an activation and of the float ops written.
+    float_of: HashMap<Value, TensorId>,
+    /// The tensor of each QuantizeLinear result (and quantized input).
+    quantized: HashMap<Value, TensorId>,
+    /// The first QuantizeLinear reading each value.
+    q_reader: HashMap<Value, OpId>,
+    /// Float values an affine map of a stored tensor computes, not written
+    /// yet: (tensor, its NCHW dims, per-channel scale, offset).
+    pending: HashMap<Value, Pending>,
+    transposes: Vec<String>,
+}
+
+impl<'m> Emitter<'m> {
+    fn new(m: &'m Module, f: &'m Function) -> Emitter<'m> {
+        let mut q_reader = HashMap::new();
+        for &id in &f.body.ops {
+            let op = &f.ops[id];
+            if op.opcode == Opcode::QuantizeLinear {
+                if let Some(x) = op.operand(0) {
+                    q_reader.entry(x).or_insert(id);
+                }
+            }
+        }
+        Emitter {
+            m,
+            f,
+            g: Graph::new(),
+            float_of: HashMap::new(),
+            quantized: HashMap::new(),
+            q_reader,
+            pending: HashMap::new(),
+            transposes: vec![],
+        }
+    }
+
+    fn op(&mut self, op: &OpData) -> Result<(), String> {
+        if !op.regions.is_empty() {
+            return Err("ops with regions have no TFLite form".into());
+        }
+        match op.opcode {
+            Opcode::CoreConst => Ok(()),
+            Opcode::QuantizeLinear => self.quantize(op),
+            Opcode::DequantizeLinear => self.dequantize(op),
+            _ => ops::lower(self, op),
+        }
+    }
+
+    /// A QuantizeLinear: the tensor its input's writer made, the graph input
+    /// it quantizes, or a QUANTIZE (requantization) from another grid.
+    fn quantize(&mut self, op: &OpData) -> Result<(), String> {
+        let (x, r) = (op.operand(0).ok_or("no input")?, op.results[0]);
+        let q = self.grid(op)?;
+        if let Some(&t) = self.float_of.get(&x) {
+            if self.g.quant(t).as_ref() == Some(&q) {
+                self.quantized.insert(r, t);
+                return Ok(());
+            }
+            let out = self.g.tensor(&self.value_name(r), &self.g.shape(t), self.g.dtype(t), Some(q));
+            self.g.op(tfl::BuiltinOperator::Quantize, &[t], &[out], None);
+            self.quantized.insert(r, out);
+            return Ok(());
+        }
+        if matches!(self.f.values[x].def, ValueDef::Param(_)) {
+            let shape = layout::stored(&self.dims(x)?);
+            let t = self.g.tensor(&self.value_name(x), &shape, tensor_type(self.f.ty(r).dtype)?, Some(q));
+            self.quantized.insert(r, t);
+            return Ok(());
+        }
+        Err(format!("quantizes {}, which no TFLite operator computes", self.value_name(x)))
+    }
+
+    /// A DequantizeLinear of an activation names the tensor it reads; one of
+    /// a constant is read by the op that takes it as weights.
+    fn dequantize(&mut self, op: &OpData) -> Result<(), String> {
+        let x = op.operand(0).ok_or("no input")?;
+        if let Some(&t) = self.quantized.get(&x) {
+            self.float_of.insert(op.results[0], t);
+        } else if self.const_of(x).is_none() {
+            return Err(format!("dequantizes {}, which is not a quantized tensor", self.value_name(x)));
+        }
+        Ok(())
+    }
+
+    /// The grid of QuantizeLinear `op` as TFLite stores it (u8 as i8).
+    fn grid(&self, op: &OpData) -> Result<Quant, String> {
+        let scale = self.scalar(op.operand(1).ok_or("no scale")?)?;
+        let zp = match op.operand(2) {
+            Some(z) => self.scalar(z)? as i64,
+            None => 0,
+        };
+        let dt = self.f.ty(op.results[0]).dtype;
+        match dt {
+            DType::I8 => Ok(Quant::tensor(scale as f32, zp)),
+            DType::U8 => Ok(Quant::tensor(scale as f32, zp - 128)),
+            DType::I16 if zp == 0 => Ok(Quant::tensor(scale as f32, 0)),
+            DType::I16 => Err(format!("an i16 grid with zero point {zp}: TFLite's 16-bit activations are symmetric")),
+            other => Err(format!("{other} activations have no TFLite int8 form")),
+        }
+    }
+
+    /// The output tensor of float op `op`'s result: on the grid of the first
+    /// QuantizeLinear reading it.
+    fn output(&mut self, op: &OpData) -> Result<TensorId, String> {
+        let r = op.results[0];
+        let &qid = self.q_reader.get(&r).ok_or_else(|| {
+            format!(
+                "its result {} is not quantized (a float op: keep-float ops have no int8 TFLite form)",
+                self.value_name(r)
+            )
+        })?;
+        let qop = &self.f.ops[qid];
+        let q = self.grid(qop)?;
+        let shape = layout::stored(&self.dims(r)?);
+        let t = self.g.tensor(&self.value_name(r), &shape, tensor_type(self.f.ty(qop.results[0]).dtype)?, Some(q));
+        self.float_of.insert(r, t);
+        Ok(t)
+    }
+
+    /// The int8 tensor of float operand `v` (a dequantized activation).
+    fn activation(&self, v: Value) -> Result<TensorId, String> {
+        self.float_of
+            .get(&v)
+            .copied()
+            .ok_or_else(|| format!("operand {} is not a quantized activation", self.value_name(v)))
+    }
+
+    fn input_tensor(&self, p: Value) -> Result<TensorId, String> {
+        let &qid = self.q_reader.get(&p).ok_or("not quantized (TFLite int8 graphs take int8 inputs)")?;
+        let r = self.f.ops[qid].results[0];
+        self.quantized.get(&r).copied().ok_or_else(|| "its quantization was not written".into())
+    }
+
+    fn io(&self, v: Value, t: TensorId) -> Io {
+        let q = self.g.quant(t).unwrap_or_else(|| Quant::tensor(1.0, 0));
+        let shape = self.g.shape(t);
+        Io {
+            name: self.value_name(v),
+            layout: if shape.len() == 4 { "NHWC" } else { "as is" },
+            shape,
+            scale: q.scale.first().copied().unwrap_or(1.0),
+            zero_point: q.zero_point.first().copied().unwrap_or(0),
+            dtype: if self.g.dtype(t) == tfl::TensorType::Int16 { "int16" } else { "int8" },
+        }
+    }
+
+    /// A value's name: its ONNX name if it has one, else `v<N>`.
+    fn value_name(&self, v: Value) -> String {
+        self.f.values[v].name.clone().unwrap_or_else(|| format!("v{}", v.as_u32()))
+    }
+
+    /// The static dims of `v`.
+    fn dims(&self, v: Value) -> Result<Vec<usize>, String> {
+        let d = self.f.ty(v).shape.static_dims().ok_or_else(|| {
+            format!(
+                "{} has the dynamic shape {} (fix the input shapes with --shape)",
+                self.value_name(v),
+                self.f.ty(v).shape
+            )
+        })?;
+        Ok(d.into_iter().map(|x| x as usize).collect())
+    }
+
+    /// The module constant defining `v`, if a `core.const` does.
+    fn const_of(&self, v: Value) -> Option<&'m Constant> {
+        let ValueDef::Result(op, _) = self.f.values[v].def else { return None };
+        let op = &self.f.ops[op];
+        (op.opcode == Opcode::CoreConst).then(|| self.m.const_of_op(op)).flatten()
+    }
+
+    /// The one element of constant scalar `v`.
+    fn scalar(&self, v: Value) -> Result<f64, String> {
+        let c = self.const_of(v).ok_or_else(|| format!("{} is not a constant", self.value_name(v)))?;
+        match c.to_f64s().as_deref() {
+            Some([x]) => Ok(*x),
+            _ => Err(format!("{} is not a one-element constant", self.value_name(v))),
+        }
+    }
+
+    /// The defining op of `v`, if an op result.
+    fn def_op(&self, v: Value) -> Option<&'m OpData> {
+        let ValueDef::Result(op, _) = self.f.values[v].def else { return None };
+        Some(&self.f.ops[op])
+    }
+}
+
+/// The TFLite element type of a quantized activation type.
+fn tensor_type(d: DType) -> Result<tfl::TensorType, String> {
+    match d {
+        DType::I8 | DType::U8 => Ok(tfl::TensorType::Int8),
+        DType::I16 => Ok(tfl::TensorType::Int16),
+        other => Err(format!("{other} tensors have no TFLite int8 form")),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A two-input ADD graph written through [`Graph`].
+    pub(crate) fn tiny_model() -> Vec<u8> {
+        let mut g = Graph::new();
+        let q = Some(Quant::tensor(0.5, -3));
+        let a = g.tensor("a", &[1, 2, 2, 3], tfl::TensorType::Int8, q.clone());
+        let b = g.constant("b", &[1, 1, 1, 3], tfl::TensorType::Int8, q.clone(), vec![1, 2, 3]);
+        let y = g.tensor("y", &[1, 2, 2, 3], tfl::TensorType::Int8, q);
+        g.op(tfl::BuiltinOperator::Add, &[a, b], &[y], None);
+        g.finish("tiny", vec![a], vec![y], "test")
+    }
+}

@@ -1,0 +1,497 @@
+//! Float ops of the QDQ form to TFLite operators on their int8 tensors:
+//! convolutions, fully connected layers, pooling and elementwise ops here;
+//! data movement in [`movement`].
+//!
+//! Every lowering computes, on the stored integers, the op of the QDQ form
+//! up to the rounding of its requantization (TFLite's fixed-point
+//! multipliers where the QDQ form rounds a float once): at most 1 LSB per
+//! op. Ops TFLite requires to keep their input's grid (pooling, resizing,
+//! reshapes) write on that grid and requantize with a QUANTIZE when the QDQ
+//! form gives the result another grid.
+
+mod affine;
+mod movement;
+
+use super::graph::{Quant, TensorId};
+use super::layout::{self, Padding};
+use super::Emitter;
+use crate::schema as tfl;
+use edgec_numeric::act::Activation;
+use ir::{DType, OpData, Opcode, Value};
+use tfl::BuiltinOperator as B;
+use tfl::BuiltinOptions as O;
+
+/// Write `op`, a float op between quantized tensors.
+pub(super) fn lower(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
+    match op.opcode {
+        Opcode::CoreConv | Opcode::Conv => conv(e, op),
+        Opcode::CoreLinear | Opcode::MatMul | Opcode::Gemm => linear(e, op),
+        Opcode::HardSigmoid => affine::hard_sigmoid(e, op),
+        Opcode::Add => binary(e, op, B::Add),
+        Opcode::Sub => binary(e, op, B::Sub),
+        Opcode::Mul => binary(e, op, B::Mul),
+        Opcode::Div => affine::step(e, op),
+        Opcode::MaxPool => pool(e, op, B::MaxPool2d),
+        Opcode::AveragePool => pool(e, op, B::AveragePool2d),
+        Opcode::GlobalAveragePool => global_avg_pool(e, op),
+        Opcode::Relu => unary(e, op, B::Relu, None),
+        Opcode::HardSwish => unary(e, op, B::HardSwish, None),
+        Opcode::Sigmoid => unary(e, op, B::Logistic, Some((1.0 / 256.0, -128))),
+        Opcode::Tanh => unary(e, op, B::Tanh, Some((1.0 / 128.0, 0))),
+        Opcode::LeakyRelu => leaky_relu(e, op),
+        Opcode::Clip => clip(e, op),
+        Opcode::Softmax => softmax(e, op),
+        Opcode::Concat => movement::concat(e, op),
+        Opcode::Reshape | Opcode::CoreReshape | Opcode::Flatten => movement::reshape(e, op),
+        Opcode::Transpose => movement::transpose(e, op),
+        Opcode::Resize => movement::resize(e, op),
+        Opcode::Pad => movement::pad(e, op),
+        _ => Err("has no TFLite int8 form in edgec yet".into()),
+    }
+}
+
+/// An int8 constant behind a DequantizeLinear: its bytes, dims and grid.
+struct Weight {
+    data: Vec<u8>,
+    dims: Vec<usize>,
+    scale: Vec<f32>,
+    zero_point: Vec<i64>,
+    axis: usize,
+    dtype: DType,
+}
+
+/// The quantized constant `v` dequantizes (u8 values moved to i8).
+fn weight(e: &Emitter<'_>, v: Value) -> Result<Weight, String> {
+    let not = || format!("{} is not a dequantized constant", e.value_name(v));
+    let dq = e.def_op(v).filter(|o| o.opcode == Opcode::DequantizeLinear).ok_or_else(not)?;
+    let c = e.const_of(dq.operand(0).ok_or_else(not)?).ok_or_else(not)?;
+    let dims: Vec<usize> = c.ty.shape.static_dims().ok_or_else(not)?.into_iter().map(|d| d as usize).collect();
+    let scale_c = e.const_of(dq.operand(1).ok_or_else(not)?).ok_or_else(not)?;
+    let scale: Vec<f32> = scale_c.to_f64s().ok_or_else(not)?.into_iter().map(|x| x as f32).collect();
+    let zero_point: Vec<i64> = match dq.operand(2) {
+        Some(z) => e.const_of(z).and_then(|c| c.to_i64s()).ok_or_else(not)?,
+        None => vec![0; scale.len()],
+    };
+    let rank = dims.len() as i64;
+    let axis = if scale.len() > 1 { dq.attrs.int("axis").unwrap_or(1).rem_euclid(rank.max(1)) as usize } else { 0 };
+    let mut data = c.bytes().ok_or_else(not)?.to_vec();
+    let (mut zero_point, mut dtype) = (zero_point, c.ty.dtype);
+    if dtype == DType::U8 {
+        data.iter_mut().for_each(|b| *b ^= 0x80);
+        zero_point.iter_mut().for_each(|z| *z -= 128);
+        dtype = DType::I8;
+    }
+    Ok(Weight { data, dims, scale, zero_point, axis, dtype })
+}
+
+/// The TFLite fused activation whose clamp on grid `q` equals that of
+/// `act` (the QDQ form applies `act` before rounding; every allowed `act`
+/// is monotone, so it clamps the rounded value to the rounded bounds).
+fn fused(act: Activation, q: &Quant, ty: tfl::TensorType) -> Result<tfl::ActivationFunctionType, String> {
+    use tfl::ActivationFunctionType as A;
+    let (qmin, qmax) = if ty == tfl::TensorType::Int16 { (-32768i64, 32767i64) } else { (-128, 127) };
+    let (s, zp) = (q.scale[0] as f64, q.zero_point[0]);
+    let even = |x: f64| (x / s).round_ties_even() as i64 + zp;
+    let away = |x: f64| (x / s).round() as i64 + zp;
+    let want = match act {
+        Activation::None => (qmin, qmax),
+        Activation::Relu => (zp.max(qmin), qmax),
+        Activation::Clip { min, max } => {
+            let lo = if min.is_finite() { even(min as f64).max(qmin) } else { qmin };
+            let hi = if max.is_finite() { even(max as f64).min(qmax) } else { qmax };
+            (lo, hi)
+        }
+        other => {
+            return Err(format!(
+                "the fused activation {} has no TFLite form (it must stay a separate op)",
+                other.name()
+            ))
+        }
+    };
+    // TFLite's CalculateActivationRangeQuantized (rounding halves away from zero).
+    let candidates = [
+        (A::None, (qmin, qmax)),
+        (A::Relu, (zp.max(qmin), qmax)),
+        (A::Relu6, (zp.max(qmin), away(6.0).min(qmax))),
+        (A::ReluN1To1, (away(-1.0).max(qmin), away(1.0).min(qmax))),
+    ];
+    candidates.iter().find(|c| c.1 == want).map(|c| c.0).ok_or_else(|| {
+        format!("{} clamps to [{}, {}] on its grid, which no TFLite fused activation gives", act.name(), want.0, want.1)
+    })
+}
+
+fn activation_of(op: &OpData) -> Result<Activation, String> {
+    Activation::from_attrs(&op.attrs)
+}
+
+/// A window's integer attribute list, defaulting to `n` copies of `d`.
+fn ints(op: &OpData, name: &str, n: usize, d: usize) -> Result<Vec<usize>, String> {
+    match op.attrs.ints(name) {
+        Some(v) if v.len() == n && v.iter().all(|&x| x >= 0) => Ok(v.iter().map(|&x| x as usize).collect()),
+        Some(v) => Err(format!("`{name}` = {v:?}: expected {n} non-negative values")),
+        None => Ok(vec![d; n]),
+    }
+}
+
+/// The padding of a 2-D window op over NCHW `x` giving NCHW `y`, with an
+/// explicit PAD (of `pad_value`, or the zero point) written when TFLite's
+/// SAME and VALID differ from the ONNX pads. Returns the tensor the window
+/// reads and its padding.
+fn window_input(
+    e: &mut Emitter<'_>,
+    op: &OpData,
+    t: TensorId,
+    xd: &[usize],
+    yd: &[usize],
+    kernel: &[usize],
+    pad_value: Option<i8>,
+) -> Result<(TensorId, tfl::Padding), String> {
+    if op.attrs.str("auto_pad").is_some_and(|a| a != "NOTSET") {
+        return Err("`auto_pad` other than NOTSET is not written yet".into());
+    }
+    if op.attrs.int("ceil_mode").unwrap_or(0) != 0 {
+        return Err("`ceil_mode` = 1 has no TFLite form".into());
+    }
+    let strides = ints(op, "strides", 2, 1)?;
+    let dil = ints(op, "dilations", 2, 1)?;
+    let pads = ints(op, "pads", 4, 0)?;
+    match layout::padding(&xd[2..], kernel, &strides, &dil, &pads, &yd[2..]) {
+        Padding::Same => Ok((t, tfl::Padding::Same)),
+        Padding::Valid => Ok((t, tfl::Padding::Valid)),
+        Padding::Explicit => {
+            let shape = [xd[0], xd[2] + pads[0] + pads[2], xd[3] + pads[1] + pads[3], xd[1]];
+            let q = e.g.quant(t);
+            let padded = e.g.tensor(&format!("{}.pad", e.value_name(op.results[0])), &shape, e.g.dtype(t), q);
+            let p = [0, 0, pads[0], pads[2], pads[1], pads[3], 0, 0].map(|x| x as i32);
+            let paddings = e.g.ints(&format!("{}.paddings", e.value_name(op.results[0])), &[4, 2], &p);
+            match pad_value {
+                None => e.g.op(B::Pad, &[t, paddings], &[padded], Some(O::PadOptions(Box::default()))),
+                Some(v) => {
+                    let vt = e.g.constant(
+                        &format!("{}.pad_value", e.value_name(op.results[0])),
+                        &[],
+                        e.g.dtype(t),
+                        e.g.quant(t),
+                        vec![v as u8],
+                    );
+                    e.g.op(B::Padv2, &[t, paddings, vt], &[padded], Some(O::PadV2Options(Box::default())));
+                }
+            }
+            Ok((padded, tfl::Padding::Valid))
+        }
+    }
+}
+
+/// `core.conv`: CONV_2D (group 1) or DEPTHWISE_CONV_2D (one input channel
+/// per group), weights OHWI / 1HWC, a PAD where ONNX pads are not SAME.
+fn conv(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
+    let x = op.operand(0).ok_or("no input")?;
+    let tx = e.activation(x)?;
+    let (xd, yd) = (e.dims(x)?, e.dims(op.results[0])?);
+    let w = weight(e, op.operand(1).ok_or("no weights")?)?;
+    if xd.len() != 4 || w.dims.len() != 4 {
+        return Err(format!("only 2-D convolutions are written (input {xd:?}, weights {:?})", w.dims));
+    }
+    check_weight(&w, 0)?;
+    let group = op.attrs.int("group").unwrap_or(1) as usize;
+    let (cout, cin) = (w.dims[0], xd[1]);
+    let depthwise = group > 1 && group == cin && w.dims[1] == 1 && cout % cin == 0;
+    if group != 1 && !depthwise {
+        return Err(format!("a grouped convolution (group {group} of {cin} channels) has no TFLite form"));
+    }
+    let kernel = [w.dims[2], w.dims[3]];
+    let (tin, padding) = window_input(e, op, tx, &xd, &yd, &kernel, None)?;
+    let ty = e.output(op)?;
+    let act = fused(activation_of(op)?, &e.g.quant(ty).ok_or("output has no grid")?, e.g.dtype(ty))?;
+    let name = e.value_name(op.results[0]);
+    let (perm, axis) = if depthwise { ([1, 2, 3, 0], 3) } else { ([0, 2, 3, 1], 0) };
+    let data = layout::permute(&w.data, 1, &w.dims, &perm);
+    let shape: Vec<usize> = perm.iter().map(|&p| w.dims[p]).collect();
+    let wq = Quant { scale: w.scale.clone(), zero_point: w.zero_point.clone(), axis };
+    let tw = e.g.constant(&format!("{name}.weights"), &shape, tfl::TensorType::Int8, Some(wq), data);
+    let tb = bias(e, op, &name, tx, &w, cout)?;
+    let strides = ints(op, "strides", 2, 1)?;
+    let dil = ints(op, "dilations", 2, 1)?;
+    let options = if depthwise {
+        O::DepthwiseConv2DOptions(Box::new(tfl::DepthwiseConv2DOptions {
+            padding,
+            stride_w: strides[1] as i32,
+            stride_h: strides[0] as i32,
+            depth_multiplier: (cout / cin) as i32,
+            fused_activation_function: act,
+            dilation_w_factor: dil[1] as i32,
+            dilation_h_factor: dil[0] as i32,
+        }))
+    } else {
+        O::Conv2DOptions(Box::new(tfl::Conv2DOptions {
+            padding,
+            stride_w: strides[1] as i32,
+            stride_h: strides[0] as i32,
+            fused_activation_function: act,
+            dilation_w_factor: dil[1] as i32,
+            dilation_h_factor: dil[0] as i32,
+            quantized_bias_type: tfl::TensorType::Float32,
+        }))
+    };
+    let code = if depthwise { B::DepthwiseConv2d } else { B::Conv2d };
+    e.g.op(code, &[tin, tw, tb], &[ty], Some(options));
+    Ok(())
+}
+
+/// Weights must be int8 with zero point 0, per tensor or per output channel
+/// (`axis`).
+fn check_weight(w: &Weight, axis: usize) -> Result<(), String> {
+    if w.dtype != DType::I8 {
+        return Err(format!("{} weights: TFLite int8 operators take int8 weights", w.dtype));
+    }
+    if w.zero_point.iter().any(|&z| z != 0) {
+        return Err("weights with a nonzero zero point: TFLite's int8 weights are symmetric".into());
+    }
+    if w.scale.len() > 1 && w.axis != axis {
+        return Err(format!("weights quantized along axis {} (TFLite needs the output channel, axis {axis})", w.axis));
+    }
+    Ok(())
+}
+
+/// The int32 bias of a conv or linear op on input `tx` with weights `w`:
+/// the op's dequantized i32 constant, or zeros; its scales are
+/// `input scale × weight scale` per channel, as TFLite requires.
+fn bias(e: &mut Emitter<'_>, op: &OpData, name: &str, tx: TensorId, w: &Weight, n: usize) -> Result<TensorId, String> {
+    let sx = e.g.quant(tx).map_or(1.0, |q| q.scale[0]);
+    let scales: Vec<f32> = (0..n).map(|c| sx * w.scale[if w.scale.len() > 1 { c } else { 0 }]).collect();
+    let data = match op.operand(2) {
+        Some(b) => {
+            let bw = weight(e, b)?;
+            if bw.dtype != DType::I32 || bw.data.len() != 4 * n {
+                return Err(format!("bias {}: expected {n} i32 values", e.value_name(b)));
+            }
+            for (c, (&have, &want)) in bw.scale.iter().cycle().zip(&scales).enumerate().take(n) {
+                if ((have - want) / want).abs() > 1e-5 {
+                    return Err(format!("bias scale {have} of channel {c} is not input × weight scale {want}"));
+                }
+            }
+            bw.data
+        }
+        None => vec![0; 4 * n],
+    };
+    let q = Quant { scale: scales, zero_point: vec![0; n], axis: 0 };
+    Ok(e.g.constant(&format!("{name}.bias"), &[n], tfl::TensorType::Int32, Some(q), data))
+}
+
+/// `core.linear` on a rank-2 input: FULLY_CONNECTED with `[out, in]` weights.
+fn linear(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
+    let a = op.operand(0).ok_or("no input")?;
+    let ta = e.activation(a)?;
+    let ad = e.dims(a)?;
+    let w = weight(e, op.operand(1).ok_or("no weights")?)?;
+    if ad.len() != 2 || w.dims.len() != 2 {
+        return Err(format!("only [M, K] × [K, N] products are written (A {ad:?}, B {:?})", w.dims));
+    }
+    if op.opcode == Opcode::Gemm {
+        let one = |k: &str| op.attrs.float(k).is_none_or(|v| v == 1.0);
+        if op.attrs.int("transA").unwrap_or(0) != 0 || !one("alpha") || !one("beta") {
+            return Err("Gemm with transA, alpha or beta is not written yet".into());
+        }
+    }
+    let trans = op.attrs.int("trans_b").or(op.attrs.int("transB")).unwrap_or(0) != 0;
+    check_weight(&w, if trans { 0 } else { 1 })?;
+    let (data, shape) = if trans {
+        (w.data.clone(), w.dims.clone())
+    } else {
+        (layout::permute(&w.data, 1, &w.dims, &[1, 0]), vec![w.dims[1], w.dims[0]])
+    };
+    let ty = e.output(op)?;
+    let act = fused(activation_of(op)?, &e.g.quant(ty).ok_or("output has no grid")?, e.g.dtype(ty))?;
+    let name = e.value_name(op.results[0]);
+    let wq = Quant { scale: w.scale.clone(), zero_point: w.zero_point.clone(), axis: 0 };
+    let tw = e.g.constant(&format!("{name}.weights"), &shape, tfl::TensorType::Int8, Some(wq), data);
+    let tb = bias(e, op, &name, ta, &w, shape[0])?;
+    let options = O::FullyConnectedOptions(Box::new(tfl::FullyConnectedOptions {
+        fused_activation_function: act,
+        ..Default::default()
+    }));
+    e.g.op(B::FullyConnected, &[ta, tw, tb], &[ty], Some(options));
+    Ok(())
+}
+
+/// An operand of an elementwise op: its activation tensor, or a constant
+/// tensor for a dequantized constant, broadcast to `rank` and stored NHWC
+/// when that rank is 4.
+fn operand(e: &mut Emitter<'_>, v: Value, rank: usize, name: &str) -> Result<TensorId, String> {
+    if let Ok(t) = e.activation(v) {
+        if e.dims(v)?.len() != rank {
+            return Err(format!(
+                "{} broadcasts from rank {} to {rank}, which is not written yet",
+                e.value_name(v),
+                e.dims(v)?.len()
+            ));
+        }
+        return Ok(t);
+    }
+    let w = weight(e, v)?;
+    if w.scale.len() != 1 {
+        return Err(format!("{}: a per-channel constant operand", e.value_name(v)));
+    }
+    if w.dims.len() > rank {
+        return Err(format!("{} has a higher rank than the result", e.value_name(v)));
+    }
+    let mut dims = vec![1; rank - w.dims.len()];
+    dims.extend(&w.dims);
+    let (data, shape) = if rank == 4 {
+        (layout::permute(&w.data, 1, &dims, &layout::TO_NHWC), layout::stored(&dims))
+    } else {
+        (w.data, dims)
+    };
+    let ty = if w.dtype == DType::I16 { tfl::TensorType::Int16 } else { tfl::TensorType::Int8 };
+    Ok(e.g.constant(name, &shape, ty, Some(Quant::tensor(w.scale[0], w.zero_point[0])), data))
+}
+
+/// ADD / SUB / MUL with numpy broadcasting (equal ranks); a step by a
+/// float constant is an affine map ([`affine::step`]).
+fn binary(e: &mut Emitter<'_>, op: &OpData, code: tfl::BuiltinOperator) -> Result<(), String> {
+    if op.inputs().any(|v| e.const_of(v).is_some_and(|c| c.ty.dtype.is_float())) {
+        return affine::step(e, op);
+    }
+    let rank = e.dims(op.results[0])?.len();
+    let name = e.value_name(op.results[0]);
+    let ta = operand(e, op.operand(0).ok_or("no A")?, rank, &format!("{name}.a"))?;
+    let tb = operand(e, op.operand(1).ok_or("no B")?, rank, &format!("{name}.b"))?;
+    let ty = e.output(op)?;
+    let none = tfl::ActivationFunctionType::None;
+    let options = match code {
+        B::Add => O::AddOptions(Box::new(tfl::AddOptions { fused_activation_function: none, pot_scale_int16: false })),
+        B::Sub => O::SubOptions(Box::new(tfl::SubOptions { fused_activation_function: none, pot_scale_int16: false })),
+        _ => O::MulOptions(Box::new(tfl::MulOptions { fused_activation_function: none })),
+    };
+    e.g.op(code, &[ta, tb], &[ty], Some(options));
+    Ok(())
+}
+
+/// The output of an op TFLite runs on its input's grid: a tensor on input
+/// `t`'s grid, then a QUANTIZE to the QDQ form's grid if that differs.
+/// Returns (tensor to write, and after the op is written call [`finish_same_grid`]).
+fn same_grid_output(e: &mut Emitter<'_>, op: &OpData, t: TensorId) -> Result<(TensorId, TensorId), String> {
+    let ty = e.output(op)?;
+    if e.g.quant(ty) == e.g.quant(t) {
+        return Ok((ty, ty));
+    }
+    let tmp =
+        e.g.tensor(&format!("{}.in_grid", e.value_name(op.results[0])), &e.g.shape(ty), e.g.dtype(t), e.g.quant(t));
+    Ok((tmp, ty))
+}
+
+/// After writing an op into `tmp`: the QUANTIZE to `ty` when they differ.
+fn finish_same_grid(e: &mut Emitter<'_>, tmp: TensorId, ty: TensorId) {
+    if tmp != ty {
+        e.g.op(B::Quantize, &[tmp], &[ty], None);
+    }
+}
+
+/// MaxPool / AveragePool: MAX_POOL_2D / AVERAGE_POOL_2D (on the input's grid).
+fn pool(e: &mut Emitter<'_>, op: &OpData, code: tfl::BuiltinOperator) -> Result<(), String> {
+    let x = op.operand(0).ok_or("no input")?;
+    let tx = e.activation(x)?;
+    let (xd, yd) = (e.dims(x)?, e.dims(op.results[0])?);
+    if xd.len() != 4 {
+        return Err("only 2-D pooling is written".into());
+    }
+    if ints(op, "dilations", 2, 1)? != [1, 1] {
+        return Err("dilated pooling has no TFLite form".into());
+    }
+    let kernel = ints(op, "kernel_shape", 2, 1)?;
+    let pad_value = (code == B::MaxPool2d).then_some(i8::MIN);
+    let (tin, padding) = window_input(e, op, tx, &xd, &yd, &kernel, pad_value)?;
+    if code == B::AveragePool2d && tin != tx {
+        return Err("average pooling over pads that are not TFLite's SAME".into());
+    }
+    if code == B::AveragePool2d && padding == tfl::Padding::Same && op.attrs.int("count_include_pad").unwrap_or(0) != 0
+    {
+        return Err("`count_include_pad` = 1: TFLite's SAME averages exclude the pads".into());
+    }
+    let (tmp, ty) = same_grid_output(e, op, tx)?;
+    let strides = ints(op, "strides", 2, 1)?;
+    let options = O::Pool2DOptions(Box::new(tfl::Pool2DOptions {
+        padding,
+        stride_w: strides[1] as i32,
+        stride_h: strides[0] as i32,
+        filter_width: kernel[1] as i32,
+        filter_height: kernel[0] as i32,
+        fused_activation_function: tfl::ActivationFunctionType::None,
+    }));
+    e.g.op(code, &[tin], &[tmp], Some(options));
+    finish_same_grid(e, tmp, ty);
+    Ok(())
+}
+
+/// GlobalAveragePool: MEAN over height and width, dims kept.
+fn global_avg_pool(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
+    let x = op.operand(0).ok_or("no input")?;
+    let tx = e.activation(x)?;
+    if e.dims(x)?.len() != 4 {
+        return Err("only 2-D global pooling is written".into());
+    }
+    let ty = e.output(op)?;
+    let axes = e.g.ints(&format!("{}.axes", e.value_name(op.results[0])), &[2], &[1, 2]);
+    e.g.op(B::Mean, &[tx, axes], &[ty], Some(O::ReducerOptions(Box::new(tfl::ReducerOptions { keep_dims: true }))));
+    Ok(())
+}
+
+/// A unary op with separate input and output grids; `fixed`: the output
+/// grid TFLite's int8 kernel requires (LOGISTIC, TANH).
+fn unary(
+    e: &mut Emitter<'_>,
+    op: &OpData,
+    code: tfl::BuiltinOperator,
+    fixed: Option<(f32, i64)>,
+) -> Result<(), String> {
+    let tx = e.activation(op.operand(0).ok_or("no input")?)?;
+    let ty = e.output(op)?;
+    if let Some((s, z)) = fixed {
+        let q = e.g.quant(ty).ok_or("output has no grid")?;
+        if e.g.dtype(ty) == tfl::TensorType::Int8 && (q.scale[0] != s || q.zero_point[0] != z) {
+            return Err(format!(
+                "TFLite's int8 {code:?} writes on scale {s} and zero point {z}, its result's grid is {} / {}",
+                q.scale[0], q.zero_point[0]
+            ));
+        }
+    }
+    e.g.op(code, &[tx], &[ty], None);
+    Ok(())
+}
+
+fn leaky_relu(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
+    let tx = e.activation(op.operand(0).ok_or("no input")?)?;
+    let ty = e.output(op)?;
+    let alpha = op.attrs.float("alpha").unwrap_or(0.01);
+    e.g.op(B::LeakyRelu, &[tx], &[ty], Some(O::LeakyReluOptions(Box::new(tfl::LeakyReluOptions { alpha }))));
+    Ok(())
+}
+
+/// Clip with constant bounds: RELU, RELU6, RELU_N1_TO_1 or RELU_0_TO_1.
+fn clip(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
+    let bound = |i: usize| -> Result<Option<f64>, String> { op.operand(i).map(|v| e.scalar(v)).transpose() };
+    let (lo, hi) = (bound(1)?.unwrap_or(f64::NEG_INFINITY), bound(2)?.unwrap_or(f64::INFINITY));
+    let code = match (lo, hi) {
+        (l, h) if l == 0.0 && h == f64::INFINITY => B::Relu,
+        (l, h) if l == 0.0 && h == 6.0 => B::Relu6,
+        (l, h) if l == -1.0 && h == 1.0 => B::ReluN1To1,
+        (l, h) if l == 0.0 && h == 1.0 => B::Relu0To1,
+        _ => return Err(format!("Clip({lo}, {hi}) has no TFLite operator")),
+    };
+    unary(e, op, code, None)
+}
+
+/// Softmax over the last stored axis.
+fn softmax(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
+    let x = op.operand(0).ok_or("no input")?;
+    let rank = e.dims(x)?.len();
+    let axis = layout::stored_axis(op.attrs.int("axis").unwrap_or(-1), rank).ok_or("axis out of range")?;
+    if axis + 1 != rank {
+        return Err("TFLite's SOFTMAX runs over the last axis only".into());
+    }
+    unary(e, op, B::Softmax, Some((1.0 / 256.0, -128)))?;
+    if let Some(o) = e.g.last_options() {
+        *o = Some(O::SoftmaxOptions(Box::new(tfl::SoftmaxOptions { beta: 1.0 })));
+    }
+    Ok(())
+}

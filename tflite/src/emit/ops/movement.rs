@@ -1,0 +1,188 @@
+//! Data movement: concatenation, reshapes, transposes, resizing and padding
+//! of stored (NHWC) tensors. A Reshape whose NCHW element order differs
+//! from the stored order goes through a layout TRANSPOSE, reported with its
+//! reason; every other op here maps its axes onto the stored layout.
+
+use super::{finish_same_grid, same_grid_output, B, O};
+use crate::emit::graph::TensorId;
+use crate::emit::layout::{self, TO_NCHW, TO_NHWC};
+use crate::emit::Emitter;
+use crate::schema as tfl;
+use ir::OpData;
+
+/// True if a value of logical dims `d` has the same element order stored
+/// as in NCHW (not rank 4, one channel, or one pixel).
+fn ordered(d: &[usize]) -> bool {
+    d.len() != 4 || d[1] == 1 || d[2] * d[3] == 1
+}
+
+/// RESHAPE of `t` into `out` (shape `shape`).
+fn reshape_into(e: &mut Emitter<'_>, t: TensorId, out: TensorId, shape: &[usize], name: &str) {
+    let s: Vec<i32> = shape.iter().map(|&d| d as i32).collect();
+    let st = e.g.ints(&format!("{name}.shape"), &[s.len()], &s);
+    let options = O::ReshapeOptions(Box::new(tfl::ReshapeOptions { new_shape: Some(s) }));
+    e.g.op(B::Reshape, &[t, st], &[out], Some(options));
+}
+
+/// TRANSPOSE of `t` by `perm` into `out`.
+fn transpose_into(e: &mut Emitter<'_>, t: TensorId, out: TensorId, perm: &[usize], name: &str) {
+    let p: Vec<i32> = perm.iter().map(|&d| d as i32).collect();
+    let pt = e.g.ints(&format!("{name}.perm"), &[p.len()], &p);
+    e.g.op(B::Transpose, &[t, pt], &[out], Some(O::TransposeOptions(Box::default())));
+}
+
+/// A fresh tensor on `like`'s grid and type.
+fn temp(e: &mut Emitter<'_>, like: TensorId, name: &str, shape: &[usize]) -> TensorId {
+    let (ty, q) = (e.g.dtype(like), e.g.quant(like));
+    e.g.tensor(name, shape, ty, q)
+}
+
+/// Reshape, Flatten: RESHAPE, with a layout TRANSPOSE before (after) it
+/// when a rank-4 input (output) is not stored in its NCHW element order.
+pub(super) fn reshape(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
+    let x = op.operand(0).ok_or("no input")?;
+    let tx = e.activation(x)?;
+    let (xd, yd) = (e.dims(x)?, e.dims(op.results[0])?);
+    let name = e.value_name(op.results[0]);
+    let (tmp, ty) = same_grid_output(e, op, tx)?;
+    let mut cur = tx;
+    if !ordered(&xd) {
+        let t = temp(e, tx, &format!("{name}.nchw_in"), &xd);
+        transpose_into(e, cur, t, &TO_NCHW, &format!("{name}.nchw_in"));
+        e.transposes.push(format!("{name}: NHWC → NCHW before a Reshape of {xd:?} to {yd:?} ({})", op.loc));
+        cur = t;
+    }
+    if ordered(&yd) {
+        reshape_into(e, cur, tmp, &layout::stored(&yd), &name);
+    } else {
+        let t = temp(e, tx, &format!("{name}.nchw_out"), &yd);
+        reshape_into(e, cur, t, &yd, &name);
+        transpose_into(e, t, tmp, &TO_NHWC, &format!("{name}.nhwc_out"));
+        e.transposes.push(format!("{name}: NCHW → NHWC after a Reshape of {xd:?} to {yd:?} ({})", op.loc));
+    }
+    finish_same_grid(e, tmp, ty);
+    Ok(())
+}
+
+/// Concat: CONCATENATION along the stored axis (inputs may have other grids).
+pub(super) fn concat(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
+    let rank = e.dims(op.results[0])?.len();
+    let axis = layout::stored_axis(op.attrs.int("axis").unwrap_or(0), rank).ok_or("axis out of range")?;
+    let inputs = op.inputs().map(|v| e.activation(v)).collect::<Result<Vec<_>, _>>()?;
+    let ty = e.output(op)?;
+    let options = O::ConcatenationOptions(Box::new(tfl::ConcatenationOptions {
+        axis: axis as i32,
+        fused_activation_function: tfl::ActivationFunctionType::None,
+    }));
+    e.g.op(B::Concatenation, &inputs, &[ty], Some(options));
+    Ok(())
+}
+
+/// Transpose: TRANSPOSE by the permutation of stored axes it amounts to
+/// (a RESHAPE when that is the identity).
+pub(super) fn transpose(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
+    let x = op.operand(0).ok_or("no input")?;
+    let tx = e.activation(x)?;
+    let rank = e.dims(x)?.len();
+    let perm: Vec<usize> = match op.attrs.ints("perm") {
+        Some(p) => p.iter().map(|&a| a as usize).collect(),
+        None => (0..rank).rev().collect(),
+    };
+    if perm.len() != rank || perm.iter().any(|&a| a >= rank) {
+        return Err(format!("`perm` {perm:?} does not fit rank {rank}"));
+    }
+    let logical = |j: usize| if rank == 4 { TO_NHWC[j] } else { j };
+    let stored: Vec<usize> =
+        (0..rank).map(|j| layout::stored_axis(perm[logical(j)] as i64, rank).unwrap_or(0)).collect();
+    let name = e.value_name(op.results[0]);
+    let (tmp, ty) = same_grid_output(e, op, tx)?;
+    if stored.iter().enumerate().all(|(i, &a)| i == a) {
+        let shape = e.g.shape(tmp);
+        reshape_into(e, tx, tmp, &shape, &name);
+    } else {
+        transpose_into(e, tx, tmp, &stored, &name);
+    }
+    finish_same_grid(e, tmp, ty);
+    Ok(())
+}
+
+/// Resize of the two spatial dims: RESIZE_NEAREST_NEIGHBOR for integer
+/// upscales (where every ONNX coordinate mode picks `⌊i / s⌋`, except
+/// asymmetric rounding), RESIZE_BILINEAR for linear modes TFLite has.
+pub(super) fn resize(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
+    let x = op.operand(0).ok_or("no input")?;
+    let tx = e.activation(x)?;
+    let (xd, yd) = (e.dims(x)?, e.dims(op.results[0])?);
+    if xd.len() != 4 || xd[..2] != yd[..2] {
+        return Err(format!("only resizes of the spatial dims of a rank-4 tensor are written ({xd:?} → {yd:?})"));
+    }
+    let mode = op.attrs.str("mode").unwrap_or("nearest");
+    let coord = op.attrs.str("coordinate_transformation_mode").unwrap_or("half_pixel");
+    let (code, align, half) = match mode {
+        "nearest" => {
+            let integer = (2..4).all(|i| yd[i] % xd[i] == 0);
+            let floor = op.attrs.str("nearest_mode").unwrap_or("round_prefer_floor") == "floor";
+            let ok =
+                integer && (matches!(coord, "half_pixel" | "pytorch_half_pixel") || coord == "asymmetric" && floor);
+            if !ok {
+                return Err(format!("nearest resize {xd:?} → {yd:?} with `{coord}` has no TFLite form"));
+            }
+            (B::ResizeNearestNeighbor, false, false)
+        }
+        "linear" => match coord {
+            "half_pixel" => (B::ResizeBilinear, false, true),
+            "pytorch_half_pixel" if yd[2] > 1 && yd[3] > 1 => (B::ResizeBilinear, false, true),
+            "align_corners" => (B::ResizeBilinear, true, false),
+            "asymmetric" => (B::ResizeBilinear, false, false),
+            _ => return Err(format!("linear resize with `{coord}` has no TFLite form")),
+        },
+        _ => return Err(format!("`{mode}` resize has no TFLite form")),
+    };
+    let name = e.value_name(op.results[0]);
+    let size = e.g.ints(&format!("{name}.size"), &[2], &[yd[2] as i32, yd[3] as i32]);
+    let (tmp, ty) = same_grid_output(e, op, tx)?;
+    let options = if code == B::ResizeBilinear {
+        O::ResizeBilinearOptions(Box::new(tfl::ResizeBilinearOptions {
+            align_corners: align,
+            half_pixel_centers: half,
+        }))
+    } else {
+        O::ResizeNearestNeighborOptions(Box::new(tfl::ResizeNearestNeighborOptions {
+            align_corners: align,
+            half_pixel_centers: half,
+        }))
+    };
+    e.g.op(code, &[tx, size], &[tmp], Some(options));
+    finish_same_grid(e, tmp, ty);
+    Ok(())
+}
+
+/// Pad (constant zeros): PAD with the zero point, pads in stored order.
+pub(super) fn pad(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
+    if op.attrs.str("mode").is_some_and(|m| m != "constant") {
+        return Err("only constant padding is written".into());
+    }
+    if op.operand(3).is_some() {
+        return Err("Pad with `axes` is not written yet".into());
+    }
+    if let Some(v) = op.operand(2) {
+        if e.scalar(v)? != 0.0 {
+            return Err("padding with a value other than 0 is not written yet".into());
+        }
+    }
+    let x = op.operand(0).ok_or("no input")?;
+    let tx = e.activation(x)?;
+    let rank = e.dims(x)?.len();
+    let pads = op.operand(1).and_then(|p| e.const_of(p)).and_then(|c| c.to_i64s()).ok_or("pads are not a constant")?;
+    if pads.len() != 2 * rank || pads.iter().any(|&p| p < 0) {
+        return Err(format!("pads {pads:?}: expected {} non-negative values", 2 * rank));
+    }
+    let logical = |j: usize| if rank == 4 { TO_NHWC[j] } else { j };
+    let p: Vec<i32> = (0..rank).flat_map(|j| [pads[logical(j)] as i32, pads[rank + logical(j)] as i32]).collect();
+    let name = e.value_name(op.results[0]);
+    let pt = e.g.ints(&format!("{name}.paddings"), &[rank, 2], &p);
+    let (tmp, ty) = same_grid_output(e, op, tx)?;
+    e.g.op(B::Pad, &[tx, pt], &[tmp], Some(O::PadOptions(Box::default())));
+    finish_same_grid(e, tmp, ty);
+    Ok(())
+}
