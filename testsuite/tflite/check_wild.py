@@ -47,6 +47,8 @@ def prepare(model_dir, out):
         shapes += ["--shape", f"{n}={','.join(map(str, x.shape))}"]
     floats = []
     for k in range(len(model.graph.output)):
+        if not (data / f"output_{k}.pb").exists():
+            break
         p = out / f"fp32_{k}.npy"
         np.save(p, load_pb(data / f"output_{k}.pb"))
         floats.append(p)
@@ -120,11 +122,12 @@ def row(r):
     worst = max(o["max_lsb"] for o in r["lite"])
     differ = max(o["differ"] for o in r["lite"])
     cos = min(o.get("cosine_vs_fp32", float("nan")) for o in r["lite"])
+    cos = "-" if cos != cos else f"{cos:.5f}"
     v = r["vela"]
     vela = "Vela failed" if v is None else f"{v[0]}/{v[0] + v[1]} ({100 * v[0] / max(1, v[0] + v[1]):.1f}%)"
     ok = worst <= 1 and v is not None and v[1] == 0
     return (f"| {r['model']} | {r['ops']} ({r['transposes']} transposes) | {worst} | {100 * differ:.2f}% | "
-            f"{cos:.5f} | {vela} |"), ok
+            f"{cos} | {vela} |"), ok
 
 
 def main():

@@ -200,7 +200,8 @@ fn with_identifier(fb: &[u8], ident: [u8; 4]) -> Vec<u8> {
 
 /// The operator version TFLite's converter records for the int8 form of
 /// `code` (per-channel weights where the op has them); interpreters pick
-/// kernels by tensor types, the version only has to be one they register.
+/// kernels by tensor types, but refuse versions they do not register
+/// (PRELU has only version 1).
 fn op_version(code: tfl::BuiltinOperator) -> i32 {
     use tfl::BuiltinOperator as B;
     match code {
@@ -223,7 +224,6 @@ fn op_version(code: tfl::BuiltinOperator) -> i32 {
         | B::Quantize
         | B::Relu
         | B::Relu6
-        | B::Prelu
         | B::LeakyRelu
         | B::Tanh => 2,
         _ => 1,

@@ -56,6 +56,20 @@ pub fn permute(data: &[u8], elem: usize, dims: &[usize], perm: &[usize]) -> Vec<
     out
 }
 
+/// The ONNX pads (`[begin..., end...]`) of SAME_UPPER, which are TFLite's
+/// SAME: the odd row or column after.
+pub fn same_pads(input: &[usize], kernel: &[usize], strides: &[usize], dil: &[usize]) -> Vec<usize> {
+    let n = input.len();
+    let mut pads = vec![0; 2 * n];
+    for i in 0..n {
+        let o = input[i].div_ceil(strides[i]);
+        let total = ((o - 1) * strides[i] + (kernel[i] - 1) * dil[i] + 1).saturating_sub(input[i]);
+        pads[i] = total / 2;
+        pads[n + i] = total - total / 2;
+    }
+    pads
+}
+
 /// How a window's padding is written in TFLite.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Padding {

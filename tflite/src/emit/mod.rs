@@ -232,7 +232,12 @@ impl<'m> Emitter<'m> {
     /// The output tensor of float op `op`'s result: on the grid of the first
     /// QuantizeLinear reading it.
     fn output(&mut self, op: &OpData) -> Result<TensorId, String> {
-        let r = op.results[0];
+        self.output_n(op, 0)
+    }
+
+    /// The output tensor of result `i` of float op `op` (as [`Self::output`]).
+    fn output_n(&mut self, op: &OpData, i: usize) -> Result<TensorId, String> {
+        let r = *op.results.get(i).ok_or("missing result")?;
         let &qid = self.q_reader.get(&r).ok_or_else(|| {
             format!(
                 "its result {} is not quantized (a float op: keep-float ops have no int8 TFLite form)",

@@ -25,6 +25,8 @@ use tfl::BuiltinOptions as O;
 pub(super) fn lower(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     match op.opcode {
         Opcode::CoreConv | Opcode::Conv => conv(e, op),
+        Opcode::CoreConvTranspose | Opcode::ConvTranspose => conv_transpose(e, op),
+        Opcode::PRelu => prelu(e, op),
         Opcode::CoreLinear | Opcode::MatMul | Opcode::Gemm => linear(e, op),
         Opcode::HardSigmoid => affine::hard_sigmoid(e, op),
         Opcode::Add => binary(e, op, B::Add),
@@ -34,6 +36,7 @@ pub(super) fn lower(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
         Opcode::MaxPool => pool(e, op, B::MaxPool2d),
         Opcode::AveragePool => pool(e, op, B::AveragePool2d),
         Opcode::GlobalAveragePool => global_avg_pool(e, op),
+        Opcode::CoreReduce => reduce(e, op),
         Opcode::Relu => unary(e, op, B::Relu, None),
         Opcode::HardSwish => unary(e, op, B::HardSwish, None),
         Opcode::Sigmoid => unary(e, op, B::Logistic, Some((1.0 / 256.0, -128))),
@@ -43,6 +46,8 @@ pub(super) fn lower(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
         Opcode::Softmax => softmax(e, op),
         Opcode::Concat => movement::concat(e, op),
         Opcode::Reshape | Opcode::CoreReshape | Opcode::Flatten => movement::reshape(e, op),
+        Opcode::Squeeze | Opcode::CoreSqueeze | Opcode::Unsqueeze | Opcode::CoreUnsqueeze => movement::reshape(e, op),
+        Opcode::Split => movement::split(e, op),
         Opcode::Transpose => movement::transpose(e, op),
         Opcode::Resize => movement::resize(e, op),
         Opcode::Pad => movement::pad(e, op),
@@ -146,15 +151,19 @@ fn window_input(
     kernel: &[usize],
     pad_value: Option<i8>,
 ) -> Result<(TensorId, tfl::Padding), String> {
-    if op.attrs.str("auto_pad").is_some_and(|a| a != "NOTSET") {
-        return Err("`auto_pad` other than NOTSET is not written yet".into());
+    if op.attrs.str("auto_pad") == Some("SAME_LOWER") {
+        return Err("`auto_pad` = SAME_LOWER has no TFLite form".into());
     }
     if op.attrs.int("ceil_mode").unwrap_or(0) != 0 {
         return Err("`ceil_mode` = 1 has no TFLite form".into());
     }
     let strides = ints(op, "strides", 2, 1)?;
     let dil = ints(op, "dilations", 2, 1)?;
-    let pads = ints(op, "pads", 4, 0)?;
+    let pads = match op.attrs.str("auto_pad") {
+        Some("VALID") => vec![0; 4],
+        Some("SAME_UPPER") => layout::same_pads(&xd[2..], kernel, &strides, &dil),
+        _ => ints(op, "pads", 4, 0)?,
+    };
     match layout::padding(&xd[2..], kernel, &strides, &dil, &pads, &yd[2..]) {
         Padding::Same => Ok((t, tfl::Padding::Same)),
         Padding::Valid => Ok((t, tfl::Padding::Valid)),
@@ -235,6 +244,95 @@ fn conv(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     };
     let code = if depthwise { B::DepthwiseConv2d } else { B::Conv2d };
     e.g.op(code, &[tin, tw, tb], &[ty], Some(options));
+    Ok(())
+}
+
+/// `core.conv_transpose` (group 1, no dilation): TRANSPOSE_CONV with OHWI
+/// weights, VALID when ONNX pads nothing, SAME when the output is the input
+/// times the stride and ONNX pads as SAME would.
+fn conv_transpose(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
+    let x = op.operand(0).ok_or("no input")?;
+    let tx = e.activation(x)?;
+    let (xd, yd) = (e.dims(x)?, e.dims(op.results[0])?);
+    let w = weight(e, op.operand(1).ok_or("no weights")?)?;
+    if xd.len() != 4 || w.dims.len() != 4 {
+        return Err("only 2-D transposed convolutions are written".into());
+    }
+    if op.attrs.int("group").unwrap_or(1) != 1 || ints(op, "dilations", 2, 1)? != [1, 1] {
+        return Err("grouped or dilated transposed convolutions have no TFLite form".into());
+    }
+    if op.attrs.str("auto_pad").is_some_and(|a| a != "NOTSET") {
+        return Err("`auto_pad` on a transposed convolution is not written yet".into());
+    }
+    check_weight(&w, 1)?;
+    let (strides, pads) = (ints(op, "strides", 2, 1)?, ints(op, "pads", 4, 0)?);
+    let kernel = [w.dims[2], w.dims[3]];
+    let same = (0..2).all(|i| {
+        let total = kernel[i].saturating_sub(strides[i]);
+        yd[2 + i] == xd[2 + i] * strides[i] && pads[i] == total / 2 && pads[2 + i] == total - total / 2
+    });
+    let valid = pads.iter().all(|&p| p == 0) && (0..2).all(|i| yd[2 + i] == (xd[2 + i] - 1) * strides[i] + kernel[i]);
+    let padding = match (valid, same) {
+        (true, _) => tfl::Padding::Valid,
+        (_, true) => tfl::Padding::Same,
+        _ => return Err(format!("pads {pads:?} (output {yd:?}) are neither TFLite's SAME nor VALID")),
+    };
+    let ty = e.output(op)?;
+    fused(activation_of(op)?, &e.g.quant(ty).ok_or("output has no grid")?, e.g.dtype(ty))
+        .ok()
+        .filter(|&a| a == tfl::ActivationFunctionType::None)
+        .ok_or("TFLite's TRANSPOSE_CONV fuses no activation")?;
+    let name = e.value_name(op.results[0]);
+    let perm = [1, 2, 3, 0];
+    let data = layout::permute(&w.data, 1, &w.dims, &perm);
+    let shape: Vec<usize> = perm.iter().map(|&p| w.dims[p]).collect();
+    let wq = Quant { scale: w.scale.clone(), zero_point: w.zero_point.clone(), axis: 0 };
+    let tw = e.g.constant(&format!("{name}.weights"), &shape, tfl::TensorType::Int8, Some(wq), data);
+    let tb = bias(e, op, &name, tx, &w, shape[0])?;
+    let out: Vec<i32> = layout::stored(&yd).iter().map(|&d| d as i32).collect();
+    let ts = e.g.ints(&format!("{name}.output_shape"), &[4], &out);
+    let options = O::TransposeConvOptions(Box::new(tfl::TransposeConvOptions {
+        padding,
+        stride_w: strides[1] as i32,
+        stride_h: strides[0] as i32,
+        fused_activation_function: tfl::ActivationFunctionType::None,
+        quantized_bias_type: tfl::TensorType::Float32,
+    }));
+    e.g.op(B::TransposeConv, &[ts, tw, tx, tb], &[ty], Some(options));
+    Ok(())
+}
+
+/// PRelu with a constant slope: PRELU, the slope on an int8 grid of its
+/// own (symmetric, one scale: the quantizer leaves it in float).
+fn prelu(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
+    let x = op.operand(0).ok_or("no input")?;
+    let tx = e.activation(x)?;
+    let xd = e.dims(x)?;
+    let s = op.operand(1).ok_or("no slope")?;
+    let c = e.const_of(s).filter(|c| c.ty.dtype.is_float()).ok_or("a slope that is not a float constant")?;
+    let vals = c.to_f64s().ok_or("unreadable slope")?;
+    let mut dims = e.dims(s)?;
+    while dims.len() < xd.len() {
+        dims.insert(0, 1);
+    }
+    let m = vals.iter().fold(0f64, |m, v| m.max(v.abs()));
+    let scale = if m > 0.0 { m / 127.0 } else { 1.0 };
+    let q: Vec<u8> = vals.iter().map(|v| (v / scale).round().clamp(-127.0, 127.0) as i8 as u8).collect();
+    let (data, shape) = if dims.len() == 4 {
+        (layout::permute(&q, 1, &dims, &layout::TO_NHWC), layout::stored(&dims))
+    } else {
+        (q, dims)
+    };
+    let name = e.value_name(op.results[0]);
+    let ts = e.g.constant(
+        &format!("{name}.slope"),
+        &shape,
+        tfl::TensorType::Int8,
+        Some(Quant::tensor(scale as f32, 0)),
+        data,
+    );
+    let ty = e.output(op)?;
+    e.g.op(B::Prelu, &[tx, ts], &[ty], None);
     Ok(())
 }
 
@@ -433,6 +531,48 @@ fn global_avg_pool(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     let ty = e.output(op)?;
     let axes = e.g.ints(&format!("{}.axes", e.value_name(op.results[0])), &[2], &[1, 2]);
     e.g.op(B::Mean, &[tx, axes], &[ty], Some(O::ReducerOptions(Box::new(tfl::ReducerOptions { keep_dims: true }))));
+    Ok(())
+}
+
+/// `core.reduce` mean, sum, max or min over constant axes: MEAN, SUM
+/// (requantizing), REDUCE_MAX, REDUCE_MIN (on the input's grid).
+fn reduce(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
+    let x = op.operand(0).ok_or("no input")?;
+    let tx = e.activation(x)?;
+    let xd = e.dims(x)?;
+    let rank = xd.len();
+    let kind = op.attrs.str("kind").unwrap_or("");
+    let code = match kind {
+        "mean" => B::Mean,
+        "sum" => B::Sum,
+        "max" => B::ReduceMax,
+        "min" => B::ReduceMin,
+        _ => return Err(format!("a `{kind}` reduction has no TFLite int8 form")),
+    };
+    let logical: Vec<usize> =
+        op.attrs.ints("axes").unwrap_or(&[]).iter().map(|&a| a.rem_euclid(rank.max(1) as i64) as usize).collect();
+    let mut axes: Vec<i32> = logical.iter().map(|&a| layout::stored_axis(a as i64, rank).unwrap_or(a) as i32).collect();
+    axes.sort_unstable();
+    let keep = op.attrs.int("keepdims").unwrap_or(1) != 0;
+    if rank == 4 && !keep {
+        // The kept axes must come out in the same order stored (NHWC) as in NCHW.
+        let kept_nchw: Vec<usize> = (0..4).filter(|a| !logical.contains(a)).collect();
+        let kept_stored: Vec<usize> = layout::TO_NHWC.iter().copied().filter(|a| !logical.contains(a)).collect();
+        if kept_nchw != kept_stored {
+            return Err(format!("reducing axes {logical:?} without keepdims reorders the kept NHWC axes"));
+        }
+    }
+    let name = e.value_name(op.results[0]);
+    let at = e.g.ints(&format!("{name}.axes"), &[axes.len()], &axes);
+    let options = Some(O::ReducerOptions(Box::new(tfl::ReducerOptions { keep_dims: keep })));
+    if matches!(code, B::ReduceMax | B::ReduceMin) {
+        let (tmp, ty) = same_grid_output(e, op, tx)?;
+        e.g.op(code, &[tx, at], &[tmp], options);
+        finish_same_grid(e, tmp, ty);
+    } else {
+        let ty = e.output(op)?;
+        e.g.op(code, &[tx, at], &[ty], options);
+    }
     Ok(())
 }
 

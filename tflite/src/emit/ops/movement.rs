@@ -70,6 +70,16 @@ pub(super) fn concat(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     let axis = layout::stored_axis(op.attrs.int("axis").unwrap_or(0), rank).ok_or("axis out of range")?;
     let inputs = op.inputs().map(|v| e.activation(v)).collect::<Result<Vec<_>, _>>()?;
     let ty = e.output(op)?;
+    // TFLite's int8 CONCATENATION copies bytes: inputs on other grids are requantized first.
+    let name = e.value_name(op.results[0]);
+    let mut inputs = inputs;
+    for (i, t) in inputs.iter_mut().enumerate() {
+        if e.g.quant(*t) != e.g.quant(ty) {
+            let q = e.g.tensor(&format!("{name}.in{i}"), &e.g.shape(*t), e.g.dtype(ty), e.g.quant(ty));
+            e.g.op(B::Quantize, &[*t], &[q], None);
+            *t = q;
+        }
+    }
     let options = O::ConcatenationOptions(Box::new(tfl::ConcatenationOptions {
         axis: axis as i32,
         fused_activation_function: tfl::ActivationFunctionType::None,
@@ -157,15 +167,48 @@ pub(super) fn resize(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     Ok(())
 }
 
-/// Pad (constant zeros): PAD with the zero point, pads in stored order.
-pub(super) fn pad(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
-    if op.attrs.str("mode").is_some_and(|m| m != "constant") {
-        return Err("only constant padding is written".into());
+/// Split along one axis: SPLIT_V with the part sizes (outputs on their
+/// own grids get a QUANTIZE each).
+pub(super) fn split(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
+    let x = op.operand(0).ok_or("no input")?;
+    let tx = e.activation(x)?;
+    let rank = e.dims(x)?.len();
+    let axis = layout::stored_axis(op.attrs.int("axis").unwrap_or(0), rank).ok_or("axis out of range")?;
+    let logical = op.attrs.int("axis").unwrap_or(0).rem_euclid(rank.max(1) as i64) as usize;
+    let mut sizes = Vec::new();
+    let mut outs = Vec::new();
+    let mut finish = Vec::new();
+    for i in 0..op.results.len() {
+        sizes.push(e.dims(op.results[i])?[logical] as i32);
+        let ty = e.output_n(op, i)?;
+        if e.g.quant(ty) == e.g.quant(tx) {
+            outs.push(ty);
+        } else {
+            let t = temp(e, tx, &format!("{}.in_grid", e.value_name(op.results[i])), &e.g.shape(ty));
+            outs.push(t);
+            finish.push((t, ty));
+        }
     }
+    let name = e.value_name(op.results[0]);
+    let st = e.g.ints(&format!("{name}.sizes"), &[sizes.len()], &sizes);
+    let at = e.g.ints(&format!("{name}.axis"), &[], &[axis as i32]);
+    let options = O::SplitVOptions(Box::new(tfl::SplitVOptions { num_splits: sizes.len() as i32 }));
+    e.g.op(B::SplitV, &[tx, st, at], &outs, Some(options));
+    for (t, ty) in finish {
+        finish_same_grid(e, t, ty);
+    }
+    Ok(())
+}
+
+/// Pad: PAD with zeros (the zero point), MIRROR_PAD for `reflect` and for
+/// `edge` by at most one element (SYMMETRIC repeats the edge); pads in
+/// stored order.
+pub(super) fn pad(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
+    let mode = op.attrs.str("mode").unwrap_or("constant");
     if op.operand(3).is_some() {
         return Err("Pad with `axes` is not written yet".into());
     }
-    if let Some(v) = op.operand(2) {
+    if let Some(v) = op.operand(2).filter(|_| mode == "constant") {
         if e.scalar(v)? != 0.0 {
             return Err("padding with a value other than 0 is not written yet".into());
         }
@@ -182,7 +225,19 @@ pub(super) fn pad(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     let name = e.value_name(op.results[0]);
     let pt = e.g.ints(&format!("{name}.paddings"), &[rank, 2], &p);
     let (tmp, ty) = same_grid_output(e, op, tx)?;
-    e.g.op(B::Pad, &[tx, pt], &[tmp], Some(O::PadOptions(Box::default())));
+    let mirror = match mode {
+        "constant" => None,
+        "reflect" => Some(tfl::MirrorPadMode::Reflect),
+        "edge" if pads.iter().all(|&p| p <= 1) => Some(tfl::MirrorPadMode::Symmetric),
+        _ => return Err(format!("`{mode}` padding by {pads:?} has no TFLite form")),
+    };
+    match mirror {
+        None => e.g.op(B::Pad, &[tx, pt], &[tmp], Some(O::PadOptions(Box::default()))),
+        Some(mode) => {
+            let options = O::MirrorPadOptions(Box::new(tfl::MirrorPadOptions { mode }));
+            e.g.op(B::MirrorPad, &[tx, pt], &[tmp], Some(options));
+        }
+    }
     finish_same_grid(e, tmp, ty);
     Ok(())
 }

@@ -1,0 +1,115 @@
+"""One small ONNX model per operator form the TFLite writer emits, in the
+wild corpus's layout (OUT/models/<name>/model.onnx, test_data_set_0 with a
+seeded input), for `check_wild.py --wild OUT`.
+
+    op_models.py OUT
+
+Weights and inputs come from a fixed seed, so the files are the same on
+every run. Each operator reads the graph inputs, so the check compares one
+operator's integers with edgec's.
+"""
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+RNG = np.random.default_rng(20261206)
+C, H, W = 8, 12, 16
+
+
+def const(name, a):
+    return numpy_helper.from_array(np.asarray(a, dtype=np.float32), name)
+
+
+def conv_w(name, cout, cin, k):
+    return const(name, RNG.normal(0, 1 / np.sqrt(cin * k * k), (cout, cin, k, k)))
+
+
+def model(name, nodes, inits, out_shape, inputs=("x",), in_shape=(1, C, H, W)):
+    ins = [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(in_shape)) for n in inputs]
+    outs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(out_shape))]
+    g = helper.make_graph(nodes, name, ins, outs, inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+def conv(x, y, w, b, **kw):
+    return helper.make_node("Conv", [x, w, b], [y], **kw)
+
+
+def node(op, ins, **kw):
+    return helper.make_node(op, ins, ["y"], **kw)
+
+
+def i64(name, a):
+    return numpy_helper.from_array(np.array(a, dtype=np.int64), name)
+
+
+def models():
+    """(name, ModelProto): each operator reads the graph inputs directly, so
+    both sides start from the same integers and only the operator's own
+    rounding can differ."""
+    m = {}
+    full = (1, C, H, W)
+    w3, b8 = conv_w("w3", C, C, 3), const("b8", RNG.normal(0, 0.1, C))
+    m["conv3x3_relu"] = model("c", [conv("x", "t", "w3", "b8", pads=[1] * 4), node("Relu", ["t"])], [w3, b8], full)
+    m["conv3x3_s2_pad"] = model("c", [conv("x", "y", "w3", "b8", pads=[1] * 4, strides=[2, 2])], [w3, b8],
+                                (1, C, H // 2, W // 2))
+    m["conv_relu6"] = model("c", [conv("x", "t", "w3", "b8", pads=[1] * 4), node("Clip", ["t", "lo", "hi"])],
+                            [w3, b8, const("lo", 0.0), const("hi", 6.0)], full)
+    dw = const("dw", RNG.normal(0, 0.3, (C, 1, 3, 3)))
+    m["depthwise"] = model("c", [conv("x", "y", "dw", "b8", pads=[1] * 4, group=C)], [dw, b8], full)
+    m["gemm"] = model("c", [node("Gemm", ["x", "gw", "gb"], transB=1)],
+                      [const("gw", RNG.normal(0, 0.3, (5, C))), const("gb", RNG.normal(0, 0.1, 5))], (1, 5),
+                      in_shape=(1, C))
+    wt = const("wt", RNG.normal(0, 0.3, (C, C, 2, 2)))
+    m["conv_transpose"] = model("c", [node("ConvTranspose", ["x", "wt", "b8"], strides=[2, 2])], [wt, b8],
+                                (1, C, 2 * H, 2 * W))
+    for op in ["Add", "Sub", "Mul"]:
+        m[op.lower()] = model("c", [node(op, ["x", "z"])], [], full, inputs=("x", "z"))
+    m["concat"] = model("c", [node("Concat", ["x", "z"], axis=1)], [], (1, 2 * C, H, W), inputs=("x", "z"))
+    m["maxpool"] = model("c", [node("MaxPool", ["x"], kernel_shape=[3, 3], strides=[2, 2], pads=[1] * 4)], [],
+                         (1, C, H // 2, W // 2))
+    m["avgpool"] = model("c", [node("AveragePool", ["x"], kernel_shape=[2, 2], strides=[2, 2])], [],
+                         (1, C, H // 2, W // 2))
+    m["global_avgpool"] = model("c", [node("GlobalAveragePool", ["x"])], [], (1, C, 1, 1))
+    m["reduce_mean"] = model("c", [node("ReduceMean", ["x"], axes=[2, 3], keepdims=1)], [], (1, C, 1, 1))
+    for mode, coord in [("nearest", "asymmetric"), ("linear", "half_pixel")]:
+        extra = {"nearest_mode": "floor"} if mode == "nearest" else {}
+        m[f"resize_{mode}"] = model("c", [node("Resize", ["x", "", "sc"], mode=mode,
+                                               coordinate_transformation_mode=coord, **extra)],
+                                    [const("sc", [1, 1, 2, 2])], (1, C, 2 * H, 2 * W))
+    for op in ["Relu", "HardSwish", "HardSigmoid", "Sigmoid", "Tanh", "LeakyRelu"]:
+        m[op.lower()] = model("c", [node(op, ["x"])], [], full)
+    m["prelu"] = model("c", [node("PRelu", ["x", "sl"])], [const("sl", RNG.uniform(0, 0.5, (C, 1, 1)))], full)
+    m["softmax"] = model("c", [node("Softmax", ["x"], axis=-1)], [], (1, 5), in_shape=(1, 5))
+    m["split"] = model("c", [helper.make_node("Split", ["x", "sp"], ["s0", "s1"], axis=1), node("Add", ["s0", "s1"])],
+                       [i64("sp", [4, 4])], (1, 4, H, W))
+    m["reshape_nchw"] = model("c", [node("Reshape", ["x", "shp"])], [i64("shp", [1, C, H * W])], (1, C, H * W))
+    m["transpose"] = model("c", [node("Transpose", ["x"], perm=[0, 2, 3, 1])], [], (1, H, W, C))
+    m["pad"] = model("c", [node("Pad", ["x", "pd"], mode="constant")], [i64("pd", [0, 0, 2, 1, 0, 0, 2, 1])],
+                     (1, C, H + 4, W + 2))
+    m["affine_const"] = model("c", [helper.make_node("Sub", ["x", "mu"], ["s"]), node("Div", ["s", "sd"])],
+                              [const("mu", RNG.normal(0, 0.2, (1, C, 1, 1))),
+                               const("sd", RNG.uniform(0.5, 2, (1, C, 1, 1)))], full)
+    return m
+
+
+def main():
+    out = Path(sys.argv[1])
+    ms = models()
+    for name, mp in ms.items():
+        d = out / "models" / name / "test_data_set_0"
+        d.mkdir(parents=True, exist_ok=True)
+        onnx.checker.check_model(mp)
+        onnx.save(mp, str(d.parent / "model.onnx"))
+        for k, inp in enumerate(mp.graph.input):
+            shape = [x.dim_value for x in inp.type.tensor_type.shape.dim]
+            x = RNG.normal(0, 1, shape).astype(np.float32)
+            (d / f"input_{k}.pb").write_bytes(numpy_helper.from_array(x, inp.name).SerializeToString())
+    print(" ".join(ms))
+
+
+if __name__ == "__main__":
+    main()
