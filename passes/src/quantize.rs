@@ -209,6 +209,8 @@ pub fn weight_slots(op: &OpData) -> Option<WeightSlots> {
         Opcode::CoreLinear => (1, Some(2), Some(if int("trans_b", 0) == 1 { -2 } else { -1 })),
         Opcode::Gemm => (1, Some(2), Some(if int("transB", 0) == 1 { 0 } else { 1 })),
         Opcode::MatMul => (1, None, Some(-1)),
+        // One slope per tensor: TFLite's int8 PRELU takes one grid for its alpha.
+        Opcode::PRelu => (1, None, None),
         _ => return None,
     };
     Some(WeightSlots { weight, bias, axis })
@@ -355,21 +357,35 @@ fn share_grids(
     params
 }
 
-/// The policy's fixed grids on the 8-bit results of its int8 ops.
+/// The policy's fixed grids on the 8-bit results of its int8 ops, passed
+/// on (in program order) to the results of `share_grid` ops reading them.
 fn fixed_grids(
     f: &ir::Function,
     layers: &[Layer],
     mut params: BTreeMap<Value, (QType, QParams)>,
     pol: &Policy,
 ) -> BTreeMap<Value, (QType, QParams)> {
+    let mut fixed = BTreeSet::new();
     for l in layers.iter().filter(|l| l.precision == Precision::Int8) {
         let op = &f.ops[l.op];
-        let Some(g) = pol.fixed_grid.get(op.opcode.name()) else { continue };
+        let name = op.opcode.name();
+        let grid = match pol.fixed_grid.get(name) {
+            Some(g) => Some(*g),
+            None if pol.share_grid.iter().any(|n| n == name) => None,
+            None => continue,
+        };
+        let from = op.inputs().next().filter(|x| fixed.contains(x)).and_then(|x| params.get(&x).copied());
         for r in &op.results {
-            if let Some(p) = params.get_mut(r).filter(|p| p.0 != QType::I16) {
-                let zero_point = if p.0 == QType::U8 { g.zero_point + 128 } else { g.zero_point };
-                p.1 = QParams { scale: g.scale, zero_point };
+            let Some(p) = params.get_mut(r).filter(|p| p.0 != QType::I16) else { continue };
+            match (grid, from) {
+                (Some(g), _) => {
+                    let zero_point = if p.0 == QType::U8 { g.zero_point + 128 } else { g.zero_point };
+                    p.1 = QParams { scale: g.scale, zero_point };
+                }
+                (None, Some(src)) if src.0 == p.0 => p.1 = src.1,
+                _ => continue,
             }
+            fixed.insert(*r);
         }
     }
     params

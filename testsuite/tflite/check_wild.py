@@ -7,8 +7,13 @@ QDQ module of the same quantization), Vela compiles it for an Ethos-U.
 Each model is calibrated on its test_data_set_0 (the same sample it is then
 run on: this checks the arithmetic of the emitted operators, not accuracy)
 at that sample's shapes. Prints a Markdown table; exits 1 when any model
-fails to compile, differs from the interpreter by more than 1 LSB, or has
-an operator Vela leaves on the CPU.
+fails to compile, has an operator Vela leaves on the CPU, or differs from
+the interpreter by more than `--max-lsb` (default 1: one operator's
+rounding) on some output whose cosine with the interpreter's is also below
+`--min-cosine` (default 1.0: the LSB bound alone). Whole models take
+`--max-lsb 1 --min-cosine 0.99`: TFLite's kernels round differently from
+the QDQ form's float steps (fixed-point multipliers, twice), and a 1 LSB
+difference early in a deep model grows by the ratio of later grids.
 """
 import argparse
 import json
@@ -116,18 +121,20 @@ def check(m, a):
             "vela": place, "secs": secs}
 
 
-def row(r):
+def row(r, a):
     if "error" in r:
-        return f"| {r['model']} | FAILED: {r['error'][:160]} | | | | |", False
+        return f"| {r['model']} | FAILED: {r['error'][:160]} | | | | | |", False
     worst = max(o["max_lsb"] for o in r["lite"])
     differ = max(o["differ"] for o in r["lite"])
     cos = min(o.get("cosine_vs_fp32", float("nan")) for o in r["lite"])
     cos = "-" if cos != cos else f"{cos:.5f}"
+    ce = min(o["cosine_vs_edgec"] for o in r["lite"])
     v = r["vela"]
     vela = "Vela failed" if v is None else f"{v[0]}/{v[0] + v[1]} ({100 * v[0] / max(1, v[0] + v[1]):.1f}%)"
-    ok = worst <= 1 and v is not None and v[1] == 0
+    close = all(o["max_lsb"] <= a.max_lsb or o["cosine_vs_edgec"] >= a.min_cosine for o in r["lite"])
+    ok = close and v is not None and v[1] == 0
     return (f"| {r['model']} | {r['ops']} ({r['transposes']} transposes) | {worst} | {100 * differ:.2f}% | "
-            f"{cos} | {vela} |"), ok
+            f"{ce:.5f} | {cos} | {vela} |"), ok
 
 
 def main():
@@ -138,13 +145,15 @@ def main():
     ap.add_argument("--target", default="ethos-u55-256")
     ap.add_argument("--accel", default="ethos-u55-256")
     ap.add_argument("--vela", default=str(Path(sys.executable).parent / "vela"))
+    ap.add_argument("--max-lsb", type=int, default=1)
+    ap.add_argument("--min-cosine", type=float, default=1.0)
     ap.add_argument("models", nargs="+")
     a = ap.parse_args()
-    print("| model | TFLite operators | max LSB vs edgec | elements differing | cosine vs FP32 | Vela NPU operators |")
-    print("|---|---|---|---|---|---|")
+    print("| model | TFLite operators | max LSB vs edgec | elements differing | cosine vs edgec | cosine vs FP32 | Vela NPU operators |")
+    print("|---|---|---|---|---|---|---|")
     bad = []
     for m in a.models:
-        line, ok = row(check(m, a))
+        line, ok = row(check(m, a), a)
         print(line, flush=True)
         if not ok:
             bad.append(m)

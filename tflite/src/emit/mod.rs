@@ -94,6 +94,7 @@ pub fn emit(m: &Module) -> Result<Emitted, EmitError> {
                 inputs.push(t);
                 report.inputs.push(e.io(p, t));
             }
+            Err(_) if e.q_reader.get(&p).is_some_and(|&id| failed.contains(&f.ops[id].results[0])) => {}
             Err(msg) => errs.push(format!("input {}: {msg}", e.value_name(p))),
         }
     }
@@ -106,6 +107,7 @@ pub fn emit(m: &Module) -> Result<Emitted, EmitError> {
                 io.name = f.result_names.get(i).cloned().flatten().unwrap_or_else(|| format!("output_{i}"));
                 report.outputs.push(io);
             }
+            None if failed.contains(&r) => {}
             None => errs.push(format!("output #{i}: not a quantized value (TFLite int8 graphs return int8 tensors)")),
         }
     }

@@ -108,7 +108,7 @@ fn fused(act: Activation, q: &Quant, ty: tfl::TensorType) -> Result<tfl::Activat
         }
         other => {
             return Err(format!(
-                "the fused activation {} has no TFLite form (it must stay a separate op)",
+                "the fused activation {} has no TFLite form (compile for a TFLite target, e.g. --target ethos-u55-256, which keeps it a separate op)",
                 other.name()
             ))
         }
@@ -302,13 +302,34 @@ fn conv_transpose(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     Ok(())
 }
 
-/// PRelu with a constant slope: PRELU, the slope on an int8 grid of its
-/// own (symmetric, one scale: the quantizer leaves it in float).
+/// PRelu with a constant slope: PRELU, the slope on the int8 grid the
+/// quantizer gave it (one scale), or, when it left the slope in float, on a
+/// symmetric grid of its own (then not the interpreter's exact function).
 fn prelu(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     let x = op.operand(0).ok_or("no input")?;
     let tx = e.activation(x)?;
     let xd = e.dims(x)?;
     let s = op.operand(1).ok_or("no slope")?;
+    let name = e.value_name(op.results[0]);
+    if let Ok(w) = weight(e, s) {
+        if w.scale.len() != 1 || w.dtype != DType::I8 {
+            return Err("a PRelu slope quantized per channel (TFLite takes one grid)".into());
+        }
+        let mut dims = w.dims.clone();
+        while dims.len() < xd.len() {
+            dims.insert(0, 1);
+        }
+        let (data, shape) = if dims.len() == 4 {
+            (layout::permute(&w.data, 1, &dims, &layout::TO_NHWC), layout::stored(&dims))
+        } else {
+            (w.data.clone(), dims)
+        };
+        let q = Some(Quant::tensor(w.scale[0], w.zero_point[0]));
+        let ts = e.g.constant(&format!("{name}.slope"), &shape, tfl::TensorType::Int8, q, data);
+        let ty = e.output(op)?;
+        e.g.op(B::Prelu, &[tx, ts], &[ty], None);
+        return Ok(());
+    }
     let c = e.const_of(s).filter(|c| c.ty.dtype.is_float()).ok_or("a slope that is not a float constant")?;
     let vals = c.to_f64s().ok_or("unreadable slope")?;
     let mut dims = e.dims(s)?;

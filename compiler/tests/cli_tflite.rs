@@ -1,0 +1,116 @@
+//! `edgec compile --emit tflite` and `edgec inspect model.tflite` end to end
+//! on a bundled published model (MobileNetV3-small from Paddle): the file
+//! is a TFLite flatbuffer of int8 operators with NHWC int8 I/O, the same
+//! bytes on every run, listed by `inspect`; truncated and corrupted files
+//! and missing options are located errors. (LiteRT and Vela check the
+//! files numerically: `bash testsuite/tflite/check.sh`.)
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn edgec(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_edgec")).args(args).output().expect("run edgec")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn model() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testsuite/models/real/mobilenetv3_small_paddle")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+/// Compile the bundled model to `out` (a .tflite path) with the given report path.
+fn compile(out: &Path, report: &Path) -> Output {
+    let (m, data) = (model().join("model.onnx"), model().join("test_data_set_0"));
+    edgec(&[
+        "compile",
+        s(&m),
+        "--target",
+        "ethos-u55-256",
+        "--shape",
+        "x=1,3,224,224",
+        "--quantize",
+        "int8",
+        "--calib",
+        s(&data),
+        "--emit",
+        "tflite",
+        "-o",
+        s(out),
+        "--report",
+        s(report),
+    ])
+}
+
+#[test]
+fn emit_tflite_writes_the_same_int8_flatbuffer_every_time() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (a, b) = (dir.path().join("a.tflite"), dir.path().join("b.tflite"));
+    let r = dir.path().join("r.json");
+    let out = compile(&a, &r);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("0 layout transposes"), "{err}");
+    assert_eq!(compile(&b, &r).status.code(), Some(0));
+    let (ba, bb) = (std::fs::read(&a).expect("a"), std::fs::read(&b).expect("b"));
+    assert_eq!(ba, bb, "two runs wrote different bytes");
+    assert_eq!(&ba[4..8], b"TFL3", "file identifier");
+
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&r).expect("report")).expect("json");
+    let input = &report["inputs"][0];
+    assert_eq!(input["shape"], serde_json::json!([1, 224, 224, 3]), "{report}");
+    assert_eq!(input["layout"], "NHWC");
+    assert_eq!(input["dtype"], "int8");
+    let ops = report["operators"].as_object().expect("operators");
+    for op in ["Conv2d", "DepthwiseConv2d", "HardSwish"] {
+        assert!(ops.contains_key(op), "no {op} in {ops:?}");
+    }
+
+    let listing = edgec(&["inspect", s(&a)]);
+    let l = text(&listing.stdout);
+    assert_eq!(listing.status.code(), Some(0), "{}", text(&listing.stderr));
+    assert!(l.contains("identifier \"TFL3\"") && l.contains("Conv2d") && l.contains("per axis 0"), "{l}");
+    assert!(l.contains("Int8     [1, 224, 224, 3]"), "{l}");
+}
+
+#[test]
+fn inspect_reports_truncated_and_corrupted_files() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (a, r) = (dir.path().join("m.tflite"), dir.path().join("r.json"));
+    assert_eq!(compile(&a, &r).status.code(), Some(0));
+    let bytes = std::fs::read(&a).expect("model");
+    let cut = dir.path().join("cut.tflite");
+    for n in [0, 7, 100, bytes.len() / 2] {
+        std::fs::write(&cut, &bytes[..n]).expect("write");
+        let out = edgec(&["inspect", s(&cut)]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "prefix {n}: {err}");
+        assert!(err.contains("cut.tflite") && err.contains("TFLite"), "prefix {n}: {err}");
+    }
+}
+
+#[test]
+fn emit_tflite_needs_quantization_and_a_tflite_target() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (m, data) = (model().join("model.onnx"), model().join("test_data_set_0"));
+    let o = dir.path().join("m.tflite");
+    let out = edgec(&["compile", s(&m), "--emit", "tflite", "-o", s(&o)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("--emit tflite writes an INT8 model: add --quantize int8"),
+        "{}",
+        text(&out.stderr)
+    );
+    let quant = ["--quantize", "int8", "--calib", s(&data), "--emit", "tflite", "-o", s(&o)];
+    // The cpu target fuses hard_swish into convolutions, which TFLite cannot.
+    let out = edgec(&[&["compile", s(&m), "--shape", "x=1,3,224,224"][..], &quant].concat());
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("hard_swish has no TFLite form") && err.contains("--target ethos-u55-256"), "{err}");
+    assert!(!err.contains("output #0"), "only the first failure of a chain is reported: {err}");
+}

