@@ -29,7 +29,7 @@ fn cpu() -> TargetProfile {
 
 #[test]
 fn builtin_profiles_load() {
-    assert_eq!(targets::names(), ["cpu", "rk3588-npu"]);
+    assert_eq!(targets::names(), ["cpu", "rk3588-npu", "ethos-u55-256"]);
     for name in targets::names() {
         let p = targets::builtin(name).unwrap_or_else(|| panic!("{name} does not parse: {:?}", targets::load(name)));
         assert_eq!(p.name, *name);
@@ -39,6 +39,8 @@ fn builtin_profiles_load() {
     let (c, n) = (cpu(), npu());
     assert!(!c.simulated && !c.static_shapes && c.fallback.is_none());
     assert!(n.simulated && n.static_shapes && n.fallback.as_deref() == Some("cpu"));
+    let e = targets::load("ethos-u55-256").expect("builtin ethos-u profile");
+    assert!(!e.simulated && e.static_shapes && e.fallback.as_deref() == Some("cpu"));
 }
 
 #[test]
