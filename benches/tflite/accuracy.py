@@ -24,7 +24,7 @@ from onnx import numpy_helper
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "testsuite" / "tflite"))
 from check_wild import vela_placement  # noqa: E402
-from litert_check import cosine, quantize  # noqa: E402
+from litert_check import cosine, from_stored, layouts, quantize, to_stored  # noqa: E402
 
 
 def load_pb(p):
@@ -57,12 +57,13 @@ def main():
         tfl = out / "model.tflite"
         cmd = [a.edgec, "compile", onnx_path, "--target", "ethos-u55-256", "--shape",
                f"{name}={','.join(map(str, x0.shape))}", "--quantize", "int8", "--calib", calib, "--eval", ev,
-               "--act-type", "i8", "--emit", "tflite", "-o", tfl]
+               "--act-type", "i8", "--emit", "tflite", "-o", tfl, "--report", out / "report.json"]
         r = subprocess.run(list(map(str, cmd)), capture_output=True, text=True)
         (out / "compile.log").write_text(r.stderr)
         if r.returncode != 0:
             print(f"| {m} | | | FAILED: {r.stderr.strip().splitlines()[-1][:120]} | |", flush=True)
             continue
+        in_perms, out_perms = layouts(out / "report.json", 1, len(model.graph.output))
         it = Interpreter(model_path=str(tfl),
                          experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
         it.allocate_tensors()
@@ -75,12 +76,12 @@ def main():
             subprocess.run([a.edgec, "run", str(onnx_path), "--input", f"{name}={out / 'x.npy'}", "-o", str(fp)],
                            check=True, capture_output=True)
             sc, zp = i_d["quantization"]
-            it.set_tensor(i_d["index"], quantize(x.transpose(0, 2, 3, 1) if x.ndim == 4 else x, sc, zp, i_d["dtype"]))
+            it.set_tensor(i_d["index"], quantize(to_stored(x, in_perms[0]), sc, zp, i_d["dtype"]))
             it.invoke()
             for j, d in enumerate(o_ds):
                 y = it.get_tensor(d["index"]).astype(np.float64)
                 y = (y - d["quantization"][1]) * d["quantization"][0]
-                lite[j].append(y.transpose(0, 3, 1, 2) if y.ndim == 4 else y)
+                lite[j].append(from_stored(y, out_perms[j]))
             outs = [o.name for o in model.graph.output]
             for j, o in enumerate(outs):
                 ref[j].append(np.load(fp / (re.sub(r"[^A-Za-z0-9._-]", "_", o) + ".npy")))

@@ -109,7 +109,8 @@ def check(m, a):
     report = json.loads((out / "report.json").read_text())
     # `edgec run -o` names files after the outputs, other characters than [A-Za-z0-9._-] as `_`.
     refs = [ref / (re.sub(r"[^A-Za-z0-9._-]", "_", o["name"]) + ".npy") for o in report["outputs"]]
-    cmd = [sys.executable, HERE / "litert_check.py", tfl, *[x for _, p in inputs for x in ("--input", p)],
+    cmd = [sys.executable, HERE / "litert_check.py", tfl, "--report", out / "report.json",
+           *[x for _, p in inputs for x in ("--input", p)],
            *[x for r in refs for x in ("--ref", r)], *[x for f in floats for x in ("--float", f)]]
     r = subprocess.run(list(map(str, cmd)), capture_output=True, text=True)
     if r.returncode != 0:

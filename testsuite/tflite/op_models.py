@@ -88,6 +88,17 @@ def models():
                        [i64("sp", [4, 4])], (1, 4, H, W))
     m["reshape_nchw"] = model("c", [node("Reshape", ["x", "shp"])], [i64("shp", [1, C, H * W])], (1, C, H * W))
     m["transpose"] = model("c", [node("Transpose", ["x"], perm=[0, 2, 3, 1])], [], (1, H, W, C))
+    # Layout: an NHWC model input, a Reshape whose result a Transpose reads, a flatten before a Gemm.
+    m["nhwc_input"] = model("c", [helper.make_node("Transpose", ["x"], ["t"], perm=[0, 3, 1, 2]),
+                                  conv("t", "y", "w3", "b8", pads=[1] * 4)], [w3, b8], full, in_shape=(1, H, W, C))
+    m["reshape_transpose"] = model("c", [helper.make_node("Reshape", ["x", "shp"], ["r"]),
+                                         node("Transpose", ["r"], perm=[0, 2, 1])],
+                                   [i64("shp", [1, C, H * W])], (1, H * W, C))
+    m["flatten_gemm"] = model("c", [helper.make_node("Flatten", ["x"], ["f"]), node("Gemm", ["f", "fw", "gb"], transB=1)],
+                              [const("fw", RNG.normal(0, 0.05, (5, C * H * W))), const("gb", RNG.normal(0, 0.1, 5))],
+                              (1, 5))
+    m["reduce_max_nhwc"] = model("c", [helper.make_node("Transpose", ["x"], ["t"], perm=[0, 2, 3, 1]),
+                                       node("ReduceMax", ["t"], axes=[1, 2], keepdims=0)], [], (1, C))
     m["pad"] = model("c", [node("Pad", ["x", "pd"], mode="constant")], [i64("pd", [0, 0, 2, 1, 0, 0, 2, 1])],
                      (1, C, H + 4, W + 2))
     m["affine_const"] = model("c", [helper.make_node("Sub", ["x", "mu"], ["s"]), node("Div", ["s", "sd"])],

@@ -10,6 +10,16 @@ pub const TO_NHWC: [usize; 4] = [0, 2, 3, 1];
 /// `perm[i]` is the NHWC axis stored at NCHW position `i`.
 pub const TO_NCHW: [usize; 4] = [0, 3, 1, 2];
 
+/// The default layout of a value of rank `rank`: NHWC for rank 4, the
+/// value's own order otherwise (`perm[i]` is the axis stored at `i`).
+pub fn default_perm(rank: usize) -> Vec<usize> {
+    if rank == 4 {
+        TO_NHWC.to_vec()
+    } else {
+        (0..rank).collect()
+    }
+}
+
 /// The stored shape of a value of shape `dims`.
 pub fn stored(dims: &[usize]) -> Vec<usize> {
     if dims.len() == 4 {

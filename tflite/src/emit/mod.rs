@@ -58,10 +58,14 @@ pub struct Report {
 pub struct Io {
     /// The ONNX name.
     pub name: String,
-    /// The shape as stored (rank 4: NHWC).
+    /// The shape as stored (see `perm`).
     pub shape: Vec<usize>,
-    /// `"NHWC"` for a rank-4 tensor of the NCHW model, else `"as is"`.
+    /// `"NHWC"` for a rank-4 tensor of the NCHW model stored channels
+    /// last, `"as is"` for one stored in the model's own axis order,
+    /// `"permuted"` for any other order.
     pub layout: &'static str,
+    /// Stored axis `i` is the model's axis `perm[i]`.
+    pub perm: Vec<usize>,
     /// `real = scale · (q − zero_point)`.
     pub scale: f32,
     /// The zero point.
@@ -140,6 +144,11 @@ struct Emitter<'m> {
     /// Float values an affine map of a stored tensor computes, not written
     /// yet: (tensor, its NCHW dims, per-channel scale, offset).
     pending: HashMap<Value, Pending>,
+    /// Tensors not stored in their rank's default layout ([`layout::default_perm`]):
+    /// stored axis `i` holds the value's axis `perm[i]`.
+    perms: HashMap<TensorId, Vec<usize>>,
+    /// The default-layout copy of each tensor stored otherwise.
+    canonical: HashMap<TensorId, TensorId>,
     transposes: Vec<String>,
 }
 
@@ -162,6 +171,8 @@ impl<'m> Emitter<'m> {
             quantized: HashMap::new(),
             q_reader,
             pending: HashMap::new(),
+            perms: HashMap::new(),
+            canonical: HashMap::new(),
             transposes: vec![],
         }
     }
@@ -190,12 +201,16 @@ impl<'m> Emitter<'m> {
             }
             let out = self.g.tensor(&self.value_name(r), &self.g.shape(t), self.g.dtype(t), Some(q));
             self.g.op(tfl::BuiltinOperator::Quantize, &[t], &[out], None);
+            self.set_perm(out, self.perm(t));
             self.quantized.insert(r, out);
             return Ok(());
         }
         if matches!(self.f.values[x].def, ValueDef::Param(_)) {
-            let shape = layout::stored(&self.dims(x)?);
+            let dims = self.dims(x)?;
+            let perm = self.input_perm(r, dims.len());
+            let shape: Vec<usize> = perm.iter().map(|&a| dims[a]).collect();
             let t = self.g.tensor(&self.value_name(x), &shape, tensor_type(self.f.ty(r).dtype)?, Some(q));
+            self.set_perm(t, perm);
             self.quantized.insert(r, t);
             return Ok(());
         }
@@ -239,6 +254,12 @@ impl<'m> Emitter<'m> {
 
     /// The output tensor of result `i` of float op `op` (as [`Self::output`]).
     fn output_n(&mut self, op: &OpData, i: usize) -> Result<TensorId, String> {
+        let rank = self.dims(*op.results.get(i).ok_or("missing result")?)?.len();
+        self.output_stored(op, i, layout::default_perm(rank))
+    }
+
+    /// The output tensor of result `i` of `op`, stored in layout `perm`.
+    fn output_stored(&mut self, op: &OpData, i: usize, perm: Vec<usize>) -> Result<TensorId, String> {
         let r = *op.results.get(i).ok_or("missing result")?;
         let &qid = self.q_reader.get(&r).ok_or_else(|| {
             format!(
@@ -248,18 +269,74 @@ impl<'m> Emitter<'m> {
         })?;
         let qop = &self.f.ops[qid];
         let q = self.grid(qop)?;
-        let shape = layout::stored(&self.dims(r)?);
+        let dims = self.dims(r)?;
+        let shape: Vec<usize> = perm.iter().map(|&a| dims[a]).collect();
         let t = self.g.tensor(&self.value_name(r), &shape, tensor_type(self.f.ty(qop.results[0]).dtype)?, Some(q));
+        self.set_perm(t, perm);
         self.float_of.insert(r, t);
         Ok(t)
     }
 
-    /// The int8 tensor of float operand `v` (a dequantized activation).
-    fn activation(&self, v: Value) -> Result<TensorId, String> {
+    /// The int8 tensor of float operand `v` (a dequantized activation),
+    /// stored in its rank's default layout (NHWC for rank 4): a tensor
+    /// stored otherwise gets a TRANSPOSE, reported, once.
+    fn activation(&mut self, v: Value) -> Result<TensorId, String> {
+        let t = self.stored(v)?;
+        let (perm, want) = (self.perm(t), layout::default_perm(self.g.shape(t).len()));
+        if perm == want {
+            return Ok(t);
+        }
+        if let Some(&c) = self.canonical.get(&t) {
+            return Ok(c);
+        }
+        let dims = self.dims(v)?;
+        let shape: Vec<usize> = want.iter().map(|&a| dims[a]).collect();
+        let name = format!("{}.relayout", self.value_name(v));
+        let c = self.g.tensor(&name, &shape, self.g.dtype(t), self.g.quant(t));
+        // Stored axis i of the copy holds value axis want[i], at position perm⁻¹(want[i]) of t.
+        let order: Vec<i32> = want.iter().map(|a| perm.iter().position(|p| p == a).unwrap_or(0) as i32).collect();
+        let pt = self.g.ints(&format!("{name}.perm"), &[order.len()], &order);
+        let options = tfl::BuiltinOptions::TransposeOptions(Box::default());
+        self.g.op(tfl::BuiltinOperator::Transpose, &[t, pt], &[c], Some(options));
+        self.transposes.push(format!("{}: stored {perm:?}, read in the layout {want:?}", self.value_name(v)));
+        self.canonical.insert(t, c);
+        Ok(c)
+    }
+
+    /// The int8 tensor of float operand `v` in whatever layout it is stored.
+    fn stored(&self, v: Value) -> Result<TensorId, String> {
         self.float_of
             .get(&v)
             .copied()
             .ok_or_else(|| format!("operand {} is not a quantized activation", self.value_name(v)))
+    }
+
+    /// How tensor `t` is stored: stored axis `i` holds the value's axis `perm[i]`.
+    fn perm(&self, t: TensorId) -> Vec<usize> {
+        self.perms.get(&t).cloned().unwrap_or_else(|| layout::default_perm(self.g.shape(t).len()))
+    }
+
+    fn set_perm(&mut self, t: TensorId, perm: Vec<usize>) {
+        if perm == layout::default_perm(perm.len()) {
+            self.perms.remove(&t);
+        } else {
+            self.perms.insert(t, perm);
+        }
+    }
+
+    /// The layout of the graph input quantized as `q`: when a rank-4 input's
+    /// reader (through its DequantizeLinear) is a Transpose, the one that
+    /// stores the Transpose's result in the default layout (an NHWC model
+    /// input is then stored as it is given); else the default.
+    fn input_perm(&self, q: Value, rank: usize) -> Vec<usize> {
+        let default = layout::default_perm(rank);
+        let reader = |v: Value| self.f.body.ops.iter().map(|&id| &self.f.ops[id]).find(|o| o.inputs().any(|i| i == v));
+        let Some(dq) = reader(q).filter(|o| o.opcode == Opcode::DequantizeLinear) else { return default };
+        let Some(tr) = reader(dq.results[0]).filter(|o| o.opcode == Opcode::Transpose) else { return default };
+        match tr.attrs.ints("perm") {
+            Some(p) if p.len() == rank && rank == 4 => default.iter().map(|&a| p[a] as usize).collect(),
+            _ => default,
+        }
     }
 
     fn input_tensor(&self, p: Value) -> Result<TensorId, String> {
@@ -271,9 +348,18 @@ impl<'m> Emitter<'m> {
     fn io(&self, v: Value, t: TensorId) -> Io {
         let q = self.g.quant(t).unwrap_or_else(|| Quant::tensor(1.0, 0));
         let shape = self.g.shape(t);
+        let perm = self.perm(t);
+        let layout = if perm.iter().enumerate().all(|(i, &a)| i == a) {
+            "as is"
+        } else if perm == layout::TO_NHWC {
+            "NHWC"
+        } else {
+            "permuted"
+        };
         Io {
             name: self.value_name(v),
-            layout: if shape.len() == 4 { "NHWC" } else { "as is" },
+            layout,
+            perm,
             shape,
             scale: q.scale.first().copied().unwrap_or(1.0),
             zero_point: q.zero_point.first().copied().unwrap_or(0),

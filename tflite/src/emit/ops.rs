@@ -433,19 +433,17 @@ fn linear(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     Ok(())
 }
 
-/// An operand of an elementwise op: its activation tensor, or a constant
-/// tensor for a dequantized constant, broadcast to `rank` and stored NHWC
-/// when that rank is 4.
-fn operand(e: &mut Emitter<'_>, v: Value, rank: usize, name: &str) -> Result<TensorId, String> {
-    if let Ok(t) = e.activation(v) {
+/// An operand of an elementwise op stored in layout `perm`: its activation
+/// tensor, or a constant tensor for a dequantized constant, broadcast to
+/// the result's rank and laid out by `perm`.
+fn operand(e: &mut Emitter<'_>, v: Value, perm: &[usize], name: &str) -> Result<TensorId, String> {
+    let rank = perm.len();
+    if let Ok(t) = e.stored(v) {
         if e.dims(v)?.len() != rank {
-            return Err(format!(
-                "{} broadcasts from rank {} to {rank}, which is not written yet",
-                e.value_name(v),
-                e.dims(v)?.len()
-            ));
+            let r = e.dims(v)?.len();
+            return Err(format!("{} broadcasts from rank {r} to {rank}, which is not written yet", e.value_name(v)));
         }
-        return Ok(t);
+        return if e.perm(t) == perm { Ok(t) } else { e.activation(v) };
     }
     let w = weight(e, v)?;
     if w.scale.len() != 1 {
@@ -456,13 +454,20 @@ fn operand(e: &mut Emitter<'_>, v: Value, rank: usize, name: &str) -> Result<Ten
     }
     let mut dims = vec![1; rank - w.dims.len()];
     dims.extend(&w.dims);
-    let (data, shape) = if rank == 4 {
-        (layout::permute(&w.data, 1, &dims, &layout::TO_NHWC), layout::stored(&dims))
-    } else {
-        (w.data, dims)
-    };
+    let data = layout::permute(&w.data, 1, &dims, perm);
+    let shape: Vec<usize> = perm.iter().map(|&a| dims[a]).collect();
     let ty = if w.dtype == DType::I16 { tfl::TensorType::Int16 } else { tfl::TensorType::Int8 };
     Ok(e.g.constant(name, &shape, ty, Some(Quant::tensor(w.scale[0], w.zero_point[0])), data))
+}
+
+/// The layout an elementwise op computes in: that of its activation
+/// operands when they share one (no data moves), else the default.
+fn elementwise_layout(e: &Emitter<'_>, op: &OpData, rank: usize) -> Vec<usize> {
+    let perms: Vec<Vec<usize>> = op.inputs().filter_map(|v| e.stored(v).ok()).map(|t| e.perm(t)).collect();
+    match perms.first() {
+        Some(p) if p.len() == rank && perms.iter().all(|q| q == p) => p.clone(),
+        _ => layout::default_perm(rank),
+    }
 }
 
 /// ADD / SUB / MUL with numpy broadcasting (equal ranks); a step by a
@@ -472,10 +477,11 @@ fn binary(e: &mut Emitter<'_>, op: &OpData, code: tfl::BuiltinOperator) -> Resul
         return affine::step(e, op);
     }
     let rank = e.dims(op.results[0])?.len();
+    let perm = elementwise_layout(e, op, rank);
     let name = e.value_name(op.results[0]);
-    let ta = operand(e, op.operand(0).ok_or("no A")?, rank, &format!("{name}.a"))?;
-    let tb = operand(e, op.operand(1).ok_or("no B")?, rank, &format!("{name}.b"))?;
-    let ty = e.output(op)?;
+    let ta = operand(e, op.operand(0).ok_or("no A")?, &perm, &format!("{name}.a"))?;
+    let tb = operand(e, op.operand(1).ok_or("no B")?, &perm, &format!("{name}.b"))?;
+    let ty = e.output_stored(op, 0, perm)?;
     let none = tfl::ActivationFunctionType::None;
     let options = match code {
         B::Add => O::AddOptions(Box::new(tfl::AddOptions { fused_activation_function: none, pot_scale_int16: false })),
@@ -556,12 +562,13 @@ fn global_avg_pool(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
 }
 
 /// `core.reduce` mean, sum, max or min over constant axes: MEAN, SUM
-/// (requantizing), REDUCE_MAX, REDUCE_MIN (on the input's grid).
+/// (requantizing), REDUCE_MAX, REDUCE_MIN (on the input's grid), over the
+/// stored positions of the axes in whatever layout the input is stored;
+/// the result keeps that layout (less the axes it drops).
 fn reduce(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     let x = op.operand(0).ok_or("no input")?;
-    let tx = e.activation(x)?;
-    let xd = e.dims(x)?;
-    let rank = xd.len();
+    let tx = e.stored(x)?;
+    let rank = e.dims(x)?.len();
     let kind = op.attrs.str("kind").unwrap_or("");
     let code = match kind {
         "mean" => B::Mean,
@@ -572,26 +579,27 @@ fn reduce(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     };
     let logical: Vec<usize> =
         op.attrs.ints("axes").unwrap_or(&[]).iter().map(|&a| a.rem_euclid(rank.max(1) as i64) as usize).collect();
-    let mut axes: Vec<i32> = logical.iter().map(|&a| layout::stored_axis(a as i64, rank).unwrap_or(a) as i32).collect();
+    let pin = e.perm(tx);
+    let mut axes: Vec<i32> = logical.iter().map(|a| pin.iter().position(|p| p == a).unwrap_or(0) as i32).collect();
     axes.sort_unstable();
     let keep = op.attrs.int("keepdims").unwrap_or(1) != 0;
-    if rank == 4 && !keep {
-        // The kept axes must come out in the same order stored (NHWC) as in NCHW.
-        let kept_nchw: Vec<usize> = (0..4).filter(|a| !logical.contains(a)).collect();
-        let kept_stored: Vec<usize> = layout::TO_NHWC.iter().copied().filter(|a| !logical.contains(a)).collect();
-        if kept_nchw != kept_stored {
-            return Err(format!("reducing axes {logical:?} without keepdims reorders the kept NHWC axes"));
-        }
-    }
+    // The result's layout: the input's, less the dropped axes (renumbered).
+    let pout: Vec<usize> = if keep {
+        pin.clone()
+    } else {
+        let kept: Vec<usize> = (0..rank).filter(|a| !logical.contains(a)).collect();
+        pin.iter().filter(|a| !logical.contains(a)).map(|a| kept.iter().position(|k| k == a).unwrap_or(0)).collect()
+    };
     let name = e.value_name(op.results[0]);
     let at = e.g.ints(&format!("{name}.axes"), &[axes.len()], &axes);
     let options = Some(O::ReducerOptions(Box::new(tfl::ReducerOptions { keep_dims: keep })));
-    if matches!(code, B::ReduceMax | B::ReduceMin) {
-        let (tmp, ty) = same_grid_output(e, op, tx)?;
+    let ty = e.output_stored(op, 0, pout.clone())?;
+    if matches!(code, B::ReduceMax | B::ReduceMin) && e.g.quant(ty) != e.g.quant(tx) {
+        let tmp = e.g.tensor(&format!("{name}.in_grid"), &e.g.shape(ty), e.g.dtype(tx), e.g.quant(tx));
+        e.set_perm(tmp, pout);
         e.g.op(code, &[tx, at], &[tmp], options);
         finish_same_grid(e, tmp, ty);
     } else {
-        let ty = e.output(op)?;
         e.g.op(code, &[tx, at], &[ty], options);
     }
     Ok(())
@@ -605,8 +613,9 @@ fn unary(
     code: tfl::BuiltinOperator,
     fixed: Option<(f32, i64)>,
 ) -> Result<(), String> {
-    let tx = e.activation(op.operand(0).ok_or("no input")?)?;
-    let ty = e.output(op)?;
+    let x = op.operand(0).ok_or("no input")?;
+    let tx = e.stored(x)?;
+    let ty = e.output_stored(op, 0, e.perm(tx))?;
     if let Some((s, z)) = fixed {
         let q = e.g.quant(ty).ok_or("output has no grid")?;
         if e.g.dtype(ty) == tfl::TensorType::Int8 && (q.scale[0] != s || q.zero_point[0] != z) {
@@ -621,8 +630,8 @@ fn unary(
 }
 
 fn leaky_relu(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
-    let tx = e.activation(op.operand(0).ok_or("no input")?)?;
-    let ty = e.output(op)?;
+    let tx = e.stored(op.operand(0).ok_or("no input")?)?;
+    let ty = e.output_stored(op, 0, e.perm(tx))?;
     let alpha = op.attrs.float("alpha").unwrap_or(0.01);
     e.g.op(B::LeakyRelu, &[tx], &[ty], Some(O::LeakyReluOptions(Box::new(tfl::LeakyReluOptions { alpha }))));
     Ok(())
@@ -642,13 +651,25 @@ fn clip(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     unary(e, op, code, None)
 }
 
-/// Softmax over the last stored axis.
+/// Softmax over the last stored axis (the input's layout kept when it
+/// stores the axis last).
 fn softmax(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     let x = op.operand(0).ok_or("no input")?;
     let rank = e.dims(x)?.len();
-    let axis = layout::stored_axis(op.attrs.int("axis").unwrap_or(-1), rank).ok_or("axis out of range")?;
-    if axis + 1 != rank {
-        return Err("TFLite's SOFTMAX runs over the last axis only".into());
+    let r = rank.max(1) as i64;
+    let axis = op.attrs.int("axis").unwrap_or(-1);
+    if axis < -r || axis >= r {
+        return Err(format!("axis {axis} is out of range for rank {rank}"));
+    }
+    let axis = axis.rem_euclid(r) as usize;
+    // The axis must be stored last: as the input is, else in the default layout.
+    let t = e.stored(x)?;
+    if e.perm(t).last() != Some(&axis) {
+        if layout::default_perm(rank).last() != Some(&axis) {
+            return Err("TFLite's SOFTMAX runs over the last stored axis only".into());
+        }
+        let c = e.activation(x)?;
+        e.float_of.insert(x, c);
     }
     unary(e, op, B::Softmax, Some((1.0 / 256.0, -128)))?;
     if let Some(o) = e.g.last_options() {

@@ -5,15 +5,16 @@
 
 use super::{finish_same_grid, same_grid_output, B, O};
 use crate::emit::graph::TensorId;
-use crate::emit::layout::{self, TO_NCHW, TO_NHWC};
+use crate::emit::layout::{self, TO_NHWC};
 use crate::emit::Emitter;
 use crate::schema as tfl;
 use ir::OpData;
 
-/// True if a value of logical dims `d` has the same element order stored
-/// as in NCHW (not rank 4, one channel, or one pixel).
-fn ordered(d: &[usize]) -> bool {
-    d.len() != 4 || d[1] == 1 || d[2] * d[3] == 1
+/// True if storing a value of dims `d` in layout `perm` keeps its element
+/// order (the axes longer than 1 stay in order).
+fn keeps_order(d: &[usize], perm: &[usize]) -> bool {
+    let long: Vec<usize> = perm.iter().copied().filter(|&a| d[a] > 1).collect();
+    long.windows(2).all(|w| w[0] < w[1])
 }
 
 /// RESHAPE of `t` into `out` (shape `shape`).
@@ -37,29 +38,54 @@ fn temp(e: &mut Emitter<'_>, like: TensorId, name: &str, shape: &[usize]) -> Ten
     e.g.tensor(name, shape, ty, q)
 }
 
-/// Reshape, Flatten: RESHAPE, with a layout TRANSPOSE before (after) it
-/// when a rank-4 input (output) is not stored in its NCHW element order.
+/// `op`'s result stored in layout `perm` on the grid of `t` (the input),
+/// and the tensor of its own grid a QUANTIZE then fills (the same when the
+/// grids agree).
+fn output_in_layout(
+    e: &mut Emitter<'_>,
+    op: &OpData,
+    t: TensorId,
+    perm: Vec<usize>,
+) -> Result<(TensorId, TensorId), String> {
+    let ty = e.output_stored(op, 0, perm.clone())?;
+    if e.g.quant(ty) == e.g.quant(t) {
+        return Ok((ty, ty));
+    }
+    let tmp = temp(e, t, &format!("{}.in_grid", e.value_name(op.results[0])), &e.g.shape(ty));
+    e.set_perm(tmp, perm);
+    Ok((tmp, ty))
+}
+
+/// Reshape, Flatten, Squeeze, Unsqueeze: one RESHAPE of the stored bytes
+/// when they are in the value's element order (or `[N, C, H, W] → [N, C,
+/// H·W]` from NHWC, stored `[N, H·W, C]`), else a layout TRANSPOSE to that
+/// order first. A rank-4 result whose element order NHWC would change is
+/// stored in its own order (readers that need NHWC transpose it).
 pub(super) fn reshape(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     let x = op.operand(0).ok_or("no input")?;
-    let tx = e.activation(x)?;
+    let t = e.stored(x)?;
     let (xd, yd) = (e.dims(x)?, e.dims(op.results[0])?);
     let name = e.value_name(op.results[0]);
-    let (tmp, ty) = same_grid_output(e, op, tx)?;
-    let mut cur = tx;
-    if !ordered(&xd) {
-        let t = temp(e, tx, &format!("{name}.nchw_in"), &xd);
-        transpose_into(e, cur, t, &TO_NCHW, &format!("{name}.nchw_in"));
-        e.transposes.push(format!("{name}: NHWC → NCHW before a Reshape of {xd:?} to {yd:?} ({})", op.loc));
-        cur = t;
+    let pin = e.perm(t);
+    let merge_hw = xd.len() == 4 && pin == TO_NHWC && yd == [xd[0], xd[1], xd[2] * xd[3]];
+    let mut src = t;
+    if !keeps_order(&xd, &pin) && !merge_hw {
+        let c = temp(e, t, &format!("{name}.ordered"), &xd);
+        let order: Vec<usize> = (0..xd.len()).map(|a| pin.iter().position(|&p| p == a).unwrap_or(0)).collect();
+        transpose_into(e, t, c, &order, &format!("{name}.ordered"));
+        e.transposes.push(format!("{name}: {pin:?} → model order before a Reshape of {xd:?} to {yd:?} ({})", op.loc));
+        src = c;
     }
-    if ordered(&yd) {
-        reshape_into(e, cur, tmp, &layout::stored(&yd), &name);
+    let pout = if merge_hw {
+        vec![0, 2, 1]
+    } else if yd.len() == 4 && !keeps_order(&yd, &TO_NHWC) {
+        vec![0, 1, 2, 3]
     } else {
-        let t = temp(e, tx, &format!("{name}.nchw_out"), &yd);
-        reshape_into(e, cur, t, &yd, &name);
-        transpose_into(e, t, tmp, &TO_NHWC, &format!("{name}.nhwc_out"));
-        e.transposes.push(format!("{name}: NCHW → NHWC after a Reshape of {xd:?} to {yd:?} ({})", op.loc));
-    }
+        layout::default_perm(yd.len())
+    };
+    let (tmp, ty) = output_in_layout(e, op, src, pout)?;
+    let shape = e.g.shape(tmp);
+    reshape_into(e, src, tmp, &shape, &name);
     finish_same_grid(e, tmp, ty);
     Ok(())
 }
@@ -88,31 +114,36 @@ pub(super) fn concat(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     Ok(())
 }
 
-/// Transpose: TRANSPOSE by the permutation of stored axes it amounts to
-/// (a RESHAPE when that is the identity).
+/// Transpose: no data movement. The result is stored in the layout that
+/// makes its bytes the input's (a RESHAPE to the same shape, or the
+/// QUANTIZE to its grid); readers that need another layout transpose it.
 pub(super) fn transpose(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     let x = op.operand(0).ok_or("no input")?;
-    let tx = e.activation(x)?;
+    let t = e.stored(x)?;
     let rank = e.dims(x)?.len();
     let perm: Vec<usize> = match op.attrs.ints("perm") {
         Some(p) => p.iter().map(|&a| a as usize).collect(),
         None => (0..rank).rev().collect(),
     };
-    if perm.len() != rank || perm.iter().any(|&a| a >= rank) {
-        return Err(format!("`perm` {perm:?} does not fit rank {rank}"));
+    let mut inv = vec![usize::MAX; rank];
+    for (b, &a) in perm.iter().enumerate() {
+        if a < rank {
+            inv[a] = b;
+        }
     }
-    let logical = |j: usize| if rank == 4 { TO_NHWC[j] } else { j };
-    let stored: Vec<usize> =
-        (0..rank).map(|j| layout::stored_axis(perm[logical(j)] as i64, rank).unwrap_or(0)).collect();
+    if perm.len() != rank || inv.contains(&usize::MAX) {
+        return Err(format!("`perm` {perm:?} is not a permutation of rank {rank}"));
+    }
+    // Stored axis i holds input axis pin[i], which is result axis inv[pin[i]].
+    let pout: Vec<usize> = e.perm(t).iter().map(|&a| inv[a]).collect();
     let name = e.value_name(op.results[0]);
-    let (tmp, ty) = same_grid_output(e, op, tx)?;
-    if stored.iter().enumerate().all(|(i, &a)| i == a) {
-        let shape = e.g.shape(tmp);
-        reshape_into(e, tx, tmp, &shape, &name);
+    let ty = e.output_stored(op, 0, pout)?;
+    if e.g.quant(ty) == e.g.quant(t) {
+        let shape = e.g.shape(ty);
+        reshape_into(e, t, ty, &shape, &name);
     } else {
-        transpose_into(e, tx, tmp, &stored, &name);
+        e.g.op(B::Quantize, &[t], &[ty], None);
     }
-    finish_same_grid(e, tmp, ty);
     Ok(())
 }
 
