@@ -3,24 +3,9 @@
 //! the report, the integer module (and the QDQ one with `--qdq`),
 //! determinism, and every bad option named.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn edgec(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_edgec")).args(args).output().expect("run edgec")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn model() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testsuite/models/real/mobilenetv3_small_paddle")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
-}
+use common::{edgec, model, s, text};
 
 #[test]
 fn quantize_writes_an_integer_module_and_a_report_deterministically() {

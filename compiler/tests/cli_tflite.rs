@@ -5,24 +5,11 @@
 //! and missing options are located errors. (LiteRT and Vela check the
 //! files numerically: `bash testsuite/tflite/check.sh`.)
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn edgec(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_edgec")).args(args).output().expect("run edgec")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn model() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testsuite/models/real/mobilenetv3_small_paddle")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
-}
+use common::{edgec, model, s, text};
+use std::path::Path;
+use std::process::Output;
 
 /// Compile the bundled model to `out` (a .tflite path) with the given report path.
 fn compile(out: &Path, report: &Path) -> Output {
