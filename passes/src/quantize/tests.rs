@@ -64,6 +64,36 @@ fn the_default_policy_parses() {
 }
 
 #[test]
+fn every_builtin_policy_parses() {
+    for (name, _) in BUILTIN_POLICIES {
+        assert!(Policy::builtin(name).is_some(), "built-in policy `{name}` does not parse");
+    }
+    assert!(Policy::builtin("nope").is_none());
+    let bad = "quantize = []\n[fixed_grid]\n\"onnx.Sigmoid\" = { scale = 0.0, zero_point = -129 }\n";
+    assert!(Policy::parse(bad, "p.toml").unwrap_err().contains("fixed grid of `onnx.Sigmoid`"));
+}
+
+/// The TFLite policy computes the classifier's Softmax in int8 on the fixed
+/// grid 1/256 from -128 (from 0 with u8), and the Reshape between the pool
+/// and the linear layer shares the pool's grid.
+#[test]
+fn the_tflite_policy_fixes_the_softmax_grid() {
+    let m = module();
+    let obs = observe(&m, &set(0..8)).unwrap();
+    let f = m.func("main").unwrap();
+    let result_of =
+        |kind: Opcode| f.body.ops.iter().map(|&id| &f.ops[id]).find(|o| o.opcode == kind).unwrap().results[0];
+    for (act, zp) in [(QType::I8, -128), (QType::U8, 0)] {
+        let opts = Options { policy: Policy::builtin("tflite").unwrap(), act, ..Options::default() };
+        let q = quantize(&m, &obs, &opts).unwrap();
+        let soft = &q.acts[&result_of(Opcode::Softmax)].params;
+        assert_eq!((soft.scale, soft.zero_point), (1.0 / 256.0, zp), "{act:?}");
+        let (pool, reshape) = (&q.acts[&result_of(Opcode::GlobalAveragePool)], &q.acts[&result_of(Opcode::Reshape)]);
+        assert_eq!((pool.params.scale, pool.params.zero_point), (reshape.params.scale, reshape.params.zero_point));
+    }
+}
+
+#[test]
 fn policy_errors_list_every_unknown_op_and_pattern() {
     let src = "quantize = [\"onnx.Conv\", \"onnx.Bogus\"]\n[keep_float]\n\"x.Y\" = \"r\"\n[patterns]\nnope = \"r\"\n";
     let e = Policy::parse(src, "p.toml").unwrap_err();

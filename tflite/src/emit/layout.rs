@@ -7,8 +7,6 @@
 
 /// `perm[i]` is the NCHW axis stored at NHWC position `i`.
 pub const TO_NHWC: [usize; 4] = [0, 2, 3, 1];
-/// `perm[i]` is the NHWC axis stored at NCHW position `i`.
-pub const TO_NCHW: [usize; 4] = [0, 3, 1, 2];
 
 /// The default layout of a value of rank `rank`: NHWC for rank 4, the
 /// value's own order otherwise (`perm[i]` is the axis stored at `i`).
@@ -130,7 +128,7 @@ mod tests {
         let out = permute(&data, 1, &dims, &TO_NHWC);
         // NHWC [1, 2, 3, 2]: (h, w, c) holds c*6 + h*3 + w.
         assert_eq!(out, vec![0, 6, 1, 7, 2, 8, 3, 9, 4, 10, 5, 11]);
-        assert_eq!(permute(&out, 1, &stored(&dims), &TO_NCHW), data);
+        assert_eq!(permute(&out, 1, &stored(&dims), &[0, 3, 1, 2]), data);
     }
 
     #[test]

@@ -258,12 +258,24 @@ fn binary(e: &mut Emitter<'_>, op: &OpData, code: tfl::BuiltinOperator) -> Resul
 /// `t`'s grid, then a QUANTIZE to the QDQ form's grid if that differs.
 /// Returns (tensor to write, and after the op is written call [`finish_same_grid`]).
 fn same_grid_output(e: &mut Emitter<'_>, op: &OpData, t: TensorId) -> Result<(TensorId, TensorId), String> {
-    let ty = e.output(op)?;
+    let rank = e.dims(op.results[0])?.len();
+    same_grid_output_in(e, op, t, layout::default_perm(rank))
+}
+
+/// [`same_grid_output`] with the result stored in layout `perm`.
+fn same_grid_output_in(
+    e: &mut Emitter<'_>,
+    op: &OpData,
+    t: TensorId,
+    perm: Vec<usize>,
+) -> Result<(TensorId, TensorId), String> {
+    let ty = e.output_stored(op, 0, perm.clone())?;
     if e.g.quant(ty) == e.g.quant(t) {
         return Ok((ty, ty));
     }
-    let tmp =
-        e.g.tensor(&format!("{}.in_grid", e.value_name(op.results[0])), &e.g.shape(ty), e.g.dtype(t), e.g.quant(t));
+    let name = format!("{}.in_grid", e.value_name(op.results[0]));
+    let tmp = e.g.tensor(&name, &e.g.shape(ty), e.g.dtype(t), e.g.quant(t));
+    e.set_perm(tmp, perm);
     Ok((tmp, ty))
 }
 
@@ -319,15 +331,15 @@ fn reduce(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     let name = e.value_name(op.results[0]);
     let at = e.g.ints(&format!("{name}.axes"), &[axes.len()], &axes);
     let options = Some(O::ReducerOptions(Box::new(tfl::ReducerOptions { keep_dims: keep })));
-    let ty = e.output_stored(op, 0, pout.clone())?;
-    if matches!(code, B::ReduceMax | B::ReduceMin) && e.g.quant(ty) != e.g.quant(tx) {
-        let tmp = e.g.tensor(&format!("{name}.in_grid"), &e.g.shape(ty), e.g.dtype(tx), e.g.quant(tx));
-        e.set_perm(tmp, pout);
-        e.g.op(code, &[tx, at], &[tmp], options);
-        finish_same_grid(e, tmp, ty);
+    // MEAN and SUM requantize; REDUCE_MAX and REDUCE_MIN keep the input's grid.
+    let (tmp, ty) = if matches!(code, B::ReduceMax | B::ReduceMin) {
+        same_grid_output_in(e, op, tx, pout)?
     } else {
-        e.g.op(code, &[tx, at], &[ty], options);
-    }
+        let ty = e.output_stored(op, 0, pout)?;
+        (ty, ty)
+    };
+    e.g.op(code, &[tx, at], &[tmp], options);
+    finish_same_grid(e, tmp, ty);
     Ok(())
 }
 
@@ -339,8 +351,19 @@ fn unary(
     code: tfl::BuiltinOperator,
     fixed: Option<(f32, i64)>,
 ) -> Result<(), String> {
-    let x = op.operand(0).ok_or("no input")?;
-    let tx = e.stored(x)?;
+    let tx = e.stored(op.operand(0).ok_or("no input")?)?;
+    unary_on(e, op, tx, code, fixed)
+}
+
+/// [`unary`] reading tensor `tx` (the operand, in the layout it is written
+/// in), the result stored in that layout.
+fn unary_on(
+    e: &mut Emitter<'_>,
+    op: &OpData,
+    tx: TensorId,
+    code: tfl::BuiltinOperator,
+    fixed: Option<(f32, i64)>,
+) -> Result<(), String> {
     let ty = e.output_stored(op, 0, e.perm(tx))?;
     if let Some((s, z)) = fixed {
         let q = e.g.quant(ty).ok_or("output has no grid")?;
@@ -389,15 +412,14 @@ fn softmax(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     }
     let axis = axis.rem_euclid(r) as usize;
     // The axis must be stored last: as the input is, else in the default layout.
-    let t = e.stored(x)?;
+    let mut t = e.stored(x)?;
     if e.perm(t).last() != Some(&axis) {
         if layout::default_perm(rank).last() != Some(&axis) {
             return Err("TFLite's SOFTMAX runs over the last stored axis only".into());
         }
-        let c = e.activation(x)?;
-        e.float_of.insert(x, c);
+        t = e.activation(x)?;
     }
-    unary(e, op, B::Softmax, Some((1.0 / 256.0, -128)))?;
+    unary_on(e, op, t, B::Softmax, Some((1.0 / 256.0, -128)))?;
     if let Some(o) = e.g.last_options() {
         *o = Some(O::SoftmaxOptions(Box::new(tfl::SoftmaxOptions { beta: 1.0 })));
     }

@@ -85,10 +85,7 @@ pub(super) fn conv(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     let act = fused(activation_of(op)?, &e.g.quant(ty).ok_or("output has no grid")?, e.g.dtype(ty))?;
     let name = e.value_name(op.results[0]);
     let (perm, axis) = if depthwise { ([1, 2, 3, 0], 3) } else { ([0, 2, 3, 1], 0) };
-    let data = layout::permute(&w.data, 1, &w.dims, &perm);
-    let shape: Vec<usize> = perm.iter().map(|&p| w.dims[p]).collect();
-    let wq = Quant { scale: w.scale.clone(), zero_point: w.zero_point.clone(), axis };
-    let tw = e.g.constant(&format!("{name}.weights"), &shape, tfl::TensorType::Int8, Some(wq), data);
+    let tw = weight_tensor(e, &name, &w, &perm, axis);
     let tb = bias(e, op, &name, tx, &w, cout)?;
     let strides = ints(op, "strides", 2, 1)?;
     let dil = ints(op, "dilations", 2, 1)?;
@@ -154,12 +151,8 @@ pub(super) fn conv_transpose(e: &mut Emitter<'_>, op: &OpData) -> Result<(), Str
         .filter(|&a| a == tfl::ActivationFunctionType::None)
         .ok_or("TFLite's TRANSPOSE_CONV fuses no activation")?;
     let name = e.value_name(op.results[0]);
-    let perm = [1, 2, 3, 0];
-    let data = layout::permute(&w.data, 1, &w.dims, &perm);
-    let shape: Vec<usize> = perm.iter().map(|&p| w.dims[p]).collect();
-    let wq = Quant { scale: w.scale.clone(), zero_point: w.zero_point.clone(), axis: 0 };
-    let tw = e.g.constant(&format!("{name}.weights"), &shape, tfl::TensorType::Int8, Some(wq), data);
-    let tb = bias(e, op, &name, tx, &w, shape[0])?;
+    let tw = weight_tensor(e, &name, &w, &[1, 2, 3, 0], 0);
+    let tb = bias(e, op, &name, tx, &w, w.dims[1])?;
     let out: Vec<i32> = layout::stored(&yd).iter().map(|&d| d as i32).collect();
     let ts = e.g.ints(&format!("{name}.output_shape"), &[4], &out);
     let options = O::TransposeConvOptions(Box::new(tfl::TransposeConvOptions {
@@ -171,6 +164,15 @@ pub(super) fn conv_transpose(e: &mut Emitter<'_>, op: &OpData) -> Result<(), Str
     }));
     e.g.op(B::TransposeConv, &[ts, tw, tx, tb], &[ty], Some(options));
     Ok(())
+}
+
+/// The int8 weight tensor of `w` with its axes permuted by `perm` (result
+/// axis `i` is weight axis `perm[i]`), per-channel along result axis `axis`.
+fn weight_tensor(e: &mut Emitter<'_>, name: &str, w: &Weight, perm: &[usize], axis: i32) -> TensorId {
+    let data = layout::permute(&w.data, 1, &w.dims, perm);
+    let shape: Vec<usize> = perm.iter().map(|&p| w.dims[p]).collect();
+    let wq = Quant { scale: w.scale.clone(), zero_point: w.zero_point.clone(), axis };
+    e.g.constant(&format!("{name}.weights"), &shape, tfl::TensorType::Int8, Some(wq), data)
 }
 
 /// Weights must be int8 with zero point 0, per tensor or per output channel
@@ -230,17 +232,13 @@ pub(super) fn linear(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     }
     let trans = op.attrs.int("trans_b").or(op.attrs.int("transB")).unwrap_or(0) != 0;
     check_weight(&w, if trans { 0 } else { 1 })?;
-    let (data, shape) = if trans {
-        (w.data.clone(), w.dims.clone())
-    } else {
-        (layout::permute(&w.data, 1, &w.dims, &[1, 0]), vec![w.dims[1], w.dims[0]])
-    };
+    // FULLY_CONNECTED takes [out, in]: B itself when transposed, else Bᵀ.
+    let perm = if trans { [0, 1] } else { [1, 0] };
     let ty = e.output(op)?;
     let act = fused(activation_of(op)?, &e.g.quant(ty).ok_or("output has no grid")?, e.g.dtype(ty))?;
     let name = e.value_name(op.results[0]);
-    let wq = Quant { scale: w.scale.clone(), zero_point: w.zero_point.clone(), axis: 0 };
-    let tw = e.g.constant(&format!("{name}.weights"), &shape, tfl::TensorType::Int8, Some(wq), data);
-    let tb = bias(e, op, &name, ta, &w, shape[0])?;
+    let tw = weight_tensor(e, &name, &w, &perm, 0);
+    let tb = bias(e, op, &name, ta, &w, w.dims[perm[0]])?;
     let options = O::FullyConnectedOptions(Box::new(tfl::FullyConnectedOptions {
         fused_activation_function: act,
         ..Default::default()

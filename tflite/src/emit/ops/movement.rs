@@ -3,7 +3,7 @@
 //! from the stored order goes through a layout TRANSPOSE, reported with its
 //! reason; every other op here maps its axes onto the stored layout.
 
-use super::{finish_same_grid, same_grid_output, B, O};
+use super::{finish_same_grid, same_grid_output, same_grid_output_in, B, O};
 use crate::emit::graph::TensorId;
 use crate::emit::layout::{self, TO_NHWC};
 use crate::emit::Emitter;
@@ -38,24 +38,6 @@ fn temp(e: &mut Emitter<'_>, like: TensorId, name: &str, shape: &[usize]) -> Ten
     e.g.tensor(name, shape, ty, q)
 }
 
-/// `op`'s result stored in layout `perm` on the grid of `t` (the input),
-/// and the tensor of its own grid a QUANTIZE then fills (the same when the
-/// grids agree).
-fn output_in_layout(
-    e: &mut Emitter<'_>,
-    op: &OpData,
-    t: TensorId,
-    perm: Vec<usize>,
-) -> Result<(TensorId, TensorId), String> {
-    let ty = e.output_stored(op, 0, perm.clone())?;
-    if e.g.quant(ty) == e.g.quant(t) {
-        return Ok((ty, ty));
-    }
-    let tmp = temp(e, t, &format!("{}.in_grid", e.value_name(op.results[0])), &e.g.shape(ty));
-    e.set_perm(tmp, perm);
-    Ok((tmp, ty))
-}
-
 /// Reshape, Flatten, Squeeze, Unsqueeze: one RESHAPE of the stored bytes
 /// when they are in the value's element order (or `[N, C, H, W] → [N, C,
 /// H·W]` from NHWC, stored `[N, H·W, C]`), else a layout TRANSPOSE to that
@@ -83,7 +65,7 @@ pub(super) fn reshape(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     } else {
         layout::default_perm(yd.len())
     };
-    let (tmp, ty) = output_in_layout(e, op, src, pout)?;
+    let (tmp, ty) = same_grid_output_in(e, op, src, pout)?;
     let shape = e.g.shape(tmp);
     reshape_into(e, src, tmp, &shape, &name);
     finish_same_grid(e, tmp, ty);
