@@ -15,6 +15,7 @@ pub mod npy;
 pub mod optimize;
 pub mod pipeline;
 pub mod quantize;
+pub mod report;
 pub mod run;
 
 pub use driver::{load_eir, save_eir, DriverError};

@@ -3,7 +3,10 @@
 //! Exit codes: 0 success, 1 user error (bad input, unknown pass, failed
 //! verification of the input), 2 internal error (a pass broke the IR, a panic).
 
+mod cli_args;
 mod cli_quant;
+
+use cli_args::{CrossArgs, PipeArgs, ShapeArgs};
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -126,6 +129,21 @@ enum Command {
         /// The .onnx or .tflite model.
         model: PathBuf,
     },
+    /// Before compiling: where each op of the optimized model runs on --target (and why an op
+    /// falls back), predicted cycles or time per op, device/fallback segments and the bytes
+    /// between them, peak activation memory; with --vela, Vela's estimate beside it.
+    Report {
+        /// Input .onnx or .eir file.
+        file: String,
+        #[command(flatten)]
+        pipe: PipeArgs,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Vela's per-layer CSV of the compiled model (`vela --verbose-performance`).
+        #[arg(long, value_name = "CSV")]
+        vela: Option<PathBuf>,
+    },
     /// Run a model (.onnx or .eir) on the reference interpreter, or a crate directory
     /// written by `edgec compile --emit rust` (built in release mode first).
     Run {
@@ -169,136 +187,6 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         rules: Vec<PathBuf>,
     },
-}
-
-/// Shape-bucketing flags (shared by the commands that run the pipeline).
-#[derive(clap::Args)]
-struct BucketArgs {
-    /// Bucket a symbolic dim: DIM=SIZE,SIZE,... or DIM=auto:FILE (observed sizes, one per line;
-    /// picks at most --buckets-max buckets minimizing expected padded compute). Repeatable.
-    #[arg(long, value_name = "DIM=SIZES")]
-    bucket: Vec<String>,
-    /// Pad value of an input when bucketing: NAME=VALUE (repeatable; default 0 for every input,
-    /// so attention masks pad with 0 = masked and token ids with 0).
-    #[arg(long, value_name = "NAME=VALUE")]
-    pad: Vec<String>,
-    /// Most buckets `DIM=auto:FILE` may choose.
-    #[arg(long, value_name = "K", default_value_t = compiler::bucket::DEFAULT_MAX_BUCKETS)]
-    buckets_max: usize,
-}
-
-/// Options of the optimizing pipeline (shared by `opt` and `compile`).
-#[derive(clap::Args)]
-struct PipeArgs {
-    /// Target profile: a built-in name (`cpu`, `rk3588-npu`) or a .toml profile path.
-    #[arg(long, default_value = "cpu")]
-    target: String,
-    /// Extra rule file (repeatable); rules are validated before anything runs.
-    #[arg(long, value_name = "FILE")]
-    rules: Vec<PathBuf>,
-    /// E-graph limit: stop when the e-graph holds more e-nodes than this.
-    #[arg(long, value_name = "N", default_value_t = passes::egraph::Limits::default().max_enodes)]
-    max_enodes: usize,
-    /// E-graph limit: stop after this many saturation iterations.
-    #[arg(long, value_name = "N", default_value_t = passes::egraph::Limits::default().max_iters)]
-    max_iters: usize,
-    /// Print the rules that fired (and why others did not), op counts before and after,
-    /// and which ops the target runs on its fallback.
-    #[arg(long)]
-    explain: bool,
-    #[command(flatten)]
-    bucketing: BucketArgs,
-    /// APPROXIMATION (opt-in): every self-attention attends only to keys within W positions
-    /// (|i - j| <= W, sliding window). Recorded in the module; `edgec verify` reports the deviation.
-    #[arg(long, value_name = "W")]
-    attention_window: Option<u64>,
-    /// APPROXIMATION (opt-in): let the approximate rewrite rule NAME run (repeatable; `edgec
-    /// rules` marks them, e.g. gelu-erf-to-tanh). Recorded in the module; `edgec verify`
-    /// reports the deviation from the exact function.
-    #[arg(long, value_name = "NAME")]
-    approximate: Vec<String>,
-    /// Fix a graph input to a value: NAME=FILE (.npy, or .pb TensorProto). The input leaves the
-    /// signature and its value is folded in, so shapes computed from it become static
-    /// (e.g. a Reshape target or Resize sizes given as an input). Repeatable.
-    #[arg(long = "const", value_name = "NAME=FILE")]
-    consts: Vec<String>,
-    #[command(flatten)]
-    shapes: ShapeArgs,
-}
-
-/// Fixing input sizes (every command that takes a model).
-#[derive(clap::Args, Default)]
-struct ShapeArgs {
-    /// Fix an input's shape: NAME=D0,D1,... (repeatable). Every dim computed from it becomes
-    /// static: the fastest code, and what static-shape targets (NPUs) need.
-    #[arg(long = "shape", value_name = "NAME=D0,D1,...")]
-    shapes: Vec<String>,
-    /// Fix a symbolic dim everywhere: SYMBOL=N (repeatable; `edgec inspect` lists the symbols,
-    /// e.g. `x.d2` for an unnamed dim 2 of input `x`).
-    #[arg(long = "dim", value_name = "SYMBOL=N")]
-    dims: Vec<String>,
-}
-
-/// Where a generated crate is built and run (`edgec run|verify CRATE`).
-#[derive(clap::Args, Default)]
-struct CrossArgs {
-    /// Build the crate for this target triple (default: the one it was compiled for, else the
-    /// host); a foreign triple runs under qemu-user (e.g. aarch64-unknown-linux-gnu).
-    #[arg(long, value_name = "TRIPLE")]
-    triple: Option<String>,
-    /// Run the crate's binary under this command (e.g. "qemu-aarch64 -cpu cortex-a53 -L
-    /// /usr/aarch64-linux-gnu"; default for a foreign triple: its qemu-user).
-    #[arg(long, value_name = "CMD")]
-    runner: Option<String>,
-}
-
-impl CrossArgs {
-    /// The build target for crate `dir`; an error for a model that is not a crate.
-    fn target(&self, dir: &std::path::Path) -> Result<compiler::cross::BuildTarget, Failure> {
-        if !compiler::compile::is_crate_dir(dir) {
-            if self.triple.is_some() || self.runner.is_some() {
-                return Err(Failure::User(anyhow::anyhow!(
-                    "{}: --triple/--runner apply to a generated crate directory (`edgec compile --emit rust`)",
-                    dir.display()
-                )));
-            }
-            return Ok(compiler::cross::BuildTarget::host());
-        }
-        let meta = compiler::compile::read_meta(dir)?;
-        let triple = self.triple.clone().or(meta.triple);
-        Ok(compiler::cross::BuildTarget::new(triple.as_deref(), self.runner.as_deref(), true)?)
-    }
-}
-
-impl ShapeArgs {
-    fn load_options(&self) -> Result<compiler::driver::LoadOptions, Failure> {
-        let shapes = compiler::pipeline::shape_spec(&self.shapes, &self.dims)?;
-        Ok(compiler::driver::LoadOptions { consts: vec![], shapes })
-    }
-    fn is_empty(&self) -> bool {
-        self.shapes.is_empty() && self.dims.is_empty()
-    }
-}
-
-impl PipeArgs {
-    fn request(&self, file: &str, passes: &str) -> compiler::pipeline::Request {
-        compiler::pipeline::Request {
-            file: file.to_string(),
-            passes: passes.to_string(),
-            target: self.target.clone(),
-            rules: self.rules.clone(),
-            max_enodes: self.max_enodes,
-            max_iters: self.max_iters,
-            bucket: self.bucketing.bucket.clone(),
-            pad: self.bucketing.pad.clone(),
-            buckets_max: self.bucketing.buckets_max,
-            attention_window: self.attention_window,
-            approximate: self.approximate.clone(),
-            consts: self.consts.clone(),
-            shapes: self.shapes.shapes.clone(),
-            dims: self.shapes.dims.clone(),
-        }
-    }
 }
 
 /// Backend artifacts of `edgec compile`.
@@ -415,6 +303,12 @@ fn run(cmd: Command) -> Result<(), Failure> {
         }
         Command::Inspect { model } => {
             print!("{}", compiler::inspect::inspect(&model).map_err(|e| Failure::User(anyhow::anyhow!(e)))?);
+            Ok(())
+        }
+        Command::Report { file, pipe, json, vela } => {
+            let out = optimize(&pipe, &file, passes::DEFAULT_PIPELINE, PassOptions::default())?;
+            let text = compiler::report::render(&out.module, &out.profile, &file, vela.as_deref(), json);
+            print!("{}", text.map_err(|e| Failure::User(anyhow::anyhow!(e)))?);
             Ok(())
         }
         Command::Run { model, inputs, output, shapes, cross } => run_model(&model, &inputs, output, &shapes, &cross),

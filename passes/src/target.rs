@@ -18,6 +18,7 @@
 //! attribute's kind. Parsing reports every problem it finds, each with
 //! `file:line:col`.
 
+pub mod cycles;
 mod parse;
 mod support;
 #[cfg(test)]
@@ -28,6 +29,7 @@ use ir::{Attr, Attrs, DType, Opcode, TensorType};
 use std::collections::BTreeMap;
 use std::fmt;
 
+pub use cycles::{CycleModel, Cycles, Form, OpCycles};
 pub use work::{Work, NOMINAL_DIM, NOMINAL_UNRANKED_ELEMS};
 
 /// Extra cost of an unsupported op on a profile without a `fallback` target:
@@ -163,6 +165,9 @@ pub struct TargetProfile {
     pub ops: BTreeMap<Opcode, OpRule>,
     /// CPU cost model for ops that fall back.
     pub fallback_costs: CostModel,
+    /// The NPU's cycle model (`[cycles]`), for `edgec report`'s per-op
+    /// estimates; extraction uses the linear costs above.
+    pub cycles: Option<CycleModel>,
 }
 
 /// One problem in a profile file, with its position (1-based line and column).

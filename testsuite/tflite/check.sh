@@ -3,7 +3,9 @@
 # writer emits (testsuite/tflite/op_models.py) and published CNNs of the
 # wild corpus go through `edgec compile --emit tflite`; LiteRT runs each
 # file against edgec's quantized interpreter, Vela compiles it for an
-# Ethos-U55-256 and must place every operator on the NPU.
+# Ethos-U55-256 and must place every operator on the NPU; for the wild
+# models, `edgec report` must predict Vela's placement and its estimated
+# cycles within 30%.
 #
 # Installs nothing globally: a venv under target/tflite/venv gets the pinned
 # ai-edge-litert, ethos-u-vela, numpy and onnx (requirements.txt).
@@ -37,7 +39,7 @@ read -r -a OPS <<<"$("$PY" testsuite/tflite/op_models.py "$OUT/ops")"
 status=0
 echo "tflite: ${#OPS[@]} operator models (each within 1 LSB of edgec's interpreter)"
 "$PY" testsuite/tflite/check_wild.py --edgec "$EDGEC" --wild "$OUT/ops" --out "$OUT/ops/out" "${OPS[@]}" || status=1
-echo "tflite: ${#WILD[@]} wild models (within 1 LSB, or cosine >= 0.99 with edgec's interpreter)"
+echo "tflite: ${#WILD[@]} wild models (within 1 LSB, or cosine >= 0.99 with edgec's interpreter; report within 30% of Vela)"
 "$PY" testsuite/tflite/check_wild.py --edgec "$EDGEC" --wild target/wild --out "$OUT/wild" \
-    --min-cosine 0.99 "${WILD[@]}" || status=1
+    --min-cosine 0.99 --cycle-tolerance 0.3 "${WILD[@]}" || status=1
 exit $status

@@ -14,6 +14,12 @@ rounding) on some output whose cosine with the interpreter's is also below
 `--max-lsb 1 --min-cosine 0.99`: TFLite's kernels round differently from
 the QDQ form's float steps (fixed-point multipliers, twice), and a 1 LSB
 difference early in a deep model grows by the ratio of later grids.
+
+With `--cycle-tolerance F`, `edgec report` also runs on each model before
+compiling, with Vela's per-layer estimate of the compiled file beside it: a
+model fails when the report's placement differs from Vela's (some op on the
+CPU: a different count) or its predicted cycles are off Vela's
+estimate by more than the fraction F.
 """
 import argparse
 import json
@@ -68,8 +74,10 @@ def run(cmd, log):
 
 
 def vela_placement(vela, tflite, accel, out):
-    """(NPU operators, CPU operators) from Vela's summary, or None."""
-    r = subprocess.run([vela, str(tflite), "--accelerator-config", accel, "--output-dir", str(out)],
+    """(NPU operators, CPU operators) from Vela's summary, or None. Vela
+    also writes its per-layer estimate, out/model_per-layer.csv."""
+    r = subprocess.run([vela, str(tflite), "--accelerator-config", accel, "--output-dir", str(out),
+                        "--verbose-performance"],
                        capture_output=True, text=True)
     (out / "vela.log").write_text(r.stdout + r.stderr)
     npu = re.search(r"NPU operators = (\d+)", r.stdout)
@@ -118,13 +126,23 @@ def check(m, a):
     lite = json.loads(r.stdout)
     place = vela_placement(a.vela, tfl, a.accel, out / "vela")
     ops = sum(report["operators"].values())
-    return {"model": m, "ops": ops, "transposes": len(report["transposes"]), "lite": lite["outputs"],
-            "vela": place, "secs": secs}
+    res = {"model": m, "ops": ops, "transposes": len(report["transposes"]), "lite": lite["outputs"],
+           "vela": place, "secs": secs}
+    csv = out / "vela" / "model_per-layer.csv"
+    if a.cycle_tolerance is not None and place is not None:
+        # `edgec report` before compiling, beside Vela's estimate of the compiled file.
+        cmd = [a.edgec, "report", mdir / "model.onnx", "--target", a.target, *shapes, "--json", "--vela", csv]
+        r = subprocess.run(list(map(str, cmd)), capture_output=True, text=True)
+        if r.returncode != 0:
+            return {"model": m, "error": "edgec report: " + (r.stderr.strip().splitlines() or ["?"])[-1]}
+        rep = json.loads(r.stdout)
+        res["predicted"] = (rep["cycles"], rep["vela"]["cycles"], rep["fallback_ops"], len(rep["vela"]["cpu_ops"]))
+    return res
 
 
 def row(r, a):
     if "error" in r:
-        return f"| {r['model']} | FAILED: {r['error'][:160]} | | | | | |", False
+        return f"| {r['model']} | FAILED: {r['error'][:160]} | | | | | | |", False
     worst = max(o["max_lsb"] for o in r["lite"])
     differ = max(o["differ"] for o in r["lite"])
     cos = min(o.get("cosine_vs_fp32", float("nan")) for o in r["lite"])
@@ -134,8 +152,15 @@ def row(r, a):
     vela = "Vela failed" if v is None else f"{v[0]}/{v[0] + v[1]} ({100 * v[0] / max(1, v[0] + v[1]):.1f}%)"
     close = all(o["max_lsb"] <= a.max_lsb or o["cosine_vs_edgec"] >= a.min_cosine for o in r["lite"])
     ok = close and v is not None and v[1] == 0
+    pred = "-"
+    if "predicted" in r:
+        cyc, vcyc, fall, vcpu = r["predicted"]
+        ratio = cyc / vcyc if vcyc else float("inf")
+        agree = fall == vcpu
+        pred = f"{cyc:.0f} / {vcyc:.0f} = {ratio:.2f}" + ("" if agree else f" PLACEMENT DIFFERS ({fall} vs {vcpu})")
+        ok = ok and agree and abs(ratio - 1) <= a.cycle_tolerance
     return (f"| {r['model']} | {r['ops']} ({r['transposes']} transposes) | {worst} | {100 * differ:.2f}% | "
-            f"{ce:.5f} | {cos} | {vela} |"), ok
+            f"{ce:.5f} | {cos} | {vela} | {pred} |"), ok
 
 
 def main():
@@ -148,10 +173,13 @@ def main():
     ap.add_argument("--vela", default=str(Path(sys.executable).parent / "vela"))
     ap.add_argument("--max-lsb", type=int, default=1)
     ap.add_argument("--min-cosine", type=float, default=1.0)
+    ap.add_argument("--cycle-tolerance", type=float, default=None,
+                    help="also run `edgec report`: its cycles within this fraction of Vela's, same placement")
     ap.add_argument("models", nargs="+")
     a = ap.parse_args()
-    print("| model | TFLite operators | max LSB vs edgec | elements differing | cosine vs edgec | cosine vs FP32 | Vela NPU operators |")
-    print("|---|---|---|---|---|---|---|")
+    print("| model | TFLite operators | max LSB vs edgec | elements differing | cosine vs edgec | cosine vs FP32 "
+          "| Vela NPU operators | edgec report / Vela cycles |")
+    print("|---|---|---|---|---|---|---|---|")
     bad = []
     for m in a.models:
         line, ok = row(check(m, a), a)

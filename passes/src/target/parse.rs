@@ -7,7 +7,8 @@
 //! attribute constraints) collect every problem as well.
 
 use super::{
-    work, AttrRule, CostModel, Diagnostic, OpRule, TargetError, TargetProfile, Transfer, DEFAULT_FALLBACK_COSTS,
+    work, AttrRule, CostModel, CycleModel, Diagnostic, Form, OpCycles, OpRule, TargetError, TargetProfile, Transfer,
+    DEFAULT_FALLBACK_COSTS,
 };
 use ir::ops::AttrSpec;
 use ir::{Attr, AttrKind, DType, Opcode};
@@ -41,6 +42,7 @@ struct RawHeader {
     transfer: Option<RawTransfer>,
     memory: Option<RawMemory>,
     fallback_costs: Option<RawCost>,
+    cycles: Option<RawCycles>,
     // `[default]` and `[ops]` are split off and deserialized on their own; these
     // two fields only make "unknown field" messages list them as valid keys.
     #[allow(dead_code)]
@@ -68,6 +70,28 @@ struct RawCost {
     ns_per_mac: Option<Spanned<f64>>,
     ns_per_elem: Option<Spanned<f64>>,
     ns_fixed: Option<Spanned<f64>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a [cycles] table")]
+struct RawCycles {
+    clock_mhz: Spanned<f64>,
+    ofm_ublock: Spanned<[u32; 3]>,
+    ifm_ublock_depth: Spanned<u32>,
+    sram_bytes_per_cycle: Spanned<f64>,
+    elementwise_bytes_per_cycle: Spanned<f64>,
+    const_bytes_per_cycle: Spanned<f64>,
+    streamed_const_bytes_per_elem: Spanned<f64>,
+    bytes_per_elem: Spanned<f64>,
+    #[serde(default)]
+    ops: BTreeMap<Spanned<String>, RawOpCycles>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table { form = \"conv\", factor = 1.5 }")]
+struct RawOpCycles {
+    form: Spanned<String>,
+    factor: Option<Spanned<f64>>,
 }
 
 #[derive(Deserialize)]
@@ -392,6 +416,57 @@ fn build(
         default,
         ops,
         fallback_costs,
+        cycles: h.cycles.map(|c| cycle_model(d, c)),
+    }
+}
+
+/// `[cycles]`: rates and the clock finite and `> 0`, micro-block dims `>= 1`,
+/// known op names and forms, factors finite and `>= 0`.
+fn cycle_model(d: &mut Diags, c: RawCycles) -> CycleModel {
+    let mut rate = |key: &str, v: &Spanned<f64>| {
+        let x = *v.get_ref();
+        if x.is_finite() && x > 0.0 {
+            x
+        } else {
+            d.at(v.span(), format!("`{key}` must be a finite number > 0, found {x}"));
+            1.0
+        }
+    };
+    let clock_mhz = rate("clock_mhz", &c.clock_mhz);
+    let sram_bytes_per_cycle = rate("sram_bytes_per_cycle", &c.sram_bytes_per_cycle);
+    let elementwise_bytes_per_cycle = rate("elementwise_bytes_per_cycle", &c.elementwise_bytes_per_cycle);
+    let const_bytes_per_cycle = rate("const_bytes_per_cycle", &c.const_bytes_per_cycle);
+    let bytes_per_elem = rate("bytes_per_elem", &c.bytes_per_elem);
+    let streamed = coef(d, "streamed_const_bytes_per_elem", &Some(c.streamed_const_bytes_per_elem)).unwrap_or(0.0);
+    if c.ofm_ublock.get_ref().contains(&0) || *c.ifm_ublock_depth.get_ref() == 0 {
+        d.at(c.ofm_ublock.span(), "micro-block dims (`ofm_ublock`, `ifm_ublock_depth`) must be >= 1");
+    }
+    let mut ops = BTreeMap::new();
+    for (name, raw) in &c.ops {
+        let op = Opcode::from_name(name.get_ref());
+        if op.is_none() {
+            d.at(name.span(), format!("unknown op `{}` (names look like `onnx.Conv`)", name.get_ref()));
+        }
+        let form = Form::from_name(raw.form.get_ref());
+        if form.is_none() {
+            let known: Vec<&str> = Form::ALL.iter().map(|(n, _)| *n).collect();
+            d.at(raw.form.span(), format!("unknown form `{}` (forms: {})", raw.form.get_ref(), known.join(", ")));
+        }
+        let factor = coef(d, "factor", &raw.factor).unwrap_or(1.0);
+        if let (Some(op), Some(form)) = (op, form) {
+            ops.insert(op, OpCycles { form, factor });
+        }
+    }
+    CycleModel {
+        clock_mhz,
+        ofm_ublock: c.ofm_ublock.into_inner().map(|x| x.max(1)),
+        ifm_ublock_depth: c.ifm_ublock_depth.into_inner().max(1),
+        sram_bytes_per_cycle,
+        elementwise_bytes_per_cycle,
+        const_bytes_per_cycle,
+        streamed_const_bytes_per_elem: streamed,
+        bytes_per_elem,
+        ops,
     }
 }
 

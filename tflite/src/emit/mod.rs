@@ -74,6 +74,13 @@ pub struct Io {
     pub dtype: &'static str,
 }
 
+/// Whether the writer has a TFLite int8 form for `op` in a QDQ module:
+/// constants, QuantizeLinear and DequantizeLinear (tensor grids), and the
+/// ops [`ops::lowering`] writes.
+pub fn has_form(op: Opcode) -> bool {
+    matches!(op, Opcode::CoreConst | Opcode::QuantizeLinear | Opcode::DequantizeLinear) || ops::lowering(op).is_some()
+}
+
 /// The TFLite model of `m`'s `@main`.
 pub fn emit(m: &Module) -> Result<Emitted, EmitError> {
     let f = m.func("main").ok_or_else(|| EmitError(vec!["the module has no @main function".into()]))?;

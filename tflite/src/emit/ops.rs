@@ -23,38 +23,50 @@ use ir::{DType, OpData, Opcode, Value};
 use tfl::BuiltinOperator as B;
 use tfl::BuiltinOptions as O;
 
+/// The writer of one op's TFLite form.
+type Lower = fn(&mut Emitter<'_>, &OpData) -> Result<(), String>;
+
 /// Write `op`, a float op between quantized tensors.
 pub(super) fn lower(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
-    match op.opcode {
-        Opcode::CoreConv | Opcode::Conv => conv::conv(e, op),
-        Opcode::CoreConvTranspose | Opcode::ConvTranspose => conv::conv_transpose(e, op),
-        Opcode::PRelu => prelu(e, op),
-        Opcode::CoreLinear | Opcode::MatMul | Opcode::Gemm => conv::linear(e, op),
-        Opcode::HardSigmoid => affine::hard_sigmoid(e, op),
-        Opcode::Add => binary(e, op, B::Add),
-        Opcode::Sub => binary(e, op, B::Sub),
-        Opcode::Mul => binary(e, op, B::Mul),
-        Opcode::Div => affine::step(e, op),
-        Opcode::MaxPool => conv::pool(e, op, B::MaxPool2d),
-        Opcode::AveragePool => conv::pool(e, op, B::AveragePool2d),
-        Opcode::GlobalAveragePool => global_avg_pool(e, op),
-        Opcode::CoreReduce => reduce(e, op),
-        Opcode::Relu => unary(e, op, B::Relu, None),
-        Opcode::HardSwish => unary(e, op, B::HardSwish, None),
-        Opcode::Sigmoid => unary(e, op, B::Logistic, Some((1.0 / 256.0, -128))),
-        Opcode::Tanh => unary(e, op, B::Tanh, Some((1.0 / 128.0, 0))),
-        Opcode::LeakyRelu => leaky_relu(e, op),
-        Opcode::Clip => clip(e, op),
-        Opcode::Softmax => softmax(e, op),
-        Opcode::Concat => movement::concat(e, op),
-        Opcode::Reshape | Opcode::CoreReshape | Opcode::Flatten => movement::reshape(e, op),
-        Opcode::Squeeze | Opcode::CoreSqueeze | Opcode::Unsqueeze | Opcode::CoreUnsqueeze => movement::reshape(e, op),
-        Opcode::Split => movement::split(e, op),
-        Opcode::Transpose => movement::transpose(e, op),
-        Opcode::Resize => movement::resize(e, op),
-        Opcode::Pad => movement::pad(e, op),
-        _ => Err("has no TFLite int8 form in edgec yet".into()),
+    match lowering(op.opcode) {
+        Some(write) => write(e, op),
+        None => Err("has no TFLite int8 form in edgec yet".into()),
     }
+}
+
+/// The ops with a TFLite int8 form (the Ethos-U profiles list the same ops
+/// as supported; a test keeps them equal).
+pub(super) fn lowering(op: Opcode) -> Option<Lower> {
+    Some(match op {
+        Opcode::CoreConv | Opcode::Conv => conv::conv as Lower,
+        Opcode::CoreConvTranspose | Opcode::ConvTranspose => conv::conv_transpose,
+        Opcode::PRelu => prelu,
+        Opcode::CoreLinear | Opcode::MatMul | Opcode::Gemm => conv::linear,
+        Opcode::HardSigmoid => affine::hard_sigmoid,
+        Opcode::Add => |e, op| binary(e, op, B::Add),
+        Opcode::Sub => |e, op| binary(e, op, B::Sub),
+        Opcode::Mul => |e, op| binary(e, op, B::Mul),
+        Opcode::Div => affine::step,
+        Opcode::MaxPool => |e, op| conv::pool(e, op, B::MaxPool2d),
+        Opcode::AveragePool => |e, op| conv::pool(e, op, B::AveragePool2d),
+        Opcode::GlobalAveragePool => global_avg_pool,
+        Opcode::CoreReduce => reduce,
+        Opcode::Relu => |e, op| unary(e, op, B::Relu, None),
+        Opcode::HardSwish => |e, op| unary(e, op, B::HardSwish, None),
+        Opcode::Sigmoid => |e, op| unary(e, op, B::Logistic, Some((1.0 / 256.0, -128))),
+        Opcode::Tanh => |e, op| unary(e, op, B::Tanh, Some((1.0 / 128.0, 0))),
+        Opcode::LeakyRelu => leaky_relu,
+        Opcode::Clip => clip,
+        Opcode::Softmax => softmax,
+        Opcode::Concat => movement::concat,
+        Opcode::Reshape | Opcode::CoreReshape | Opcode::Flatten => movement::reshape,
+        Opcode::Squeeze | Opcode::CoreSqueeze | Opcode::Unsqueeze | Opcode::CoreUnsqueeze => movement::reshape,
+        Opcode::Split => movement::split,
+        Opcode::Transpose => movement::transpose,
+        Opcode::Resize => movement::resize,
+        Opcode::Pad => movement::pad,
+        _ => return None,
+    })
 }
 
 /// An int8 constant behind a DequantizeLinear: its bytes, dims and grid.

@@ -1,0 +1,256 @@
+//! `edgec report`: before anything is compiled for a device, where each op of
+//! the optimized module runs, why an op falls back, what each costs, the
+//! device/fallback segments with the bytes crossing between them, and the
+//! memory the model needs.
+//!
+//! Costs come from the target profile: its `[cycles]` model for ops the
+//! device runs when it has one (an NPU's MAC array; cycles and time at its
+//! clock), else its linear costs; fallback ops cost their `[fallback_costs]`
+//! time, and every crossing between a device and a fallback segment costs
+//! the profile's `[transfer]` copy. Sizes are the device's element size when
+//! the profile has a cycle model (int8 NPUs hold 1-byte elements), else each
+//! tensor's own. Invariants: one row per live non-constant op in program
+//! order; figures are finite and `>= 0`; the totals are the rows' sums.
+
+mod text;
+pub mod vela;
+
+use ir::{Function, Module, Value, ValueDef};
+use passes::target::{Cycles, OpQuery, Support, TargetProfile, Work};
+use serde::Serialize;
+
+/// One op's row.
+#[derive(Clone, Debug, Serialize)]
+pub struct OpRow {
+    /// Position in program order.
+    pub index: usize,
+    /// The op (`core.conv`).
+    pub op: String,
+    /// ONNX provenance (`ONNX node "conv1" (Conv)`).
+    pub provenance: String,
+    /// Where it runs: the target, or its fallback.
+    pub place: String,
+    /// Why it falls back (`None` on the device).
+    pub reason: Option<String>,
+    /// Multiply-accumulates.
+    pub macs: f64,
+    /// Cycle estimate (device ops of profiles with a cycle model).
+    pub cycles: Option<CycleRow>,
+    /// Predicted time in nanoseconds.
+    pub ns: f64,
+}
+
+/// A cycle estimate and its bottleneck.
+#[derive(Clone, Debug, Serialize)]
+pub struct CycleRow {
+    /// MAC-array or elementwise cycles.
+    pub compute: f64,
+    /// SRAM traffic cycles.
+    pub sram: f64,
+    /// Constant (weight) traffic cycles.
+    pub consts: f64,
+    /// The largest of the three.
+    pub total: f64,
+}
+
+/// A maximal run of consecutive ops with one placement.
+#[derive(Clone, Debug, Serialize)]
+pub struct Segment {
+    /// Where it runs.
+    pub place: String,
+    /// First and last row index.
+    pub first: usize,
+    /// Last row index (inclusive).
+    pub last: usize,
+    /// Bytes its ops read from ops of another placement.
+    pub bytes_in: f64,
+}
+
+/// The whole report.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// The model file.
+    pub model: String,
+    /// Target name.
+    pub target: String,
+    /// True for a simulated profile (no hardware backend).
+    pub simulated: bool,
+    /// NPU clock of the cycle model, if the profile has one.
+    pub clock_mhz: Option<f64>,
+    /// One row per op.
+    pub ops: Vec<OpRow>,
+    /// Device and fallback segments in program order.
+    pub segments: Vec<Segment>,
+    /// Ops on the device.
+    pub device_ops: usize,
+    /// Ops on the fallback.
+    pub fallback_ops: usize,
+    /// Total MACs.
+    pub macs: f64,
+    /// Predicted device cycles (sum of the rows' cycle estimates).
+    pub cycles: Option<f64>,
+    /// Predicted time: ops plus transfers at segment crossings, nanoseconds.
+    pub ns: f64,
+    /// Of `ns`, the transfers between segments.
+    pub transfer_ns: f64,
+    /// Peak bytes of simultaneously live activations (inputs, intermediates, outputs).
+    pub peak_activation_bytes: f64,
+    /// Bytes of constants (weights).
+    pub const_bytes: f64,
+    /// Vela's estimate of the compiled model, when given.
+    pub vela: Option<vela::Vela>,
+}
+
+/// The report of `m` on `t` as text or JSON, with Vela's per-layer CSV
+/// beside it when `vela` is given.
+pub fn render(
+    m: &Module,
+    t: &TargetProfile,
+    model: &str,
+    vela: Option<&std::path::Path>,
+    json: bool,
+) -> Result<String, String> {
+    let mut r = build(m, t, model);
+    if let Some(p) = vela {
+        let name = p.display().to_string();
+        let text = std::fs::read_to_string(p).map_err(|e| format!("{name}: {e}"))?;
+        r.vela = Some(vela::read(&name, &text)?);
+    }
+    if json {
+        serde_json::to_string_pretty(&r).map(|s| s + "\n").map_err(|e| e.to_string())
+    } else {
+        Ok(r.text())
+    }
+}
+
+/// Build the report of `m`'s main function on `t`.
+pub fn build(m: &Module, t: &TargetProfile, model: &str) -> Report {
+    let f = &m.funcs[0];
+    let elem = |v: Value| value_bytes(f, t, v);
+    let is_const =
+        |v: Value| matches!(f.values[v].def, ValueDef::Result(op, _) if f.ops[op].opcode.name() == "core.const");
+    let mut ops = Vec::new();
+    let mut producer_place: std::collections::HashMap<Value, String> = Default::default();
+    let mut segments: Vec<Segment> = Vec::new();
+    for id in f.live_ops() {
+        let op = &f.ops[id];
+        if op.opcode.name() == "core.const" {
+            continue;
+        }
+        let inputs: Vec<Option<&ir::TensorType>> = op.operands.iter().map(|o| o.map(|v| f.ty(v))).collect();
+        let outputs: Vec<ir::TensorType> = op.results.iter().map(|&v| f.ty(v).clone()).collect();
+        let q = OpQuery { opcode: op.opcode, attrs: &op.attrs, inputs: &inputs, outputs: &outputs };
+        let consts: Vec<bool> = op.operands.iter().map(|o| o.is_some_and(is_const)).collect();
+        let row = row(t, &q, &consts, ops.len(), op.loc.to_string());
+        let crossing: f64 =
+            op.inputs().filter(|v| producer_place.get(v).is_some_and(|p| *p != row.place)).map(elem).fold(0.0, add);
+        for &r in &op.results {
+            producer_place.insert(r, row.place.clone());
+        }
+        match segments.last_mut() {
+            Some(s) if s.place == row.place => {
+                s.last = row.index;
+                s.bytes_in += crossing;
+            }
+            _ => segments.push(Segment {
+                place: row.place.clone(),
+                first: row.index,
+                last: row.index,
+                bytes_in: crossing,
+            }),
+        }
+        ops.push(row);
+    }
+    let crossings: f64 = segments.iter().filter(|s| s.bytes_in > 0.0).count() as f64;
+    let bytes: f64 = segments.iter().map(|s| s.bytes_in).fold(0.0, add);
+    let transfer_ns = bytes / t.transfer.bytes_per_ns + crossings * t.transfer.latency_ns;
+    let device_ops = ops.iter().filter(|r| r.reason.is_none()).count();
+    let const_bytes = f
+        .live_ops()
+        .iter()
+        .filter(|&&id| f.ops[id].opcode.name() == "core.const")
+        .map(|&id| elem(f.result(id)))
+        .fold(0.0, add);
+    Report {
+        model: model.to_string(),
+        target: t.name.clone(),
+        simulated: t.simulated,
+        clock_mhz: t.cycles.as_ref().map(|c| c.clock_mhz),
+        device_ops,
+        fallback_ops: ops.len() - device_ops,
+        macs: ops.iter().map(|r| r.macs).fold(0.0, add),
+        cycles: t.cycles.as_ref().map(|_| ops.iter().filter_map(|r| r.cycles.as_ref()).map(|c| c.total).fold(0.0, add)),
+        ns: ops.iter().map(|r| r.ns).fold(0.0, add) + transfer_ns,
+        transfer_ns,
+        peak_activation_bytes: peak_live(f, &is_const, &elem),
+        const_bytes,
+        vela: None,
+        ops,
+        segments,
+    }
+}
+
+fn row(t: &TargetProfile, q: &OpQuery, consts: &[bool], index: usize, provenance: String) -> OpRow {
+    let work = Work::estimate(q);
+    let (place, reason) = match t.support(q) {
+        Support::Yes => (t.name.clone(), None),
+        Support::No(why) => (t.fallback.clone().unwrap_or_else(|| "none".into()), Some(why)),
+    };
+    let cycles = match (&t.cycles, &reason) {
+        (Some(model), None) => Some(model.estimate(q, consts)),
+        _ => None,
+    };
+    let ns = match (&cycles, &t.cycles, &reason) {
+        (Some(c), Some(model), _) => model.ns(c.total()),
+        (_, _, None) => t.rule(q.opcode).cost.eval(&work),
+        (_, _, Some(_)) => t.fallback_costs.eval(&work),
+    };
+    let cycles =
+        cycles.map(|c: Cycles| CycleRow { compute: c.compute, sram: c.sram, consts: c.consts, total: c.total() });
+    OpRow { index, op: q.opcode.name().to_string(), provenance, place, reason, macs: work.macs, cycles, ns }
+}
+
+/// Summation from +0.0 (an empty `Sum` of floats is -0.0).
+fn add(a: f64, b: f64) -> f64 {
+    a + b
+}
+
+/// Bytes of `v` as the report counts them (see the module docs).
+fn value_bytes(f: &Function, t: &TargetProfile, v: Value) -> f64 {
+    let ty = f.ty(v);
+    let per = match &t.cycles {
+        Some(c) => c.bytes_per_elem,
+        None => ty.dtype.size_bytes().unwrap_or(8) as f64,
+    };
+    passes::target::work::elems(ty) * per
+}
+
+/// The largest sum of live activation bytes at any op of the body: a value
+/// is live from its definition (parameters: from the start) to its last use
+/// (results: to the end). A lower bound of any memory plan.
+fn peak_live(f: &Function, is_const: &dyn Fn(Value) -> bool, bytes: &dyn Fn(Value) -> f64) -> f64 {
+    let mut last_use: std::collections::HashMap<Value, usize> = Default::default();
+    let body = &f.body.ops;
+    for (i, &id) in body.iter().enumerate() {
+        for v in f.ops[id].inputs() {
+            last_use.insert(v, i);
+        }
+    }
+    for &v in &f.body.results {
+        last_use.insert(v, usize::MAX);
+    }
+    let mut live: f64 = f.body.params.iter().map(|&v| bytes(v)).fold(0.0, add);
+    let mut peak = live;
+    for (i, &id) in body.iter().enumerate() {
+        let defined: Vec<Value> = f.ops[id].results.iter().copied().filter(|&v| !is_const(v)).collect();
+        live += defined.iter().map(|&v| bytes(v)).fold(0.0, add);
+        peak = peak.max(live);
+        let ends = |v: &Value| last_use.get(v).is_some_and(|&l| l == i);
+        let mut dead: Vec<Value> = f.ops[id].inputs().filter(|v| !is_const(*v) && ends(v)).collect();
+        dead.sort();
+        dead.dedup();
+        live -= dead.iter().map(|&v| bytes(v)).fold(0.0, add);
+        live -= defined.iter().filter(|v| !last_use.contains_key(v)).map(|&v| bytes(v)).fold(0.0, add);
+    }
+    peak
+}

@@ -1,0 +1,26 @@
+//! The Ethos-U profile's support list is the TFLite writer's: an op the
+//! profile places on the NPU has a TFLite form (or `edgec report` would
+//! promise what `--emit tflite` cannot write), and every op the writer
+//! handles is placed on the NPU (or extraction would avoid it for nothing).
+
+use ir::ops::Family;
+use ir::Opcode;
+use passes::target::TargetProfile;
+
+#[test]
+fn the_ethos_profile_supports_exactly_the_writers_ops() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../codegen/targets/ethos-u55-256.toml");
+    let src = std::fs::read_to_string(path).unwrap();
+    let profile = TargetProfile::parse(&src, path).unwrap();
+    let mut differ = Vec::new();
+    for &op in Opcode::ALL {
+        let supported = profile.rule(op).supported || op == Opcode::CoreConst;
+        // Integer ops of the folded module (the quantizer's accuracy report)
+        // never reach the writer, which reads the QDQ form.
+        let writer = edgec_tflite::has_form(op) || (op.family() == Family::Quant && op.name().starts_with("quant."));
+        if supported != writer {
+            differ.push(format!("{} (profile: {supported}, writer: {writer})", op.name()));
+        }
+    }
+    assert!(differ.is_empty(), "profile and writer differ on: {}", differ.join(", "));
+}
