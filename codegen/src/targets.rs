@@ -14,11 +14,12 @@ const BUILTIN: &[(&str, &str, &str)] = &[
     ("cpu", "cpu.toml", include_str!("../targets/cpu.toml")),
     ("rk3588-npu", "rk3588-npu.toml", include_str!("../targets/rk3588-npu.toml")),
     ("ethos-u55-256", "ethos-u55-256.toml", include_str!("../targets/ethos-u55-256.toml")),
+    ("ethos-u55-128", "ethos-u55-128.toml", include_str!("../targets/ethos-u55-128.toml")),
 ];
 
 /// Names of the builtin targets, in a fixed order.
 pub fn names() -> &'static [&'static str] {
-    const NAMES: &[&str] = &["cpu", "rk3588-npu", "ethos-u55-256"];
+    const NAMES: &[&str] = &["cpu", "rk3588-npu", "ethos-u55-256", "ethos-u55-128"];
     NAMES
 }
 

@@ -29,7 +29,7 @@ fn cpu() -> TargetProfile {
 
 #[test]
 fn builtin_profiles_load() {
-    assert_eq!(targets::names(), ["cpu", "rk3588-npu", "ethos-u55-256"]);
+    assert_eq!(targets::names(), ["cpu", "rk3588-npu", "ethos-u55-256", "ethos-u55-128"]);
     for name in targets::names() {
         let p = targets::builtin(name).unwrap_or_else(|| panic!("{name} does not parse: {:?}", targets::load(name)));
         assert_eq!(p.name, *name);

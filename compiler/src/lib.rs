@@ -17,5 +17,6 @@ pub mod pipeline;
 pub mod quantize;
 pub mod report;
 pub mod run;
+pub mod vela;
 
 pub use driver::{load_eir, save_eir, DriverError};

@@ -5,6 +5,7 @@
 
 mod cli_args;
 mod cli_quant;
+mod cli_tflite;
 
 use cli_args::{CrossArgs, PipeArgs, ShapeArgs};
 
@@ -70,7 +71,8 @@ enum Command {
         /// What to write.
         #[arg(long, value_enum, default_value = "rust")]
         emit: Emit,
-        /// Output: the crate directory (`--emit rust`) or the .eir file (`--emit ir`).
+        /// Output: the crate directory (`--emit rust`), the .eir file (`--emit ir`), the .tflite
+        /// file (`--emit tflite`) or the directory for edgec's and Vela's files (`--emit vela`).
         #[arg(short, long)]
         output: PathBuf,
         /// Crate name (default: from the model file name).
@@ -96,6 +98,9 @@ enum Command {
         quantize: Option<cli_quant::QuantMode>,
         #[command(flatten)]
         quant: cli_quant::QuantArgs,
+        /// Arm's Vela for `--emit vela` (default: `vela` on PATH).
+        #[arg(long, value_name = "PATH")]
+        vela: Option<PathBuf>,
     },
     /// INT8 post-training quantization: optimize, calibrate on --calib data, quantize by the
     /// mixed-precision policy, and report the accuracy against the float model.
@@ -198,6 +203,8 @@ enum Emit {
     Ir,
     /// An INT8 TFLite flatbuffer (with --quantize int8): what Arm's Vela compiles for Ethos-U NPUs.
     Tflite,
+    /// The TFLite file compiled by Arm's Vela for the target's Ethos-U (an output directory).
+    Vela,
 }
 
 fn main() -> ExitCode {
@@ -252,6 +259,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
             triple,
             quantize,
             quant,
+            vela,
         } => {
             check_pass_names(&print_ir_after)?;
             if let Some(t) = triple.as_deref().filter(|t| *t != compiler::cross::host_triple()) {
@@ -260,7 +268,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
             let popts =
                 PassOptions { verify_each: true, print_after_all: print_ir_after_all, print_after: print_ir_after };
             let mut quant = quant;
-            if matches!(what, Emit::Tflite) && quant.policy.is_none() {
+            if matches!(what, Emit::Tflite | Emit::Vela) && quant.policy.is_none() {
                 // The TFLite backend's int8 operator forms (passes/policy/quant-tflite.toml).
                 quant.policy = Some("tflite".into());
             }
@@ -275,6 +283,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
                 report: report.as_deref(),
                 triple: triple.as_deref(),
                 quant: quant.as_ref(),
+                vela: vela.as_deref(),
             };
             compile(&pipe, &file, out, popts)
         }
@@ -354,21 +363,36 @@ struct CompileOut<'a> {
     report: Option<&'a std::path::Path>,
     triple: Option<&'a str>,
     quant: Option<&'a cli_quant::QuantArgs>,
+    vela: Option<&'a std::path::Path>,
 }
 
 fn compile(pipe: &PipeArgs, file: &str, co: CompileOut<'_>, popts: PassOptions) -> Result<(), Failure> {
-    let CompileOut { emit: what, output, name, report, triple, quant } = co;
+    let CompileOut { emit: what, output, name, report, triple, quant, vela } = co;
     let mut out = optimize(pipe, file, passes::DEFAULT_PIPELINE, popts.clone())?;
+    // `--emit vela` puts the prediction beside Vela's estimate: of the float module, before quantizing.
+    let predicted = match (what, out.profile.vela_accelerator.clone()) {
+        (Emit::Vela, Some(accel)) => Some((accel, compiler::report::build(&out.module, &out.profile, file))),
+        (Emit::Vela, None) => {
+            let t = &out.profile.name;
+            let why =
+                format!("--emit vela needs an Ethos-U target (a profile with `vela_accelerator`); `{t}` has none");
+            return Err(Failure::User(anyhow::anyhow!(why)));
+        }
+        _ => None,
+    };
     let qdq = match quant {
         Some(q) => Some(q.apply(&mut out.module, None, &pipe.target)?),
         None => None,
     };
     match what {
-        Emit::Tflite => {
+        Emit::Tflite | Emit::Vela => {
             let qdq = qdq.ok_or_else(|| {
                 Failure::User(anyhow::anyhow!("--emit tflite writes an INT8 model: add --quantize int8 --calib DIR"))
             })?;
-            write_tflite(&qdq, output, report, pipe.explain)
+            match predicted {
+                Some((accel, p)) => cli_tflite::write_vela(&qdq, output, p, &accel, vela, pipe.explain),
+                None => cli_tflite::write_tflite(&qdq, output, report, pipe.explain),
+            }
         }
         Emit::Ir if triple.is_some() => Err(Failure::User(anyhow::anyhow!("--triple applies to --emit rust"))),
         Emit::Ir => emit(&out.module, Some(output.to_path_buf())),
@@ -407,44 +431,6 @@ fn compile(pipe: &PipeArgs, file: &str, co: CompileOut<'_>, popts: PassOptions) 
             Ok(())
         }
     }
-}
-
-/// The TFLite model of the QDQ module `qdq`, with its report (stderr, and
-/// JSON with `--report`).
-fn write_tflite(
-    qdq: &ir::Module,
-    output: &std::path::Path,
-    report: Option<&std::path::Path>,
-    explain: bool,
-) -> Result<(), Failure> {
-    let t = edgec_tflite::emit(qdq).map_err(|e| Failure::User(e.into()))?;
-    std::fs::write(output, &t.bytes).map_err(|e| Failure::User(anyhow::anyhow!("{}: {e}", output.display())))?;
-    let ops: usize = t.report.operators.values().sum();
-    eprintln!(
-        "edgec: wrote {} ({} bytes, {ops} operators, {} layout transposes)",
-        output.display(),
-        t.bytes.len(),
-        t.report.transposes.len()
-    );
-    for io in t.report.inputs.iter().chain(&t.report.outputs) {
-        eprintln!(
-            "edgec:   {} {} {:?} {}: real = {} * (q - {})",
-            io.name, io.dtype, io.shape, io.layout, io.scale, io.zero_point
-        );
-    }
-    if explain {
-        for (op, n) in &t.report.operators {
-            eprintln!("  {n:>4} {op}");
-        }
-        for why in &t.report.transposes {
-            eprintln!("  layout transpose: {why}");
-        }
-    }
-    if let Some(p) = report {
-        let json = serde_json::to_string_pretty(&t.report).map_err(|e| Failure::Internal(e.into()))?;
-        std::fs::write(p, json + "\n").map_err(|e| Failure::User(anyhow::anyhow!("{}: {e}", p.display())))?;
-    }
-    Ok(())
 }
 
 /// Every name in `names` is a registered pass or a backend's preparation pass.

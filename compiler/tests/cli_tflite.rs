@@ -101,3 +101,53 @@ fn emit_tflite_needs_quantization_and_a_tflite_target() {
     assert!(err.contains("hard_swish has no TFLite form") && err.contains("--target ethos-u55-256"), "{err}");
     assert!(!err.contains("output #0"), "only the first failure of a chain is reported: {err}");
 }
+
+/// `edgec compile --emit vela` of the bundled model for `target` into `out`.
+fn compile_vela(target: &str, out: &Path, vela: &Path) -> Output {
+    let (m, data) = (model().join("model.onnx"), model().join("test_data_set_0"));
+    let args = ["compile", s(&m), "--target", target, "--shape", "x=1,3,224,224", "--quantize", "int8"];
+    edgec(&[&args[..], &["--calib", s(&data), "--emit", "vela", "--vela", s(vela), "-o", s(out)]].concat())
+}
+
+/// A stand-in for Vela that records its arguments and writes the files Vela
+/// writes (a one-row per-layer CSV of 1000 cycles). Real Vela runs in
+/// `testsuite/tflite/check.sh`.
+const FAKE_VELA: &str = r#"#!/bin/sh
+echo "$@" > "$(dirname "$0")/args.txt"
+out=""; prev=""
+for a in "$@"; do [ "$prev" = "--output-dir" ] && out="$a"; prev="$a"; done
+printf 'Original Operator,NNG Operator,Target,Op Cycles,Name\nConv2D,Conv2D,NPU,1000,x\n' > "$out/model_per-layer.csv"
+echo stream > "$out/model_vela.tflite"
+echo "NPU operators = 1 (100.0%)"
+"#;
+
+#[cfg(unix)]
+#[test]
+fn emit_vela_runs_vela_for_the_profiles_accelerator_and_puts_the_prediction_beside_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tmp");
+    let vela = dir.path().join("vela");
+    std::fs::write(&vela, FAKE_VELA).unwrap();
+    std::fs::set_permissions(&vela, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = dir.path().join("out");
+    let r = compile_vela("ethos-u55-128", &out, &vela);
+    let err = text(&r.stderr);
+    assert!(r.status.success(), "{err}");
+    let args = std::fs::read_to_string(dir.path().join("args.txt")).unwrap();
+    assert!(args.contains("model.tflite --accelerator-config ethos-u55-128 --verbose-performance"), "{args}");
+    assert!(out.join("model.tflite").exists() && out.join("model.report.json").exists());
+    assert!(err.contains("vela: NPU operators = 1 (100.0%)"), "{err}");
+    assert!(err.contains("vela (") && err.contains("1000 cycles") && err.contains("predicted / vela cycles"), "{err}");
+}
+
+#[test]
+fn emit_vela_names_what_is_missing() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let missing = dir.path().join("no-vela-here");
+    let r = compile_vela("ethos-u55-256", &dir.path().join("o"), &missing);
+    let err = text(&r.stderr);
+    assert!(!r.status.success() && err.contains("pip install ethos-u-vela"), "{err}");
+    let r = compile_vela("cpu", &dir.path().join("o"), &missing);
+    let err = text(&r.stderr);
+    assert!(!r.status.success() && err.contains("--emit vela needs an Ethos-U target"), "{err}");
+}

@@ -165,6 +165,9 @@ pub struct TargetProfile {
     pub ops: BTreeMap<Opcode, OpRule>,
     /// CPU cost model for ops that fall back.
     pub fallback_costs: CostModel,
+    /// Vela's `--accelerator-config` for this target (`edgec compile --emit
+    /// vela` needs one).
+    pub vela_accelerator: Option<String>,
     /// The NPU's cycle model (`[cycles]`), for `edgec report`'s per-op
     /// estimates; extraction uses the linear costs above.
     pub cycles: Option<CycleModel>,

@@ -5,7 +5,8 @@
 # file against edgec's quantized interpreter, Vela compiles it for an
 # Ethos-U55-256 and must place every operator on the NPU; for the wild
 # models, `edgec report` must predict Vela's placement and its estimated
-# cycles within 30%.
+# cycles within 30%, on the U55-256 and the U55-128; and `edgec compile
+# --emit vela` runs Vela itself on the bundled MobileNetV3.
 #
 # Installs nothing globally: a venv under target/tflite/venv gets the pinned
 # ai-edge-litert, ethos-u-vela, numpy and onnx (requirements.txt).
@@ -41,5 +42,16 @@ echo "tflite: ${#OPS[@]} operator models (each within 1 LSB of edgec's interpret
 "$PY" testsuite/tflite/check_wild.py --edgec "$EDGEC" --wild "$OUT/ops" --out "$OUT/ops/out" "${OPS[@]}" || status=1
 echo "tflite: ${#WILD[@]} wild models (within 1 LSB, or cosine >= 0.99 with edgec's interpreter; report within 30% of Vela)"
 "$PY" testsuite/tflite/check_wild.py --edgec "$EDGEC" --wild target/wild --out "$OUT/wild" \
-    --min-cosine 0.99 --cycle-tolerance 0.3 "${WILD[@]}" || status=1
+    --min-cosine 0.99 --cycle-tolerance 0.3 --cycle-targets ethos-u55-256,ethos-u55-128 "${WILD[@]}" || status=1
+# `--emit vela`: edgec runs Vela itself and puts its estimate beside `edgec report`'s.
+echo "tflite: edgec compile --emit vela (the bundled MobileNetV3, ethos-u55-256)"
+MB=testsuite/models/real/mobilenetv3_small_paddle
+rm -rf "$OUT/emit-vela"
+if "$EDGEC" compile "$MB/model.onnx" --target ethos-u55-256 --shape x=1,3,224,224 --quantize int8 --calib "$MB" \
+    --emit vela --vela "$VENV/bin/vela" -o "$OUT/emit-vela" 2>"$OUT/emit-vela.log" &&
+    [[ -s "$OUT/emit-vela/model_vela.tflite" ]] && grep -q "placement: agrees" "$OUT/emit-vela.log"; then
+    grep -E "vela: (CPU|NPU) operators|predicted / vela" "$OUT/emit-vela.log"
+else
+    echo "tflite: --emit vela FAILED:"; tail -5 "$OUT/emit-vela.log"; status=1
+fi
 exit $status

@@ -19,7 +19,9 @@ With `--cycle-tolerance F`, `edgec report` also runs on each model before
 compiling, with Vela's per-layer estimate of the compiled file beside it: a
 model fails when the report's placement differs from Vela's (some op on the
 CPU: a different count) or its predicted cycles are off Vela's
-estimate by more than the fraction F.
+estimate by more than the fraction F, for each profile of
+`--cycle-targets` (built-in Ethos-U profiles, named like Vela's
+accelerator configurations).
 """
 import argparse
 import json
@@ -128,15 +130,20 @@ def check(m, a):
     ops = sum(report["operators"].values())
     res = {"model": m, "ops": ops, "transposes": len(report["transposes"]), "lite": lite["outputs"],
            "vela": place, "secs": secs}
-    csv = out / "vela" / "model_per-layer.csv"
     if a.cycle_tolerance is not None and place is not None:
-        # `edgec report` before compiling, beside Vela's estimate of the compiled file.
-        cmd = [a.edgec, "report", mdir / "model.onnx", "--target", a.target, *shapes, "--json", "--vela", csv]
-        r = subprocess.run(list(map(str, cmd)), capture_output=True, text=True)
-        if r.returncode != 0:
-            return {"model": m, "error": "edgec report: " + (r.stderr.strip().splitlines() or ["?"])[-1]}
-        rep = json.loads(r.stdout)
-        res["predicted"] = (rep["cycles"], rep["vela"]["cycles"], rep["fallback_ops"], len(rep["vela"]["cpu_ops"]))
+        res["predicted"] = {}
+        for t in a.cycle_targets.split(","):
+            # `edgec report` before compiling, beside Vela's estimate of the compiled file.
+            csv = out / "vela" / "model_per-layer.csv"
+            if t != a.accel:
+                vela_placement(a.vela, tfl, t, out / f"vela-{t}")
+                csv = out / f"vela-{t}" / "model_per-layer.csv"
+            cmd = [a.edgec, "report", mdir / "model.onnx", "--target", t, *shapes, "--json", "--vela", csv]
+            r = subprocess.run(list(map(str, cmd)), capture_output=True, text=True)
+            if r.returncode != 0:
+                return {"model": m, "error": f"edgec report --target {t}: " + (r.stderr.strip().splitlines() or ["?"])[-1]}
+            rep = json.loads(r.stdout)
+            res["predicted"][t] = (rep["cycles"], rep["vela"]["cycles"], rep["fallback_ops"], len(rep["vela"]["cpu_ops"]))
     return res
 
 
@@ -152,13 +159,14 @@ def row(r, a):
     vela = "Vela failed" if v is None else f"{v[0]}/{v[0] + v[1]} ({100 * v[0] / max(1, v[0] + v[1]):.1f}%)"
     close = all(o["max_lsb"] <= a.max_lsb or o["cosine_vs_edgec"] >= a.min_cosine for o in r["lite"])
     ok = close and v is not None and v[1] == 0
-    pred = "-"
-    if "predicted" in r:
-        cyc, vcyc, fall, vcpu = r["predicted"]
+    preds = []
+    for t, (cyc, vcyc, fall, vcpu) in r.get("predicted", {}).items():
         ratio = cyc / vcyc if vcyc else float("inf")
         agree = fall == vcpu
-        pred = f"{cyc:.0f} / {vcyc:.0f} = {ratio:.2f}" + ("" if agree else f" PLACEMENT DIFFERS ({fall} vs {vcpu})")
+        preds.append(f"{t[6:]}: {cyc:.0f} / {vcyc:.0f} = {ratio:.2f}"
+                     + ("" if agree else f" PLACEMENT DIFFERS ({fall} vs {vcpu})"))
         ok = ok and agree and abs(ratio - 1) <= a.cycle_tolerance
+    pred = "<br>".join(preds) or "-"
     return (f"| {r['model']} | {r['ops']} ({r['transposes']} transposes) | {worst} | {100 * differ:.2f}% | "
             f"{ce:.5f} | {cos} | {vela} | {pred} |"), ok
 
@@ -175,6 +183,8 @@ def main():
     ap.add_argument("--min-cosine", type=float, default=1.0)
     ap.add_argument("--cycle-tolerance", type=float, default=None,
                     help="also run `edgec report`: its cycles within this fraction of Vela's, same placement")
+    ap.add_argument("--cycle-targets", default="ethos-u55-256",
+                    help="comma-separated Ethos-U profiles (= Vela accelerator configs) to check the report on")
     ap.add_argument("models", nargs="+")
     a = ap.parse_args()
     print("| model | TFLite operators | max LSB vs edgec | elements differing | cosine vs edgec | cosine vs FP32 "

@@ -36,11 +36,12 @@ impl Report {
         for (why, n) in &reasons {
             let _ = writeln!(s, "falls back: {n} x {why}");
         }
-        self.totals(&mut s);
-        s
+        s + &self.summary()
     }
 
-    fn totals(&self, s: &mut String) {
+    /// The totals, and Vela's estimate beside them when given.
+    pub fn summary(&self) -> String {
+        let mut s = String::new();
         let n = self.ops.len();
         let _ = writeln!(s, "ops: {n}; on {}: {}; falling back: {}", self.target, self.device_ops, self.fallback_ops);
         let _ = writeln!(s, "MACs: {:.0}", self.macs);
@@ -75,6 +76,7 @@ impl Report {
                 v.cpu_ops.len()
             );
         }
+        s
     }
 }
 

@@ -39,6 +39,7 @@ struct RawHeader {
     max_rank: Option<u32>,
     fallback: Option<Spanned<String>>,
     backend: Option<String>,
+    vela_accelerator: Option<String>,
     transfer: Option<RawTransfer>,
     memory: Option<RawMemory>,
     fallback_costs: Option<RawCost>,
@@ -416,6 +417,7 @@ fn build(
         default,
         ops,
         fallback_costs,
+        vela_accelerator: h.vela_accelerator,
         cycles: h.cycles.map(|c| cycle_model(d, c)),
     }
 }
