@@ -82,7 +82,9 @@ def models():
                                     [const("sc", [1, 1, 2, 2])], (1, C, 2 * H, 2 * W))
     for op in ["Relu", "HardSwish", "HardSigmoid", "Sigmoid", "Tanh", "LeakyRelu"]:
         m[op.lower()] = model("c", [node(op, ["x"])], [], full)
+    # Slopes in [0, 1] are written as max(x, a*x); others as PRELU.
     m["prelu"] = model("c", [node("PRelu", ["x", "sl"])], [const("sl", RNG.uniform(0, 0.5, (C, 1, 1)))], full)
+    m["prelu_wide"] = model("c", [node("PRelu", ["x", "sl"])], [const("sl", RNG.uniform(-0.5, 1.5, (C, 1, 1)))], full)
     m["softmax"] = model("c", [node("Softmax", ["x"], axis=-1)], [], (1, 5), in_shape=(1, 5))
     m["split"] = model("c", [helper.make_node("Split", ["x", "sp"], ["s0", "s1"], axis=1), node("Add", ["s0", "s1"])],
                        [i64("sp", [4, 4])], (1, 4, H, W))

@@ -225,6 +225,7 @@ fn op_version(code: tfl::BuiltinOperator) -> i32 {
         | B::Relu
         | B::Relu6
         | B::LeakyRelu
+        | B::Maximum
         | B::Tanh => 2,
         _ => 1,
     }

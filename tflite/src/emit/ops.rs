@@ -152,15 +152,20 @@ fn ints(op: &OpData, name: &str, n: usize, d: usize) -> Result<Vec<usize>, Strin
     }
 }
 
-/// PRelu with a constant slope: PRELU, the slope on the int8 grid the
-/// quantizer gave it (one scale), or, when it left the slope in float, on a
-/// symmetric grid of its own (then not the interpreter's exact function).
+/// PRelu with a constant slope: with every slope in [0, 1] and one per
+/// channel (or one for all), `max(x, a·x)` (below); else PRELU, the slope on
+/// the int8 grid the quantizer gave it (one scale), or, when it left the
+/// slope in float, on a symmetric grid of its own (then not the
+/// interpreter's exact function).
 fn prelu(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     let x = op.operand(0).ok_or("no input")?;
     let tx = e.activation(x)?;
     let xd = e.dims(x)?;
     let s = op.operand(1).ok_or("no slope")?;
     let name = e.value_name(op.results[0]);
+    if let Some(a) = unit_slopes(e, s, &xd) {
+        return prelu_as_maximum(e, op, tx, &xd, &a);
+    }
     if let Ok(w) = weight(e, s) {
         if w.scale.len() != 1 || w.dtype != DType::I8 {
             return Err("a PRelu slope quantized per channel (TFLite takes one grid)".into());
@@ -204,6 +209,58 @@ fn prelu(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     );
     let ty = e.output(op)?;
     e.g.op(B::Prelu, &[tx, ts], &[ty], None);
+    Ok(())
+}
+
+/// The slopes of PRelu `s` of an NCHW `xd` as the interpreter sees them
+/// (dequantized), if there is one per channel or one for all and every one
+/// lies in [0, 1].
+fn unit_slopes(e: &Emitter<'_>, s: Value, xd: &[usize]) -> Option<Vec<f64>> {
+    let mut dims = e.dims(s).ok()?;
+    if xd.len() != 4 || dims.len() > 4 {
+        return None;
+    }
+    while dims.len() < 4 {
+        dims.insert(0, 1);
+    }
+    if dims.iter().enumerate().any(|(i, &d)| d != 1 && !(i == 1 && d == xd[1])) {
+        return None;
+    }
+    let vals = match weight(e, s) {
+        Ok(w) if w.scale.len() == 1 => {
+            let q = |b: &u8| if w.dtype == DType::I8 { *b as i8 as f64 } else { *b as f64 };
+            w.data.iter().map(|b| w.scale[0] as f64 * (q(b) - w.zero_point[0] as f64)).collect()
+        }
+        Ok(_) => return None,
+        Err(_) => e.const_of(s).filter(|c| c.ty.dtype.is_float())?.to_f64s()?,
+    };
+    vals.iter().all(|a| (0.0..=1.0).contains(a)).then_some(vals)
+}
+
+/// PRelu with slopes `a` in [0, 1] is `max(x, a·x)`: `x` and `a·x` each a
+/// 1×1 DEPTHWISE_CONV_2D onto the result's grid (`x` itself when already
+/// there), then MAXIMUM. Each input rounds once and the maximum of two
+/// roundings is the rounding of the maximum, so this stays within 1 LSB of
+/// the QDQ form; Vela runs it without PRELU's per-element reads of the
+/// slope from constant storage (about half of MTCNN's estimated cycles).
+fn prelu_as_maximum(e: &mut Emitter<'_>, op: &OpData, tx: TensorId, xd: &[usize], a: &[f64]) -> Result<(), String> {
+    let ty = e.output(op)?;
+    let name = e.value_name(op.results[0]);
+    let on_y_grid = |e: &mut Emitter<'_>, suffix: &str| {
+        let t = e.g.tensor(&format!("{name}.{suffix}"), &e.g.shape(ty), e.g.dtype(ty), e.g.quant(ty));
+        e.set_perm(t, layout::default_perm(4));
+        t
+    };
+    let x = if e.g.quant(tx) == e.g.quant(ty) {
+        tx
+    } else {
+        let t = on_y_grid(e, "x");
+        affine::depthwise_affine_to(e, &format!("{name}.x"), tx, xd, (&[1.0], &[0.0]), Activation::None, t)?;
+        t
+    };
+    let ax = on_y_grid(e, "ax");
+    affine::depthwise_affine_to(e, &format!("{name}.ax"), tx, xd, (a, &[0.0]), Activation::None, ax)?;
+    e.g.op(B::Maximum, &[x, ax], &[ty], None);
     Ok(())
 }
 

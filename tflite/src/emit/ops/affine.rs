@@ -83,6 +83,24 @@ pub(super) fn depthwise_affine(
     if xd.len() != 4 {
         return Err(format!("a per-channel affine map of a rank-{} tensor is not written yet", xd.len()));
     }
+    let ty = e.output(op)?;
+    let name = e.value_name(op.results[0]);
+    depthwise_affine_to(e, &name, tx, xd, (a, b), act, ty)
+}
+
+/// [`depthwise_affine`] into tensor `ty` (constants named after `name`).
+pub(super) fn depthwise_affine_to(
+    e: &mut Emitter<'_>,
+    name: &str,
+    tx: TensorId,
+    xd: &[usize],
+    (a, b): (&[f64], &[f64]),
+    act: Activation,
+    ty: TensorId,
+) -> Result<(), String> {
+    if xd.len() != 4 {
+        return Err(format!("a per-channel affine map of a rank-{} tensor is not written yet", xd.len()));
+    }
     let c = xd[1];
     let at = |v: &[f64], i: usize| v[if v.len() == 1 { 0 } else { i }];
     if a.len() != 1 && a.len() != c || b.len() != 1 && b.len() != c {
@@ -111,9 +129,7 @@ pub(super) fn depthwise_affine(
         bias.extend_from_slice(&(q as i32).to_le_bytes());
         bs.push((sx * scale) as f32);
     }
-    let ty = e.output(op)?;
     let act = fused(act, &e.g.quant(ty).ok_or("output has no grid")?, e.g.dtype(ty))?;
-    let name = e.value_name(op.results[0]);
     let wq = Quant { scale: ws, zero_point: vec![0; c], axis: 3 };
     let tw = e.g.constant(&format!("{name}.scale"), &[1, 1, 1, c], tfl::TensorType::Int8, Some(wq), w);
     let bq = Quant { scale: bs, zero_point: vec![0; c], axis: 0 };
