@@ -371,7 +371,10 @@ fn compile(pipe: &PipeArgs, file: &str, co: CompileOut<'_>, popts: PassOptions) 
     let mut out = optimize(pipe, file, passes::DEFAULT_PIPELINE, popts.clone())?;
     // `--emit vela` puts the prediction beside Vela's estimate: of the float module, before quantizing.
     let predicted = match (what, out.profile.vela_accelerator.clone()) {
-        (Emit::Vela, Some(accel)) => Some((accel, compiler::report::build(&out.module, &out.profile, file))),
+        (Emit::Vela, Some(accel)) => {
+            let r = compiler::report::build(&out.module, &out.profile, file).map_err(|e| anyhow::anyhow!(e));
+            Some((accel, r.map_err(Failure::User)?))
+        }
         (Emit::Vela, None) => {
             let t = &out.profile.name;
             let why =

@@ -15,7 +15,7 @@
 mod text;
 pub mod vela;
 
-use ir::{Function, Module, Value, ValueDef};
+use ir::{Function, Module, Opcode, Value, ValueDef};
 use passes::target::{Cycles, OpQuery, Support, TargetProfile, Work};
 use serde::Serialize;
 
@@ -110,7 +110,7 @@ pub fn render(
     vela: Option<&std::path::Path>,
     json: bool,
 ) -> Result<String, String> {
-    let mut r = build(m, t, model);
+    let mut r = build(m, t, model)?;
     if let Some(p) = vela {
         let name = p.display().to_string();
         let text = std::fs::read_to_string(p).map_err(|e| format!("{name}: {e}"))?;
@@ -123,18 +123,18 @@ pub fn render(
     }
 }
 
-/// Build the report of `m`'s main function on `t`.
-pub fn build(m: &Module, t: &TargetProfile, model: &str) -> Report {
-    let f = &m.funcs[0];
+/// Build the report of `m`'s `@main` (else its first function) on `t`.
+pub fn build(m: &Module, t: &TargetProfile, model: &str) -> Result<Report, String> {
+    let f = m.func("main").or(m.funcs.first()).ok_or_else(|| format!("{model}: the module has no function"))?;
     let elem = |v: Value| value_bytes(f, t, v);
     let is_const =
-        |v: Value| matches!(f.values[v].def, ValueDef::Result(op, _) if f.ops[op].opcode.name() == "core.const");
+        |v: Value| matches!(f.values[v].def, ValueDef::Result(op, _) if f.ops[op].opcode == Opcode::CoreConst);
     let mut ops = Vec::new();
+    let mut crossing = Vec::new();
     let mut producer_place: std::collections::HashMap<Value, String> = Default::default();
-    let mut segments: Vec<Segment> = Vec::new();
     for id in f.live_ops() {
         let op = &f.ops[id];
-        if op.opcode.name() == "core.const" {
+        if op.opcode == Opcode::CoreConst {
             continue;
         }
         let inputs: Vec<Option<&ir::TensorType>> = op.operands.iter().map(|o| o.map(|v| f.ty(v))).collect();
@@ -142,36 +142,20 @@ pub fn build(m: &Module, t: &TargetProfile, model: &str) -> Report {
         let q = OpQuery { opcode: op.opcode, attrs: &op.attrs, inputs: &inputs, outputs: &outputs };
         let consts: Vec<bool> = op.operands.iter().map(|o| o.is_some_and(is_const)).collect();
         let row = row(t, &q, &consts, ops.len(), op.loc.to_string());
-        let crossing: f64 =
-            op.inputs().filter(|v| producer_place.get(v).is_some_and(|p| *p != row.place)).map(elem).fold(0.0, add);
+        let from_elsewhere = |v: &Value| producer_place.get(v).is_some_and(|p| *p != row.place);
+        crossing.push(op.inputs().filter(from_elsewhere).map(elem).fold(0.0, add));
         for &r in &op.results {
             producer_place.insert(r, row.place.clone());
         }
-        match segments.last_mut() {
-            Some(s) if s.place == row.place => {
-                s.last = row.index;
-                s.bytes_in += crossing;
-            }
-            _ => segments.push(Segment {
-                place: row.place.clone(),
-                first: row.index,
-                last: row.index,
-                bytes_in: crossing,
-            }),
-        }
         ops.push(row);
     }
-    let crossings: f64 = segments.iter().filter(|s| s.bytes_in > 0.0).count() as f64;
-    let bytes: f64 = segments.iter().map(|s| s.bytes_in).fold(0.0, add);
+    let segments = segments(&ops, &crossing);
+    let crossings = segments.iter().filter(|s| s.bytes_in > 0.0).count() as f64;
+    let bytes = crossing.iter().fold(0.0, |a, b| a + b);
     let transfer_ns = bytes / t.transfer.bytes_per_ns + crossings * t.transfer.latency_ns;
     let device_ops = ops.iter().filter(|r| r.reason.is_none()).count();
-    let const_bytes = f
-        .live_ops()
-        .iter()
-        .filter(|&&id| f.ops[id].opcode.name() == "core.const")
-        .map(|&id| elem(f.result(id)))
-        .fold(0.0, add);
-    Report {
+    let consts = f.live_ops().into_iter().filter(|&id| f.ops[id].opcode == Opcode::CoreConst);
+    Ok(Report {
         model: model.to_string(),
         target: t.name.clone(),
         simulated: t.simulated,
@@ -183,11 +167,27 @@ pub fn build(m: &Module, t: &TargetProfile, model: &str) -> Report {
         ns: ops.iter().map(|r| r.ns).fold(0.0, add) + transfer_ns,
         transfer_ns,
         peak_activation_bytes: peak_live(f, &is_const, &elem),
-        const_bytes,
+        const_bytes: consts.map(|id| elem(f.result(id))).fold(0.0, add),
         vela: None,
         ops,
         segments,
+    })
+}
+
+/// Maximal runs of rows with one placement; `crossing[i]`: the bytes row
+/// `i` reads from ops of another placement.
+fn segments(rows: &[OpRow], crossing: &[f64]) -> Vec<Segment> {
+    let mut out: Vec<Segment> = Vec::new();
+    for (r, &bytes) in rows.iter().zip(crossing) {
+        match out.last_mut() {
+            Some(s) if s.place == r.place => {
+                s.last = r.index;
+                s.bytes_in += bytes;
+            }
+            _ => out.push(Segment { place: r.place.clone(), first: r.index, last: r.index, bytes_in: bytes }),
+        }
     }
+    out
 }
 
 fn row(t: &TargetProfile, q: &OpQuery, consts: &[bool], index: usize, provenance: String) -> OpRow {

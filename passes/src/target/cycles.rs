@@ -126,7 +126,7 @@ impl CycleModel {
     /// Estimate `q`; `is_const[i]` says whether operand `i` is a constant.
     pub fn estimate(&self, q: &OpQuery, is_const: &[bool]) -> Cycles {
         let oc = self.op(q.opcode);
-        if oc.form == Form::Free || q.opcode.name() == "core.const" {
+        if oc.form == Form::Free || q.opcode == Opcode::CoreConst {
             return Cycles::default();
         }
         let konst = |i: usize| is_const.get(i).copied().unwrap_or(false);
@@ -170,7 +170,7 @@ impl CycleModel {
                 let group = q.attrs.int("group").unwrap_or(1).max(1) as f64;
                 let blocks = n * (h / uh).ceil() * (w / uw).ceil();
                 // Weights: [C_out, C_in/group, k...]; transposed: [C_in, C_out/group, k...].
-                let transposed = q.opcode.name().ends_with("conv_transpose") || q.opcode.name() == "onnx.ConvTranspose";
+                let transposed = matches!(q.opcode, Opcode::CoreConvTranspose | Opcode::ConvTranspose);
                 let c_in_g = if transposed { wd.first().copied().unwrap_or(1.0) / group } else { at(&wd, 1) };
                 if c_in_g <= 1.0 && group > 1.0 {
                     // Depthwise: each output channel reads one input channel.
