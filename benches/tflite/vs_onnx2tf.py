@@ -11,6 +11,7 @@ samples.
 """
 import argparse
 import csv
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,16 +26,19 @@ VELA = str(Path(sys.executable).parent / "vela")
 
 def onnx2tf_convert(model, out, calib_nhwc, inp, size):
     import onnx2tf.onnx2tf as o
+    # onnx2tf overwrites its input with onnxsim's simplification: give it a copy.
+    copy = out.parent / "onnx2tf-input.onnx"
+    shutil.copyfile(model, copy)
     calib = np.load(calib_nhwc)
     # onnx2tf downloads sample images from GitHub to check its outputs; use
     # the calibration images instead (this machine reaches only PyPI).
     o.download_test_image_data = lambda: calib
-    o.convert(input_onnx_file_path=str(model), output_folder_path=str(out),
+    o.convert(input_onnx_file_path=str(copy), output_folder_path=str(out),
               overwrite_input_shape=[f"{inp}:1,3,{size},{size}"], output_integer_quantized_tflite=True,
               quant_type="per-channel", input_quant_dtype="int8", output_quant_dtype="int8", non_verbose=True,
               custom_input_op_name_np_data_path=[[inp, str(calib_nhwc), MEAN.reshape(1, 1, 1, 3).tolist(),
                                                   STD.reshape(1, 1, 1, 3).tolist()]])
-    return out / "model_full_integer_quant.tflite"
+    return out / f"{copy.stem}_full_integer_quant.tflite"
 
 
 def vela(tflite, accel, out):
