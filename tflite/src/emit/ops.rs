@@ -227,9 +227,9 @@ fn unit_slopes(e: &Emitter<'_>, s: Value, xd: &[usize]) -> Option<Vec<f64>> {
         return None;
     }
     let vals = match weight(e, s) {
-        Ok(w) if w.scale.len() == 1 => {
-            let q = |b: &u8| if w.dtype == DType::I8 { *b as i8 as f64 } else { *b as f64 };
-            w.data.iter().map(|b| w.scale[0] as f64 * (q(b) - w.zero_point[0] as f64)).collect()
+        // (`weight` moves u8 to i8; other element types keep PRELU.)
+        Ok(w) if w.scale.len() == 1 && w.dtype == DType::I8 => {
+            w.data.iter().map(|&b| w.scale[0] as f64 * (b as i8 as f64 - w.zero_point[0] as f64)).collect()
         }
         Ok(_) => return None,
         Err(_) => e.const_of(s).filter(|c| c.ty.dtype.is_float())?.to_f64s()?,
