@@ -63,9 +63,7 @@ pub(crate) fn write_vela(
     for line in &run.summary {
         eprintln!("edgec:   vela: {line}");
     }
-    let csv = run.per_layer.display().to_string();
-    let text = std::fs::read_to_string(&run.per_layer).map_err(|e| user(format!("{csv}: {e}")))?;
-    predicted.vela = Some(compiler::report::vela::read(&csv, &text).map_err(user)?);
+    predicted.vela = Some(compiler::report::vela::load(&run.per_layer).map_err(user)?);
     for line in predicted.summary().lines() {
         eprintln!("edgec:   {line}");
     }

@@ -46,16 +46,20 @@ pub fn op_histogram(m: &ir::Module) -> BTreeMap<&'static str, usize> {
     h
 }
 
+/// Call `k` with the profile query of op `op` of `f` (its opcode,
+/// attributes, operand and result types).
+pub fn with_query<R>(f: &ir::Function, op: &ir::OpData, k: impl FnOnce(&OpQuery) -> R) -> R {
+    let inputs: Vec<Option<&ir::TensorType>> = op.operands.iter().map(|o| o.map(|v| f.ty(v))).collect();
+    let outputs: Vec<ir::TensorType> = op.results.iter().map(|&v| f.ty(v).clone()).collect();
+    k(&OpQuery { opcode: op.opcode, attrs: &op.attrs, inputs: &inputs, outputs: &outputs })
+}
+
 /// Ops of `m` the target does not run natively, grouped by reason.
 pub fn unsupported(m: &ir::Module, t: &TargetProfile) -> BTreeMap<String, usize> {
     let mut out = BTreeMap::new();
     for f in &m.funcs {
         for id in f.live_ops() {
-            let op = &f.ops[id];
-            let inputs: Vec<Option<&ir::TensorType>> = op.operands.iter().map(|o| o.map(|v| f.ty(v))).collect();
-            let outputs: Vec<ir::TensorType> = op.results.iter().map(|&v| f.ty(v).clone()).collect();
-            let q = OpQuery { opcode: op.opcode, attrs: &op.attrs, inputs: &inputs, outputs: &outputs };
-            if let Support::No(why) = t.support(&q) {
+            if let Support::No(why) = with_query(f, &f.ops[id], |q| t.support(q)) {
                 *out.entry(why).or_default() += 1;
             }
         }

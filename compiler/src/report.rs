@@ -112,9 +112,7 @@ pub fn render(
 ) -> Result<String, String> {
     let mut r = build(m, t, model)?;
     if let Some(p) = vela {
-        let name = p.display().to_string();
-        let text = std::fs::read_to_string(p).map_err(|e| format!("{name}: {e}"))?;
-        r.vela = Some(vela::read(&name, &text)?);
+        r.vela = Some(vela::load(p)?);
     }
     if json {
         serde_json::to_string_pretty(&r).map(|s| s + "\n").map_err(|e| e.to_string())
@@ -137,11 +135,8 @@ pub fn build(m: &Module, t: &TargetProfile, model: &str) -> Result<Report, Strin
         if op.opcode == Opcode::CoreConst {
             continue;
         }
-        let inputs: Vec<Option<&ir::TensorType>> = op.operands.iter().map(|o| o.map(|v| f.ty(v))).collect();
-        let outputs: Vec<ir::TensorType> = op.results.iter().map(|&v| f.ty(v).clone()).collect();
-        let q = OpQuery { opcode: op.opcode, attrs: &op.attrs, inputs: &inputs, outputs: &outputs };
         let consts: Vec<bool> = op.operands.iter().map(|o| o.is_some_and(is_const)).collect();
-        let row = row(t, &q, &consts, ops.len(), op.loc.to_string());
+        let row = crate::optimize::with_query(f, op, |q| row(t, q, &consts, ops.len(), op.loc.to_string()));
         let from_elsewhere = |v: &Value| producer_place.get(v).is_some_and(|p| *p != row.place);
         crossing.push(op.inputs().filter(from_elsewhere).map(elem).fold(0.0, add));
         for &r in &op.results {
@@ -217,12 +212,10 @@ fn add(a: f64, b: f64) -> f64 {
 
 /// Bytes of `v` as the report counts them (see the module docs).
 fn value_bytes(f: &Function, t: &TargetProfile, v: Value) -> f64 {
-    let ty = f.ty(v);
-    let per = match &t.cycles {
-        Some(c) => c.bytes_per_elem,
-        None => ty.dtype.size_bytes().unwrap_or(8) as f64,
-    };
-    passes::target::work::elems(ty) * per
+    match &t.cycles {
+        Some(c) => passes::target::work::elems(f.ty(v)) * c.bytes_per_elem,
+        None => passes::target::work::bytes(f.ty(v)),
+    }
 }
 
 /// The largest sum of live activation bytes at any op of the body: a value

@@ -18,6 +18,13 @@ pub struct Vela {
     pub cpu_ops: Vec<String>,
 }
 
+/// Read and parse the per-layer CSV at `path`.
+pub fn load(path: &std::path::Path) -> Result<Vela, String> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
+    read(&name, &text)
+}
+
 /// Parse a per-layer CSV; errors name the file and line.
 pub fn read(path: &str, text: &str) -> Result<Vela, String> {
     let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());

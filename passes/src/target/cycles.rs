@@ -14,10 +14,10 @@
 //! `>= 0`; so every estimate is finite and `>= 0`. Operands the caller marks
 //! constant are weights: read from constant storage, not from SRAM. Shapes
 //! are NCHW (the IR's ONNX layout); a missing or symbolic dim counts as
-//! [`super::NOMINAL_DIM`].
+//! [`super::NOMINAL_DIM`] (as in [`super::work`]).
 
-use super::work::elems;
-use super::{OpQuery, NOMINAL_DIM};
+use super::work::{dims as work_dims, elems};
+use super::OpQuery;
 use ir::{Opcode, TensorType};
 use std::collections::BTreeMap;
 
@@ -199,11 +199,9 @@ impl CycleModel {
     }
 }
 
-/// Static dims (nominal where unknown).
+/// Static dims (nominal where unknown; none for an unranked tensor).
 fn dims(t: Option<&TensorType>) -> Vec<f64> {
-    t.and_then(|t| t.dims())
-        .map(|d| d.iter().map(|d| d.as_static().map_or(NOMINAL_DIM, |n| n as f64)).collect())
-        .unwrap_or_default()
+    work_dims(t, 0)
 }
 
 fn at(d: &[f64], i: usize) -> f64 {

@@ -92,7 +92,7 @@ fn counts_input_elems(op: Opcode) -> bool {
 
 /// Dims of `t` as numbers (non-static dims are [`NOMINAL_DIM`]); an unranked or
 /// missing tensor is taken to have `rank_guess` nominal dims.
-fn dims(t: Option<&TensorType>, rank_guess: usize) -> Vec<f64> {
+pub(super) fn dims(t: Option<&TensorType>, rank_guess: usize) -> Vec<f64> {
     match t.and_then(|t| t.dims()) {
         Some(d) => d.iter().map(|d| d.as_static().map_or(NOMINAL_DIM, |n| n as f64)).collect(),
         None => vec![NOMINAL_DIM; rank_guess],
@@ -108,7 +108,7 @@ pub fn elems(t: &TensorType) -> f64 {
 }
 
 /// Bytes of `t` (strings count 8 bytes per element).
-fn bytes(t: &TensorType) -> f64 {
+pub fn bytes(t: &TensorType) -> f64 {
     elems(t) * t.dtype.size_bytes().unwrap_or(8) as f64
 }
 
