@@ -83,18 +83,24 @@ const RUST_KEYWORDS: &[&str] = &[
     "final", "gen", "macro", "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
 ];
 
-/// Write the generated crate for `m` to `dir` (files are overwritten; a
-/// previous `target/` stays for incremental builds). Returns the report. A
+/// Write the generated crate for `m` to `dir` (a previous `target/` stays
+/// for incremental builds; files whose bytes did not change keep their
+/// modification time, so cargo does not rebuild them). Returns the report. A
 /// module not yet in the `target` phase gets the Rust backend's preparation
 /// passes first. With a foreign `triple` (a row of
 /// [`CROSS`](crate::cross::CROSS)), the crate gets a `.cargo/config.toml`
-/// naming that triple's linker, and its metadata records the triple.
+/// naming that triple's linker, and its metadata records the triple. With
+/// `runtime`, the kernel runtime and numeric core go to that directory
+/// (shared by every crate written with it, so one build of the runtime
+/// serves them all) and the crate depends on it by relative path;
+/// otherwise the crate carries its own copy.
 pub fn write_crate(
     m: &Module,
     dir: &Path,
     name: &str,
     source: &str,
     triple: Option<&str>,
+    runtime: Option<&Path>,
 ) -> Result<codegen::rust::Report, anyhow::Error> {
     let cross = match triple.filter(|t| *t != crate::cross::host_triple()) {
         Some(t) => Some(crate::cross::cross(t)?),
@@ -105,14 +111,27 @@ pub fn write_crate(
         ir::Phase::Target => codegen::rust::emit(m, &opts)?,
         _ => codegen::rust::generate(m, &opts)?,
     };
-    clear_vendored(dir)?;
-    for (path, bytes) in &generated.files {
-        let p = dir.join(path);
-        if let Some(parent) = p.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| anyhow::anyhow!("{}: {e}", parent.display()))?;
+    let (vendored, mut own): (Vec<_>, Vec<_>) =
+        generated.files.iter().partition(|(p, _)| RUNTIME.iter().any(|r| p.starts_with(r)));
+    let ours = meta_path(dir).is_file();
+    create_dir(dir)?;
+    let manifest;
+    match runtime {
+        Some(rt) => {
+            create_dir(rt)?;
+            check_runtime_dir(rt)?;
+            sync_files(rt, &vendored, true)?;
+            if ours {
+                remove_vendored(dir).map_err(|e| anyhow::anyhow!("{e}"))?;
+            }
+            let toml = codegen::rust::cargo_toml_shared(name, &relative_path(dir, rt)?);
+            manifest = ("Cargo.toml".to_string(), toml.into_bytes());
+            own.retain(|(p, _)| p != "Cargo.toml");
+            own.push(&manifest);
         }
-        std::fs::write(&p, bytes).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+        None => sync_files(dir, &vendored, ours)?,
     }
+    sync_files(dir, &own, false)?;
     std::fs::create_dir_all(dir.join("edgec"))?;
     save_eir(m, Some(&dir.join("edgec").join("model.eir")))?;
     let (inputs, outputs) = crate::run::io_names(m);
@@ -123,18 +142,93 @@ pub fn write_crate(
     Ok(generated.report)
 }
 
-/// The crate directories edgec copies whole into every crate (the kernel
-/// runtime and the numeric core): their contents are edgec's alone.
+/// The generated files that make up the kernel runtime and its numeric
+/// core (a copy in the crate, or the shared `--runtime` directory).
+const RUNTIME: &[&str] = &["kernels/", "numeric/"];
+
+/// The runtime's source directories: their contents are edgec's alone.
 const VENDORED: &[&str] = &["kernels/src", "numeric/src"];
 
-/// Recompiling into a crate edgec wrote: remove the vendored sources first,
-/// so files an older edgec wrote there (a module since moved) cannot linger
-/// and break the build. A directory without edgec's metadata is left alone.
-fn clear_vendored(dir: &Path) -> Result<(), anyhow::Error> {
-    if !meta_path(dir).is_file() {
-        return Ok(());
+fn create_dir(d: &Path) -> Result<(), anyhow::Error> {
+    std::fs::create_dir_all(d).map_err(|e| anyhow::anyhow!("{}: {e}", d.display()))
+}
+
+/// A `--runtime` directory holds edgec's runtime or nothing yet: a
+/// `kernels/` someone else wrote is not overwritten.
+fn check_runtime_dir(rt: &Path) -> Result<(), anyhow::Error> {
+    let toml = rt.join("kernels").join("Cargo.toml");
+    match std::fs::read_to_string(&toml) {
+        Ok(t) if !t.starts_with("# edgec kernel runtime") => {
+            anyhow::bail!("{}: not written by edgec; --runtime needs an edgec runtime directory", toml.display())
+        }
+        _ => Ok(()),
     }
-    remove_vendored(dir).map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// Write `files` under `root`, leaving files whose bytes are unchanged
+/// untouched. With `prune`, files under the vendored directories that are
+/// not among `files` (left by an older edgec) are removed first.
+fn sync_files(root: &Path, files: &[&(String, Vec<u8>)], prune: bool) -> Result<(), anyhow::Error> {
+    if prune {
+        let keep: std::collections::BTreeSet<PathBuf> = files.iter().map(|(p, _)| root.join(p)).collect();
+        for v in VENDORED {
+            prune_dir(&root.join(v), &keep)?;
+        }
+    }
+    for (path, bytes) in files {
+        let p = root.join(path);
+        if std::fs::read(&p).is_ok_and(|old| old == *bytes) {
+            continue;
+        }
+        if let Some(parent) = p.parent() {
+            create_dir(parent)?;
+        }
+        write_atomic(root, &p, bytes)?;
+    }
+    Ok(())
+}
+
+/// Write `bytes` to `p` through a temporary file in `root` and a rename, so
+/// a concurrent reader (cargo building another crate of a shared runtime)
+/// never sees a partly written file.
+fn write_atomic(root: &Path, p: &Path, bytes: &[u8]) -> Result<(), anyhow::Error> {
+    static SEQ: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = root.join(format!(".edgec-write-{}-{n}", std::process::id()));
+    let err = |e: std::io::Error| anyhow::anyhow!("{}: {e}", p.display());
+    std::fs::write(&tmp, bytes).map_err(err)?;
+    std::fs::rename(&tmp, p).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        err(e)
+    })
+}
+
+/// Remove the files under `d` (recursively) that are not in `keep`.
+fn prune_dir(d: &Path, keep: &std::collections::BTreeSet<PathBuf>) -> Result<(), anyhow::Error> {
+    let Ok(entries) = std::fs::read_dir(d) else { return Ok(()) };
+    for e in entries {
+        let p = e.map_err(|e| anyhow::anyhow!("{}: {e}", d.display()))?.path();
+        if p.is_dir() {
+            prune_dir(&p, keep)?;
+        } else if !keep.contains(&p) {
+            std::fs::remove_file(&p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// `to` relative to `from` (both existing directories), `/`-separated and
+/// escaped for a TOML string: the same on every machine for the same layout.
+fn relative_path(from: &Path, to: &Path) -> Result<String, anyhow::Error> {
+    let canon = |p: &Path| p.canonicalize().map_err(|e| anyhow::anyhow!("{}: {e}", p.display()));
+    let (f, t) = (canon(from)?, canon(to)?);
+    let common = f.components().zip(t.components()).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = f.components().skip(common).map(|_| "..".to_string()).collect();
+    for c in t.components().skip(common) {
+        let s = c.as_os_str().to_str().ok_or_else(|| anyhow::anyhow!("{}: not UTF-8", t.display()))?;
+        parts.push(s.replace('\\', "\\\\").replace('"', "\\\""));
+    }
+    Ok(if parts.is_empty() { ".".to_string() } else { parts.join("/") })
 }
 
 /// Remove the vendored runtime sources (`kernels/src`, `numeric/src`) under

@@ -93,6 +93,10 @@ enum Command {
         /// `edgec run|verify` build it for that triple (under qemu-user).
         #[arg(long, value_name = "TRIPLE")]
         triple: Option<String>,
+        /// Write the kernel runtime to DIR instead of a copy inside the crate (`--emit rust`):
+        /// crates compiled with the same DIR share one build of it (one cargo target directory).
+        #[arg(long, value_name = "DIR")]
+        runtime: Option<PathBuf>,
         /// Quantize after optimizing (see `edgec quantize` for the options).
         #[arg(long, value_enum)]
         quantize: Option<cli_quant::QuantMode>,
@@ -257,11 +261,15 @@ fn run(cmd: Command) -> Result<(), Failure> {
             print_ir_after_all,
             print_ir_after,
             triple,
+            runtime,
             quantize,
             quant,
             vela,
         } => {
             check_pass_names(&print_ir_after)?;
+            if runtime.is_some() && !matches!(what, Emit::Rust) {
+                return Err(Failure::User(anyhow::anyhow!("--runtime applies to --emit rust")));
+            }
             if let Some(t) = triple.as_deref().filter(|t| *t != compiler::cross::host_triple()) {
                 compiler::cross::cross(t)?;
             }
@@ -282,6 +290,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
                 name,
                 report: report.as_deref(),
                 triple: triple.as_deref(),
+                runtime: runtime.as_deref(),
                 quant: quant.as_ref(),
                 vela: vela.as_deref(),
             };
@@ -362,12 +371,13 @@ struct CompileOut<'a> {
     name: Option<String>,
     report: Option<&'a std::path::Path>,
     triple: Option<&'a str>,
+    runtime: Option<&'a std::path::Path>,
     quant: Option<&'a cli_quant::QuantArgs>,
     vela: Option<&'a std::path::Path>,
 }
 
 fn compile(pipe: &PipeArgs, file: &str, co: CompileOut<'_>, popts: PassOptions) -> Result<(), Failure> {
-    let CompileOut { emit: what, output, name, report, triple, quant, vela } = co;
+    let CompileOut { emit: what, output, name, report, triple, runtime, quant, vela } = co;
     let mut out = optimize(pipe, file, passes::DEFAULT_PIPELINE, popts.clone())?;
     // `--emit vela` puts the prediction beside Vela's estimate: of the float module, before quantizing.
     let predicted = match (what, out.profile.vela_accelerator.clone()) {
@@ -411,7 +421,7 @@ fn compile(pipe: &PipeArgs, file: &str, co: CompileOut<'_>, popts: PassOptions) 
             compiler::compile::check_name(&name).map_err(|e| Failure::User(anyhow::anyhow!(e)))?;
             let mut m = out.module;
             backend.prepare_module(&mut m, popts, &mut std::io::stderr())?;
-            let r = compiler::compile::write_crate(&m, output, &name, file, triple).map_err(Failure::User)?;
+            let r = compiler::compile::write_crate(&m, output, &name, file, triple, runtime).map_err(Failure::User)?;
             if r.dynamic {
                 eprintln!(
                     "edgec: wrote crate `{name}` to {} (symbolic dims: memory planned when it runs, per input-shape signature; weights {} bytes)",

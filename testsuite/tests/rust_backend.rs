@@ -1,7 +1,8 @@
 //! The Rust backend end to end: every model of the real/bundled set and every
 //! ONNX `light` model is compiled (`edgec compile --emit rust`'s library
 //! path), its crate built in release mode (offline, one shared target
-//! directory so the kernel runtime compiles once) and run; its outputs must
+//! directory and one shared `--runtime` directory, so the kernel runtime
+//! compiles once) and run; its outputs must
 //! match the model's reference data and the interpreter on the crate's own
 //! IR. Dynamic models are compiled with buckets that cover their data sets.
 //! The memory plan of every crate must stay within 1.25x of its lower bound.
@@ -63,7 +64,9 @@ fn compile_with(
     let mut out = compiler::pipeline::run(&req, passes::PassOptions::default()).map_err(|e| format!("{e:?}"))?;
     then(&mut out.module)?;
     let dir = crates_dir().join(name);
-    let report = compiler::compile::write_crate(&out.module, &dir, name, &req.file, None).map_err(|e| e.to_string())?;
+    let report =
+        compiler::compile::write_crate(&out.module, &dir, name, &req.file, None, Some(&crates_dir().join("runtime")))
+            .map_err(|e| e.to_string())?;
     Ok((dir, report))
 }
 

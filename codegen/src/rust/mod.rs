@@ -14,6 +14,7 @@
 //! Output is deterministic: the same module gives byte-identical files.
 
 mod cli;
+pub use cli::cargo_toml_shared;
 mod control;
 mod dynamic;
 mod emit;

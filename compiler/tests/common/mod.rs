@@ -1,5 +1,7 @@
 //! What the CLI tests share: running the built `edgec` and the bundled
 //! published model they compile.
+// Each test binary uses a subset of these.
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -51,7 +51,7 @@ pub fn run(m: &Module, name: &str, arg: &str) -> Result<String, String> {
     // One crate directory for every run filetest: the kernel runtime is
     // compiled once and each test rebuilds only its model.
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/filetest-crate");
-    compiler::compile::write_crate(m, &dir, "filetest", name, None).map_err(|e| e.to_string())?;
+    compiler::compile::write_crate(m, &dir, "filetest", name, None, None).map_err(|e| e.to_string())?;
     let exe = compiler::compile::build_crate(&dir, &compiler::cross::BuildTarget::host()).map_err(|e| e.to_string())?;
     let got = compiler::compile::run_crate(&dir, &exe, &inputs, &compiler::cross::BuildTarget::host())?;
     let mut out = String::new();
