@@ -19,6 +19,7 @@
 //! `file:line:col`.
 
 pub mod cycles;
+pub mod limits;
 mod parse;
 mod support;
 #[cfg(test)]
@@ -127,6 +128,8 @@ pub struct OpRule {
     pub max_rank: Option<u32>,
     /// Attribute constraints, all of which must hold.
     pub attrs: Vec<AttrRule>,
+    /// Window limits (`limits = [...]`), all of which must hold.
+    pub limits: Vec<limits::Limit>,
 }
 
 /// A parsed and validated target profile (see the module docs).

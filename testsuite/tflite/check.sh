@@ -5,7 +5,9 @@
 # file against edgec's quantized interpreter, Vela compiles it for an
 # Ethos-U55-256 and must place every operator on the NPU; for the wild
 # models, `edgec report` must predict Vela's placement and its estimated
-# cycles within 30%, on the U55-256 and the U55-128; and `edgec compile
+# cycles within 30%, on the U55-256 and the U55-128; for small windows at
+# and past Vela's constraints (stride, kernel size), the report must predict
+# which Vela leaves on the CPU; and `edgec compile
 # --emit vela` runs Vela itself on the bundled MobileNetV3.
 #
 # Installs nothing globally: a venv under target/tflite/venv gets the pinned
@@ -40,6 +42,11 @@ read -r -a OPS <<<"$("$PY" testsuite/tflite/op_models.py "$OUT/ops")"
 status=0
 echo "tflite: ${#OPS[@]} operator models (each within 1 LSB of edgec's interpreter)"
 "$PY" testsuite/tflite/check_wild.py --edgec "$EDGEC" --wild "$OUT/ops" --out "$OUT/ops/out" "${OPS[@]}" || status=1
+# Windows at and past Vela's constraints: the report must predict which stay on the CPU.
+read -r -a LIMS <<<"$("$PY" testsuite/tflite/op_models.py --limits "$OUT/limits")"
+echo "tflite: ${#LIMS[@]} window-limit models (edgec report's placement equals Vela's)"
+"$PY" testsuite/tflite/check_wild.py --edgec "$EDGEC" --wild "$OUT/limits" --out "$OUT/limits/out" \
+    --placement-only --cycle-targets ethos-u55-256,ethos-u55-128 "${LIMS[@]}" || status=1
 echo "tflite: ${#WILD[@]} wild models (within 1 LSB, or cosine >= 0.99 with edgec's interpreter; report within 30% of Vela)"
 "$PY" testsuite/tflite/check_wild.py --edgec "$EDGEC" --wild target/wild --out "$OUT/wild" \
     --min-cosine 0.99 --cycle-tolerance 0.3 --cycle-targets ethos-u55-256,ethos-u55-128 "${WILD[@]}" || status=1

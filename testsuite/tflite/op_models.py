@@ -2,7 +2,9 @@
 wild corpus's layout (OUT/models/<name>/model.onnx, test_data_set_0 with a
 seeded input), for `check_wild.py --wild OUT`.
 
-    op_models.py OUT
+    op_models.py OUT            the operator forms (all on the NPU)
+    op_models.py --limits OUT   windows at and past Vela's constraints
+                                (the profiles' `limits`): some on the CPU
 
 Weights and inputs come from a fixed seed, so the files are the same on
 every run. Each operator reads the graph inputs, so the check compares one
@@ -109,9 +111,34 @@ def models():
     return m
 
 
+def limit_models():
+    """(name, ModelProto): windows just inside and just past Vela's
+    constraints, for `edgec report`'s placement against Vela's."""
+    m = {}
+    x16 = (1, C, 16, 16)
+    w4, w5, b8 = conv_w("w4", C, C, 4), conv_w("w5", C, C, 5), const("b8", RNG.normal(0, 0.1, C))
+    dw = const("dw", RNG.normal(0, 0.3, (C, 1, 4, 4)))
+    out4 = (1, C, 4, 4)
+    m["lim_dw_s4"] = model("c", [conv("x", "y", "dw", "b8", strides=[4, 4], group=C)], [dw, b8], out4, in_shape=x16)
+    m["lim_conv_s4_valid"] = model("c", [conv("x", "y", "w4", "b8", strides=[4, 4])], [w4, b8], out4, in_shape=x16)
+    m["lim_conv_s4_same"] = model("c", [conv("x", "y", "w5", "b8", strides=[4, 4], pads=[0, 0, 1, 1])], [w5, b8],
+                                  out4, in_shape=x16)
+    m["lim_avgpool9_same"] = model("c", [node("AveragePool", ["x"], kernel_shape=[9, 9], pads=[4] * 4)], [], x16,
+                                   in_shape=x16)
+    m["lim_avgpool8_same"] = model("c", [node("AveragePool", ["x"], kernel_shape=[7, 7], pads=[3] * 4)], [], x16,
+                                   in_shape=x16)
+    m["lim_maxpool5_s4_same"] = model("c", [node("MaxPool", ["x"], kernel_shape=[5, 5], strides=[4, 4],
+                                                 pads=[0, 0, 1, 1])], [], out4, in_shape=x16)
+    tw = const("tw", RNG.normal(0, 0.3, (C, C, 3, 3)))
+    m["lim_tconv_s3"] = model("c", [helper.make_node("ConvTranspose", ["x", "tw"], ["y"], strides=[3, 3])], [tw],
+                              (1, C, 12, 12), in_shape=(1, C, 4, 4))
+    return m
+
+
 def main():
-    out = Path(sys.argv[1])
-    ms = models()
+    limits = sys.argv[1] == "--limits"
+    out = Path(sys.argv[-1])
+    ms = limit_models() if limits else models()
     for name, mp in ms.items():
         d = out / "models" / name / "test_data_set_0"
         d.mkdir(parents=True, exist_ok=True)

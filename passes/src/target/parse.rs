@@ -7,6 +7,7 @@
 //! attribute constraints) collect every problem as well.
 
 use super::{
+    limits::{self, Limit},
     work, AttrRule, CostModel, CycleModel, Diagnostic, Form, OpCycles, OpRule, TargetError, TargetProfile, Transfer,
     DEFAULT_FALLBACK_COSTS,
 };
@@ -107,6 +108,21 @@ struct RawOp {
     max_rank: Option<u32>,
     #[serde(default)]
     attrs: BTreeMap<Spanned<String>, RawAttrRule>,
+    #[serde(default)]
+    limits: Vec<Spanned<RawLimit>>,
+}
+
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a window limit { measure = \"stride\", max = 3, when = [\"depthwise\"], reason = \"...\" }"
+)]
+struct RawLimit {
+    measure: Spanned<String>,
+    max: i64,
+    #[serde(default)]
+    when: Vec<Spanned<String>>,
+    reason: String,
 }
 
 #[derive(Deserialize)]
@@ -245,6 +261,7 @@ const BASE_RULE: OpRule = OpRule {
     dtypes: None,
     max_rank: None,
     attrs: Vec::new(),
+    limits: Vec::new(),
 };
 
 fn op_rules(d: &mut Diags, v: Spanned<DeValue<'_>>, default: &OpRule) -> BTreeMap<Opcode, OpRule> {
@@ -299,6 +316,16 @@ fn rule(d: &mut Diags, raw: &RawOp, entry: Entry, base: &OpRule) -> OpRule {
             Vec::new()
         }
     };
+    let limits = match entry {
+        Entry::Op(op) => raw.limits.iter().filter_map(|l| limit(d, op, l)).collect(),
+        Entry::Unknown => Vec::new(),
+        Entry::Default => {
+            if let Some(l) = raw.limits.first() {
+                d.at(l.span(), "window limits belong in `[ops.\"dialect.Name\"]` entries, not `[default]`");
+            }
+            Vec::new()
+        }
+    };
     OpRule {
         supported,
         reason: raw.reason.as_ref().map(|r| r.get_ref().clone()),
@@ -306,7 +333,57 @@ fn rule(d: &mut Diags, raw: &RawOp, entry: Entry, base: &OpRule) -> OpRule {
         dtypes: raw.dtypes.as_ref().map(|v| dtypes(d, v)).or_else(|| base.dtypes.clone()),
         max_rank: raw.max_rank.or(base.max_rank),
         attrs,
+        limits,
     }
+}
+
+fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
+    it.collect::<Vec<_>>().join(", ")
+}
+
+/// Validate one window limit of `op`'s rule; every bad name is reported.
+fn limit(d: &mut Diags, op: Opcode, raw: &Spanned<RawLimit>) -> Option<Limit> {
+    let r = raw.get_ref();
+    let measure = limits::MEASURES.iter().find(|(n, _)| *n == r.measure.get_ref()).map(|(_, m)| *m);
+    let measure = match measure {
+        None => {
+            d.at(
+                r.measure.span(),
+                format!(
+                    "unknown measure `{}` (known: {})",
+                    r.measure.get_ref(),
+                    names(limits::MEASURES.iter().map(|(n, _)| *n))
+                ),
+            );
+            None
+        }
+        Some(m) => match m.applies(op) {
+            Ok(()) => Some(m),
+            Err(e) => {
+                d.at(r.measure.span(), e);
+                None
+            }
+        },
+    };
+    let mut when = Vec::new();
+    for c in &r.when {
+        match limits::CONDS.iter().find(|(n, _)| *n == c.get_ref()) {
+            Some((_, cond)) => when.push(*cond),
+            None => d.at(
+                c.span(),
+                format!(
+                    "unknown condition `{}` (known: {})",
+                    c.get_ref(),
+                    names(limits::CONDS.iter().map(|(n, _)| *n))
+                ),
+            ),
+        }
+    }
+    if r.max < 0 {
+        d.at(raw.span(), format!("`max` must be >= 0, found {}", r.max));
+    }
+    let ok = when.len() == r.when.len() && r.max >= 0;
+    Some(Limit { measure: measure?, max: r.max, when, reason: r.reason.clone() }).filter(|_| ok)
 }
 
 /// A cost coefficient: must be finite and `>= 0`.

@@ -33,6 +33,8 @@ pub(super) enum Failure<'a> {
     DType(Slot, &'a TensorType, &'a [DType]),
     /// An attribute constraint that does not hold (value or absent).
     Attr(&'a AttrRule, Option<&'a Attr>),
+    /// A window limit exceeded (the value, if it could be measured).
+    Limit(&'a super::limits::Limit, Option<i64>),
 }
 
 /// Operand and result types of `q` with their positions.
@@ -69,10 +71,11 @@ impl TargetProfile {
                 return Some(Failure::DType(s, t, allowed));
             }
         }
-        rule.attrs.iter().find_map(|r| {
+        let attr = rule.attrs.iter().find_map(|r| {
             let value = q.attrs.get(&r.name).or(r.default.as_ref());
             (!value.is_some_and(|v| r.allow.contains(v))).then_some(Failure::Attr(r, value))
-        })
+        });
+        attr.or_else(|| rule.limits.iter().find_map(|l| l.violated(q).map(|v| Failure::Limit(l, v))))
     }
 }
 
@@ -102,6 +105,7 @@ impl Failure<'_> {
                 let why = r.reason.as_ref().map(|s| format!(": {s}")).unwrap_or_default();
                 format!("{} = {shown} is not supported (supported: {}){why}", r.name, join(&r.allow))
             }
+            Failure::Limit(l, v) => l.describe(*v),
         }
     }
 }

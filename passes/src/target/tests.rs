@@ -323,3 +323,71 @@ fn error_table_expected() {
         "{e:?}"
     );
 }
+
+const LIMITS: &str = r#"
+name = "toy-ethos"
+description = "window limits"
+[ops."onnx.Conv"]
+limits = [
+    { measure = "stride", max = 3, when = ["depthwise"], reason = "dw strides 1..3" },
+    { measure = "stride", max = 3, when = ["same_padding"], reason = "stride > 3 needs VALID" },
+]
+[ops."onnx.AveragePool"]
+limits = [{ measure = "kernel_h", max = 8, when = ["same_padding"], reason = "SAME kernels <= 8" }]
+"#;
+
+#[test]
+fn window_limits_follow_vela_conditions() {
+    let p = TargetProfile::parse(LIMITS, "toy-ethos.toml").expect("profile parses");
+    let x = f32t(&[1, 8, 16, 16]);
+    let conv = |group: i64, k: u64, pads: &[i64]| {
+        let a = Attrs::new()
+            .with("strides", Attr::Ints(vec![4, 4]))
+            .with("group", Attr::Int(group))
+            .with("pads", Attr::Ints(pads.to_vec()));
+        let w = f32t(&[8, (8 / group) as u64, k, k]);
+        ask(&p, "onnx.Conv", &a, &[&x, &w], &[f32t(&[1, 8, 4, 4])]).0
+    };
+    // Depthwise stride 4: over the limit whatever the padding.
+    let Support::No(why) = conv(8, 4, &[0; 4]) else { panic!("depthwise stride 4 must fall back") };
+    assert!(why.contains("stride = 4 exceeds 3 (depthwise): dw strides 1..3"), "{why}");
+    // A full conv: VALID (no pads) and explicit non-SAME pads pass; SAME (the odd pad after) does not.
+    assert!(conv(1, 4, &[0; 4]).is_yes());
+    assert!(conv(1, 5, &[1, 1, 0, 0]).is_yes());
+    let Support::No(why) = conv(1, 5, &[0, 0, 1, 1]) else { panic!("SAME stride 4 must fall back") };
+    assert!(why.contains("(same_padding)"), "{why}");
+    let pool = |k: i64, pad: i64| {
+        let a = Attrs::new().with("kernel_shape", Attr::Ints(vec![k, k])).with("pads", Attr::Ints(vec![pad; 4]));
+        ask(&p, "onnx.AveragePool", &a, &[&x], std::slice::from_ref(&x)).0
+    };
+    assert!(pool(7, 3).is_yes());
+    assert!(!pool(9, 4).is_yes());
+    // A symbolic input: SAME cannot be decided, so the limit fails rather than guess.
+    let a = Attrs::new().with("kernel_shape", Attr::Ints(vec![3, 3])).with("pads", Attr::Ints(vec![1; 4]));
+    assert!(!ask(&p, "onnx.AveragePool", &a, &[&dynamic()], &[dynamic()]).0.is_yes());
+}
+
+#[test]
+fn error_limits_all_reported() {
+    let src = r#"name = "x"
+description = "d"
+[default]
+limits = [{ measure = "stride", max = 3, reason = "r" }]
+[ops."onnx.Conv"]
+limits = [{ measure = "speed", max = 3, reason = "r" }, { measure = "stride", max = -1, when = ["tiny"], reason = "r" }]
+[ops."onnx.Relu"]
+limits = [{ measure = "kernel_h", max = 3, reason = "r" }]
+"#;
+    let e = errors(src);
+    let expect = [
+        "bad.toml:4:11: window limits belong in `[ops.\"dialect.Name\"]` entries",
+        "bad.toml:6:23: unknown measure `speed` (known: stride, kernel_h, kernel_w, kernel_area)",
+        "bad.toml:6:57: `max` must be >= 0, found -1",
+        "bad.toml:6:97: unknown condition `tiny` (known: depthwise, same_padding, dilated)",
+        "bad.toml:8:23: `kernel_h` does not apply to onnx.Relu",
+    ];
+    assert_eq!(e.len(), expect.len(), "{e:#?}");
+    for (got, want) in e.iter().zip(expect) {
+        assert!(got.starts_with(want), "{got}\n  does not start with\n{want}");
+    }
+}

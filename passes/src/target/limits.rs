@@ -1,0 +1,196 @@
+//! Window limits of a target's op rules (`limits = [...]` in a profile): a
+//! measured quantity of a convolution or pooling op (its largest stride, its
+//! kernel's height, ...) must not exceed a maximum, optionally only when
+//! conditions on the op hold (depthwise, SAME padding, dilated). Vela's
+//! operator constraints for the Ethos-U are written this way.
+//!
+//! Invariant: a measure or condition that cannot be computed for an op (a
+//! symbolic dim, a missing attribute the op's schema does not default) makes
+//! the limit fail, so a prediction never calls an op supported on a guess.
+
+use super::OpQuery;
+use ir::{Attr, Opcode};
+
+/// A quantity of a windowed op.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// The largest of `strides` (1 when absent).
+    Stride,
+    /// The kernel's first spatial extent (`kernel_shape`, else the weight's dim 2).
+    KernelH,
+    /// The kernel's last spatial extent.
+    KernelW,
+    /// The product of the kernel's spatial extents.
+    KernelArea,
+}
+
+/// A condition under which a limit applies.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Cond {
+    /// `group` equals the input's channel count (> 1): a depthwise conv.
+    Depthwise,
+    /// Padded exactly as TFLite's SAME (the odd row or column after): what
+    /// a TFLite writer emits as SAME rather than an explicit PAD and VALID.
+    SamePadding,
+    /// Some dilation above 1.
+    Dilated,
+}
+
+/// Names as written in profiles, with what each needs of the op's schema.
+pub(super) const MEASURES: &[(&str, Measure)] = &[
+    ("stride", Measure::Stride),
+    ("kernel_h", Measure::KernelH),
+    ("kernel_w", Measure::KernelW),
+    ("kernel_area", Measure::KernelArea),
+];
+
+/// Condition names as written in profiles.
+pub(super) const CONDS: &[(&str, Cond)] =
+    &[("depthwise", Cond::Depthwise), ("same_padding", Cond::SamePadding), ("dilated", Cond::Dilated)];
+
+/// One limit of an op rule.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Limit {
+    /// What is measured.
+    pub measure: Measure,
+    /// Its largest supported value.
+    pub max: i64,
+    /// The limit applies only when all of these hold.
+    pub when: Vec<Cond>,
+    /// Why (shown in support reports).
+    pub reason: String,
+}
+
+impl Measure {
+    /// The profile name.
+    pub fn name(self) -> &'static str {
+        MEASURES.iter().find(|(_, m)| *m == self).map_or("?", |(n, _)| n)
+    }
+
+    /// Whether ops with `op`'s schema can be measured (the problem if not).
+    pub(super) fn applies(self, op: Opcode) -> Result<(), String> {
+        let def = op.def();
+        let has = |a: &str| def.attr(a).is_some();
+        let ok = match self {
+            Measure::Stride => has("strides"),
+            _ => has("kernel_shape") || def.operands.iter().any(|o| o.name == "W"),
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(format!("`{}` does not apply to {} (no window attributes)", self.name(), op.name()))
+        }
+    }
+
+    /// The value for `q`, if it can be computed.
+    pub(super) fn of(self, q: &OpQuery<'_>) -> Option<i64> {
+        match self {
+            Measure::Stride => Some(ints(q, "strides").map_or(1, |s| s.iter().copied().max().unwrap_or(1))),
+            Measure::KernelH => kernel(q)?.first().copied(),
+            Measure::KernelW => kernel(q)?.last().copied(),
+            Measure::KernelArea => kernel(q).map(|k| k.iter().product()),
+        }
+    }
+}
+
+impl Cond {
+    /// The profile name.
+    pub fn name(self) -> &'static str {
+        CONDS.iter().find(|(_, c)| *c == self).map_or("?", |(n, _)| n)
+    }
+
+    /// Whether the condition holds for `q` (`None`: cannot tell).
+    pub(super) fn holds(self, q: &OpQuery<'_>) -> Option<bool> {
+        match self {
+            Cond::Depthwise => {
+                let group = match q.attrs.get("group") {
+                    None => 1,
+                    Some(Attr::Int(g)) => *g,
+                    Some(_) => return None,
+                };
+                let channels = *dims(q.inputs.first().copied().flatten()?)?.get(1)?;
+                Some(group > 1 && group == channels)
+            }
+            Cond::Dilated => Some(ints(q, "dilations").is_some_and(|d| d.iter().any(|&x| x > 1))),
+            Cond::SamePadding => same_padding(q),
+        }
+    }
+}
+
+fn ints<'a>(q: &'a OpQuery<'_>, name: &str) -> Option<&'a [i64]> {
+    match q.attrs.get(name) {
+        Some(Attr::Ints(v)) => Some(v),
+        _ => None,
+    }
+}
+
+/// A static type's dims.
+fn dims(t: &ir::TensorType) -> Option<Vec<i64>> {
+    t.shape.static_dims()?.iter().map(|&d| i64::try_from(d).ok()).collect()
+}
+
+/// The spatial extents of the op's window.
+fn kernel(q: &OpQuery<'_>) -> Option<Vec<i64>> {
+    if let Some(k) = ints(q, "kernel_shape") {
+        return Some(k.to_vec());
+    }
+    let w = dims(q.inputs.get(1).copied().flatten()?)?;
+    Some(w.get(2..)?.to_vec())
+}
+
+/// Whether the op's pads are TFLite's SAME for its input and output sizes:
+/// output `ceil(in / stride)`, total padding split with the odd one after.
+fn same_padding(q: &OpQuery<'_>) -> Option<bool> {
+    if let Some(Attr::Str(p)) = q.attrs.get("auto_pad") {
+        match p.as_str() {
+            "SAME_UPPER" => return Some(true),
+            "SAME_LOWER" | "VALID" => return Some(false),
+            _ => {}
+        }
+    }
+    let input = dims(q.inputs.first().copied().flatten()?)?;
+    let output = dims(q.outputs.first()?)?;
+    let (ins, outs) = (input.get(2..)?, output.get(2..)?);
+    let n = ins.len();
+    let k = kernel(q)?;
+    let pads = ints(q, "pads").map_or_else(|| vec![0; 2 * n], |p| p.to_vec());
+    let at = |v: Option<&[i64]>, i: usize| v.and_then(|v| v.get(i).copied()).unwrap_or(1);
+    if pads.len() != 2 * n || k.len() != n || pads.iter().all(|&p| p == 0) {
+        return Some(false);
+    }
+    Some((0..n).all(|i| {
+        let (s, d) = (at(ints(q, "strides"), i), at(ints(q, "dilations"), i));
+        let o = (ins[i] + s - 1) / s.max(1);
+        let total = ((o - 1) * s + (k[i] - 1) * d + 1 - ins[i]).max(0);
+        o == outs[i] && pads[i] == total / 2 && pads[n + i] == total - total / 2
+    }))
+}
+
+impl Limit {
+    /// The measured value when the limit applies to `q` and is exceeded (or
+    /// cannot be computed: `None` inside).
+    pub(super) fn violated(&self, q: &OpQuery<'_>) -> Option<Option<i64>> {
+        for c in &self.when {
+            match c.holds(q) {
+                Some(true) => {}
+                Some(false) => return None,
+                None => return Some(None),
+            }
+        }
+        match self.measure.of(q) {
+            Some(v) if v <= self.max => None,
+            v => Some(v),
+        }
+    }
+
+    /// The report text of a violation with value `v`.
+    pub(super) fn describe(&self, v: Option<i64>) -> String {
+        let when = if self.when.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", self.when.iter().map(|c| c.name()).collect::<Vec<_>>().join(", "))
+        };
+        let shown = v.map_or_else(|| "unknown".to_string(), |v| v.to_string());
+        format!("{} = {shown} exceeds {}{when}: {}", self.measure.name(), self.max, self.reason)
+    }
+}
