@@ -100,6 +100,13 @@ fn emit_tflite_needs_quantization_and_a_tflite_target() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("hard_swish has no TFLite form") && err.contains("--target ethos-u55-256"), "{err}");
     assert!(!err.contains("output #0"), "only the first failure of a chain is reported: {err}");
+    // An int16 conv result read from int8: no TFLite kernel mixes widths, so no file.
+    let target = ["--target", "ethos-u55-256", "--i16", "Conv"];
+    let out = edgec(&[&["compile", s(&m), "--shape", "x=1,3,224,224"][..], &target, &quant].concat());
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("(ONNX node \"") && err.contains("mixed 8/16-bit operands"), "{err}");
+    assert!(!o.exists(), "a file was written: {}", o.display());
 }
 
 /// `edgec compile --emit vela` of the bundled model for `target` into `out`.

@@ -144,6 +144,38 @@ impl Graph {
         });
     }
 
+    /// The number of operators written so far.
+    pub fn op_count(&self) -> usize {
+        self.operators.len()
+    }
+
+    /// The first operator from index `from` on that mixes 8- and 16-bit
+    /// activations (TFLite's kernels compute in their output's type: an
+    /// int8 tensor feeding an int16 result, or the reverse, has no kernel;
+    /// QUANTIZE converts between grids and is exempt), described.
+    pub fn mixed_widths(&self, from: usize) -> Option<String> {
+        let width = |t: i32| match self.tensors.get(usize::try_from(t).ok()?) {
+            Some(x) if x.buffer == 0 && matches!(x.type_, tfl::TensorType::Int8 | tfl::TensorType::Int16) => {
+                Some((x.type_, x.name.clone().unwrap_or_default()))
+            }
+            _ => None,
+        };
+        for (o, &code) in self.operators.iter().zip(&self.op_kinds).skip(from) {
+            if code == tfl::BuiltinOperator::Quantize {
+                continue;
+            }
+            let ins = o.inputs.iter().flatten().filter_map(|&t| width(t));
+            let outs: Vec<_> = o.outputs.iter().flatten().filter_map(|&t| width(t)).collect();
+            let Some((ty, out)) = outs.first() else { continue };
+            if let Some((it, name)) = ins.into_iter().find(|(it, _)| it != ty) {
+                return Some(format!(
+                    "TFLite {code:?} computes in its result's type, but reads {it:?} tensor {name} for {ty:?} result {out}: mixed 8/16-bit operands need a 16x8 form the writer does not have yet (quantize this op's neighbours to the same width)"
+                ));
+            }
+        }
+        None
+    }
+
     /// The options of the last operator written.
     pub fn last_options(&mut self) -> Option<&mut Option<tfl::BuiltinOptions>> {
         self.operators.last_mut().map(|o| &mut o.builtin_options)

@@ -192,7 +192,11 @@ impl<'m> Emitter<'m> {
             Opcode::CoreConst => Ok(()),
             Opcode::QuantizeLinear => self.quantize(op),
             Opcode::DequantizeLinear => self.dequantize(op),
-            _ => ops::lower(self, op),
+            _ => {
+                let before = self.g.op_count();
+                ops::lower(self, op)?;
+                self.g.mixed_widths(before).map_or(Ok(()), Err)
+            }
         }
     }
 
