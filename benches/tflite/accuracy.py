@@ -1,6 +1,6 @@
 """Accuracy of edgec's INT8 TFLite files on realistic data, as LiteRT runs them.
 
-    python benches/tflite/accuracy.py --edgec BIN [--data target/quant-data] [--i16 MODEL:NODE]... MODEL...
+    python benches/tflite/accuracy.py --edgec BIN [--data target/quant-data] [--calib-method M] [--i16 MODEL:NODE]... MODEL...
 
 For each model of the wild corpus: `edgec compile --target ethos-u55-256
 --quantize int8 --emit tflite`, calibrated on DATA/MODEL/calib (realistic
@@ -39,6 +39,7 @@ def main():
     ap.add_argument("--data", default="target/quant-data")
     ap.add_argument("--wild", default="target/wild")
     ap.add_argument("--out", default="target/tflite-accuracy")
+    ap.add_argument("--calib-method", default="mse", help="edgec's --calib-method (default mse, edgec's default)")
     ap.add_argument("--i16", action="append", default=[], metavar="MODEL:NODE",
                     help="quantize NODE's result of MODEL as int16 (TFLite 16x8; repeatable)")
     ap.add_argument("models", nargs="+")
@@ -58,7 +59,7 @@ def main():
         x0 = load_pb(samples[0] / "input_0.pb")
         tfl = out / "model.tflite"
         cmd = [a.edgec, "compile", onnx_path, "--target", "ethos-u55-256", "--shape",
-               f"{name}={','.join(map(str, x0.shape))}", "--quantize", "int8", "--calib", calib, "--eval", ev,
+               f"{name}={','.join(map(str, x0.shape))}", "--quantize", "int8", "--calib", calib, "--calib-method", a.calib_method, "--eval", ev,
                "--act-type", "i8", "--emit", "tflite", "-o", tfl, "--report", out / "report.json"]
         cmd += [x for mn in a.i16 if mn.split(":", 1)[0] == m for x in ("--i16", mn.split(":", 1)[1])]
         r = subprocess.run(list(map(str, cmd)), capture_output=True, text=True)

@@ -64,19 +64,7 @@ pub fn window(
     Ok(positions + 1 - dropped as usize)
 }
 
-/// `(begin, end)` padding of `auto_pad` SAME_UPPER (`lower` false) or
-/// SAME_LOWER for an output of `ceil(input / stride)`.
-pub fn same_pads(input: usize, k: usize, stride: usize, dil: usize, lower: bool) -> (usize, usize) {
-    let out = input.div_ceil(stride.max(1));
-    let need = (out.saturating_sub(1)) * stride + (k.max(1) - 1) * dil + 1;
-    let total = need.saturating_sub(input);
-    let small = total / 2;
-    if lower {
-        (total - small, small)
-    } else {
-        (small, total - small)
-    }
-}
+pub use edgec_numeric::window::same_pads;
 
 /// The shape a Reshape to `target` gives `input` (`0` copies the input dim
 /// unless `allowzero`, one `-1` takes the rest), as an array of the rank the
@@ -330,15 +318,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn windows_and_same_padding() {
+    fn windows() {
         assert_eq!(window("c", 224, 1, 1, 3, 2, 1, false), Ok(112));
         assert_eq!(window("p", 5, 0, 0, 2, 2, 1, true), Ok(3));
         assert_eq!(window("p", 4, 1, 1, 2, 2, 1, true), Ok(3));
         assert_eq!(window("p", 6, 0, 0, 2, 2, 1, true), Ok(3));
         assert!(window("c", 2, 0, 0, 3, 1, 1, false).is_err());
-        assert_eq!(same_pads(5, 3, 2, 1, false), (1, 1));
-        assert_eq!(same_pads(6, 3, 2, 1, false), (0, 1));
-        assert_eq!(same_pads(6, 3, 2, 1, true), (1, 0));
     }
 
     #[test]

@@ -34,5 +34,6 @@ pub mod signal;
 pub mod slice;
 pub mod special;
 pub mod unary;
+pub mod window;
 
 pub use float::Float;

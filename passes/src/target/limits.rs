@@ -158,11 +158,12 @@ fn same_padding(q: &OpQuery<'_>) -> Option<bool> {
     if pads.len() != 2 * n || k.len() != n || pads.iter().all(|&p| p == 0) {
         return Some(false);
     }
+    let u = |x: i64| usize::try_from(x).ok();
     Some((0..n).all(|i| {
         let (s, d) = (at(ints(q, "strides"), i), at(ints(q, "dilations"), i));
-        let o = (ins[i] + s - 1) / s.max(1);
-        let total = ((o - 1) * s + (k[i] - 1) * d + 1 - ins[i]).max(0);
-        o == outs[i] && pads[i] == total / 2 && pads[n + i] == total - total / 2
+        let (Some(x), Some(kk), Some(s), Some(d)) = (u(ins[i]), u(k[i]), u(s), u(d)) else { return false };
+        let (b, e) = edgec_numeric::window::same_pads(x, kk, s, d, false);
+        x.div_ceil(s.max(1)) as i64 == outs[i] && pads[i] == b as i64 && pads[n + i] == e as i64
     }))
 }
 

@@ -70,10 +70,7 @@ pub fn same_pads(input: &[usize], kernel: &[usize], strides: &[usize], dil: &[us
     let n = input.len();
     let mut pads = vec![0; 2 * n];
     for i in 0..n {
-        let o = input[i].div_ceil(strides[i]);
-        let total = ((o - 1) * strides[i] + (kernel[i] - 1) * dil[i] + 1).saturating_sub(input[i]);
-        pads[i] = total / 2;
-        pads[n + i] = total - total / 2;
+        (pads[i], pads[n + i]) = edgec_numeric::window::same_pads(input[i], kernel[i], strides[i], dil[i], false);
     }
     pads
 }
@@ -103,13 +100,8 @@ pub fn padding(
     if pads.iter().all(|&p| p == 0) {
         return Padding::Valid;
     }
-    let same = (0..n).all(|i| {
-        let o = input[i].div_ceil(strides[i]);
-        let eff = (kernel[i] - 1) * dil[i] + 1;
-        let total = ((o - 1) * strides[i] + eff).saturating_sub(input[i]);
-        o == out[i] && pads[i] == total / 2 && pads[n + i] == total - total / 2
-    });
-    if same {
+    let same = (0..n).all(|i| input[i].div_ceil(strides[i]) == out[i]);
+    if same && same_pads(input, kernel, strides, dil) == pads {
         Padding::Same
     } else {
         Padding::Explicit
