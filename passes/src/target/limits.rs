@@ -36,7 +36,7 @@ pub enum Cond {
     Dilated,
 }
 
-/// Names as written in profiles, with what each needs of the op's schema.
+/// Measure names as written in profiles.
 pub(super) const MEASURES: &[(&str, Measure)] = &[
     ("stride", Measure::Stride),
     ("kernel_h", Measure::KernelH),
@@ -138,33 +138,32 @@ fn kernel(q: &OpQuery<'_>) -> Option<Vec<i64>> {
     Some(w.get(2..)?.to_vec())
 }
 
-/// Whether the op's pads are TFLite's SAME for its input and output sizes:
-/// output `ceil(in / stride)`, total padding split with the odd one after.
+/// Whether the op's padding is TFLite's SAME, as a TFLite writer decides it
+/// (`tflite::emit::layout::padding`): non-zero pads (given, or those of
+/// `auto_pad = SAME_UPPER`) equal to SAME's for an output of
+/// `ceil(in / stride)`. All-zero pads are VALID; other pads an explicit PAD.
 fn same_padding(q: &OpQuery<'_>) -> Option<bool> {
-    if let Some(Attr::Str(p)) = q.attrs.get("auto_pad") {
-        match p.as_str() {
-            "SAME_UPPER" => return Some(true),
-            "SAME_LOWER" | "VALID" => return Some(false),
-            _ => {}
-        }
-    }
-    let input = dims(q.inputs.first().copied().flatten()?)?;
+    let u = |x: i64| usize::try_from(x).ok();
+    let input: Vec<usize> = dims(q.inputs.first().copied().flatten()?)?.into_iter().map(u).collect::<Option<_>>()?;
     let output = dims(q.outputs.first()?)?;
     let (ins, outs) = (input.get(2..)?, output.get(2..)?);
     let n = ins.len();
-    let k = kernel(q)?;
-    let pads = ints(q, "pads").map_or_else(|| vec![0; 2 * n], |p| p.to_vec());
-    let at = |v: Option<&[i64]>, i: usize| v.and_then(|v| v.get(i).copied()).unwrap_or(1);
-    if pads.len() != 2 * n || k.len() != n || pads.iter().all(|&p| p == 0) {
-        return Some(false);
+    let kernel: Vec<usize> = kernel(q)?.into_iter().map(u).collect::<Option<_>>()?;
+    let at = |name: &str, i: usize| ints(q, name).and_then(|v| v.get(i).copied()).map_or(Some(1), u);
+    let mut same = vec![0; 2 * n];
+    for i in 0..n {
+        let (s, d) = (at("strides", i)?, at("dilations", i)?);
+        (same[i], same[n + i]) = edgec_numeric::window::same_pads(ins[i], *kernel.get(i)?, s, d, false);
+        if u(outs[i])? != ins[i].div_ceil(s.max(1)) {
+            return Some(false);
+        }
     }
-    let u = |x: i64| usize::try_from(x).ok();
-    Some((0..n).all(|i| {
-        let (s, d) = (at(ints(q, "strides"), i), at(ints(q, "dilations"), i));
-        let (Some(x), Some(kk), Some(s), Some(d)) = (u(ins[i]), u(k[i]), u(s), u(d)) else { return false };
-        let (b, e) = edgec_numeric::window::same_pads(x, kk, s, d, false);
-        x.div_ceil(s.max(1)) as i64 == outs[i] && pads[i] == b as i64 && pads[n + i] == e as i64
-    }))
+    let pads: Vec<usize> = match q.attrs.get("auto_pad") {
+        Some(Attr::Str(p)) if p == "SAME_UPPER" => same.clone(),
+        Some(Attr::Str(p)) if p != "NOTSET" => return Some(false),
+        _ => ints(q, "pads").map_or(Some(vec![0; 2 * n]), |p| p.iter().map(|&x| u(x)).collect())?,
+    };
+    Some(pads.iter().any(|&p| p != 0) && pads == same)
 }
 
 impl Limit {

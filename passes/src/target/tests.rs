@@ -356,6 +356,12 @@ fn window_limits_follow_vela_conditions() {
     assert!(conv(1, 5, &[1, 1, 0, 0]).is_yes());
     let Support::No(why) = conv(1, 5, &[0, 0, 1, 1]) else { panic!("SAME stride 4 must fall back") };
     assert!(why.contains("(same_padding)"), "{why}");
+    // SAME_UPPER that pads nothing (1x1 stride 4 on 16) is written VALID.
+    let a = Attrs::new().with("strides", Attr::Ints(vec![4, 4])).with("auto_pad", Attr::Str("SAME_UPPER".into()));
+    let w1 = f32t(&[8, 8, 1, 1]);
+    assert!(ask(&p, "onnx.Conv", &a, &[&x, &w1], &[f32t(&[1, 8, 4, 4])]).0.is_yes());
+    let w5 = f32t(&[8, 8, 5, 5]);
+    assert!(!ask(&p, "onnx.Conv", &a, &[&x, &w5], &[f32t(&[1, 8, 4, 4])]).0.is_yes());
     let pool = |k: i64, pad: i64| {
         let a = Attrs::new().with("kernel_shape", Attr::Ints(vec![k, k])).with("pads", Attr::Ints(vec![pad; 4]));
         ask(&p, "onnx.AveragePool", &a, &[&x], std::slice::from_ref(&x)).0
