@@ -59,7 +59,8 @@ def main():
         x0 = load_pb(samples[0] / "input_0.pb")
         tfl = out / "model.tflite"
         cmd = [a.edgec, "compile", onnx_path, "--target", "ethos-u55-256", "--shape",
-               f"{name}={','.join(map(str, x0.shape))}", "--quantize", "int8", "--calib", calib, "--calib-method", a.calib_method, "--eval", ev,
+               f"{name}={','.join(map(str, x0.shape))}", "--quantize", "int8", "--calib", calib,
+               "--calib-method", a.calib_method, "--eval", ev,
                "--act-type", "i8", "--emit", "tflite", "-o", tfl, "--report", out / "report.json"]
         cmd += [x for mn in a.i16 if mn.split(":", 1)[0] == m for x in ("--i16", mn.split(":", 1)[1])]
         r = subprocess.run(list(map(str, cmd)), capture_output=True, text=True)
