@@ -121,8 +121,9 @@ pub fn write_crate(
             create_dir(rt)?;
             check_runtime_dir(rt)?;
             sync_files(rt, &vendored, true)?;
-            if ours {
-                remove_vendored(dir).map_err(|e| anyhow::anyhow!("{e}"))?;
+            // The crate's own copy of the runtime (if edgec wrote one) goes.
+            for r in RUNTIME.iter().map(|r| dir.join(r)).filter(|r| ours && r.is_dir()) {
+                std::fs::remove_dir_all(&r).map_err(|e| anyhow::anyhow!("{}: {e}", r.display()))?;
             }
             let toml = codegen::rust::cargo_toml_shared(name, &relative_path(dir, rt)?);
             manifest = ("Cargo.toml".to_string(), toml.into_bytes());

@@ -28,7 +28,7 @@ fn crates_share_one_runtime_and_recompiles_keep_unchanged_files() {
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
         let toml = std::fs::read_to_string(krate.join("Cargo.toml")).expect("Cargo.toml");
         assert!(toml.contains(&format!("edgec-kernels = {{ path = \"{path}\" }}")), "{toml}");
-        assert!(!krate.join("kernels/src").exists() && !krate.join("numeric/src").exists());
+        assert!(!krate.join("kernels").exists() && !krate.join("numeric").exists());
     }
     let lib = rt.join("kernels/src/lib.rs");
     assert!(lib.is_file() && rt.join("numeric/src/lib.rs").is_file());

@@ -9,7 +9,7 @@
 //! the limit fail, so a prediction never calls an op supported on a guess.
 
 use super::OpQuery;
-use ir::{Attr, Opcode};
+use ir::Opcode;
 
 /// A quantity of a windowed op.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -85,7 +85,7 @@ impl Measure {
     /// The value for `q`, if it can be computed.
     pub(super) fn of(self, q: &OpQuery<'_>) -> Option<i64> {
         match self {
-            Measure::Stride => Some(ints(q, "strides").map_or(1, |s| s.iter().copied().max().unwrap_or(1))),
+            Measure::Stride => Some(q.attrs.ints("strides").map_or(1, |s| s.iter().copied().max().unwrap_or(1))),
             Measure::KernelH => kernel(q)?.first().copied(),
             Measure::KernelW => kernel(q)?.last().copied(),
             Measure::KernelArea => kernel(q).map(|k| k.iter().product()),
@@ -103,24 +103,13 @@ impl Cond {
     pub(super) fn holds(self, q: &OpQuery<'_>) -> Option<bool> {
         match self {
             Cond::Depthwise => {
-                let group = match q.attrs.get("group") {
-                    None => 1,
-                    Some(Attr::Int(g)) => *g,
-                    Some(_) => return None,
-                };
+                let group = if q.attrs.get("group").is_some() { q.attrs.int("group")? } else { 1 };
                 let channels = *dims(q.inputs.first().copied().flatten()?)?.get(1)?;
                 Some(group > 1 && group == channels)
             }
-            Cond::Dilated => Some(ints(q, "dilations").is_some_and(|d| d.iter().any(|&x| x > 1))),
+            Cond::Dilated => Some(q.attrs.ints("dilations").is_some_and(|d| d.iter().any(|&x| x > 1))),
             Cond::SamePadding => same_padding(q),
         }
-    }
-}
-
-fn ints<'a>(q: &'a OpQuery<'_>, name: &str) -> Option<&'a [i64]> {
-    match q.attrs.get(name) {
-        Some(Attr::Ints(v)) => Some(v),
-        _ => None,
     }
 }
 
@@ -131,7 +120,7 @@ fn dims(t: &ir::TensorType) -> Option<Vec<i64>> {
 
 /// The spatial extents of the op's window.
 fn kernel(q: &OpQuery<'_>) -> Option<Vec<i64>> {
-    if let Some(k) = ints(q, "kernel_shape") {
+    if let Some(k) = q.attrs.ints("kernel_shape") {
         return Some(k.to_vec());
     }
     let w = dims(q.inputs.get(1).copied().flatten()?)?;
@@ -149,7 +138,7 @@ fn same_padding(q: &OpQuery<'_>) -> Option<bool> {
     let (ins, outs) = (input.get(2..)?, output.get(2..)?);
     let n = ins.len();
     let kernel: Vec<usize> = kernel(q)?.into_iter().map(u).collect::<Option<_>>()?;
-    let at = |name: &str, i: usize| ints(q, name).and_then(|v| v.get(i).copied()).map_or(Some(1), u);
+    let at = |name: &str, i: usize| q.attrs.ints(name).and_then(|v| v.get(i).copied()).map_or(Some(1), u);
     let mut same = vec![0; 2 * n];
     for i in 0..n {
         let (s, d) = (at("strides", i)?, at("dilations", i)?);
@@ -158,10 +147,10 @@ fn same_padding(q: &OpQuery<'_>) -> Option<bool> {
             return Some(false);
         }
     }
-    let pads: Vec<usize> = match q.attrs.get("auto_pad") {
-        Some(Attr::Str(p)) if p == "SAME_UPPER" => same.clone(),
-        Some(Attr::Str(p)) if p != "NOTSET" => return Some(false),
-        _ => ints(q, "pads").map_or(Some(vec![0; 2 * n]), |p| p.iter().map(|&x| u(x)).collect())?,
+    let pads: Vec<usize> = match q.attrs.str("auto_pad") {
+        Some("SAME_UPPER") => same.clone(),
+        Some(p) if p != "NOTSET" => return Some(false),
+        _ => q.attrs.ints("pads").map_or(Some(vec![0; 2 * n]), |p| p.iter().map(|&x| u(x)).collect())?,
     };
     Some(pads.iter().any(|&p| p != 0) && pads == same)
 }
