@@ -28,11 +28,25 @@ pub fn pipeline_options(target: &str, rule_files: &[PathBuf]) -> anyhow::Result<
         rules,
         target: Some(profile.clone()),
         limits: Limits::default(),
-        fold: FoldBudget::default(),
+        fold: fold_budget(&profile),
         bucket: None,
         attention_window: None,
     };
     Ok((opts, profile))
+}
+
+/// The optimizer's folding budget for `profile` (its `fold_bytes`, if any).
+fn fold_budget(profile: &TargetProfile) -> FoldBudget {
+    let d = FoldBudget::default();
+    match profile.fold_bytes {
+        Some(b) => FoldBudget {
+            small_bytes: usize::try_from(b).unwrap_or(usize::MAX),
+            max_elems: usize::MAX,
+            float_fills: true,
+            ..d
+        },
+        None => d,
+    }
 }
 
 /// Live ops of every function by op name.

@@ -158,3 +158,61 @@ fn emit_vela_names_what_is_missing() {
     let err = text(&r.stderr);
     assert!(!r.status.success() && err.contains("--emit vela needs an Ethos-U target"), "{err}");
 }
+
+/// A YOLO-style detector head in IR text: pixel phases by a strided slice,
+/// an anchor grid added as a whole-tensor constant, a halving of a rank-3
+/// tensor. `anchor` gives the grid's values.
+fn head_module(anchor: impl Fn(usize) -> f32) -> String {
+    let grid: Vec<String> = (0..16).map(|i| format!("{:?}", anchor(i))).collect();
+    format!(
+        r#"module @m attributes {{phase = "onnx"}} {{
+  const @grid : f32[1, 2, 8] = dense<[{}]>
+  const @two : f32[] = dense<[2.0]>
+  func @main(%x: f32[1, 4, 4, 4]) -> (f32[1, 2, 8]) {{
+    %s = core.slice %x {{axes = [2, 3], ends = [4, 4], starts = [0, 1], steps = [2, 2]}} : f32[1, 4, 2, 2] loc("phase" op "Slice")
+    %r = core.reshape %s {{shape = [1, 2, 8]}} : f32[1, 2, 8] loc("flat" op "Reshape")
+    %g = core.const {{value = @grid}} : f32[1, 2, 8]
+    %a = onnx.Add %r, %g : f32[1, 2, 8] loc("anchors" op "Add")
+    %h = core.const {{value = @two}} : f32[]
+    %d = onnx.Div %a, %h : f32[1, 2, 8] loc("half" op "Div")
+    return %d
+  }}
+}}"#,
+        grid.join(", ")
+    )
+}
+
+/// Compile `src` (IR text) for the Ethos-U55-256 with one calibration sample.
+fn compile_head(dir: &Path, src: &str) -> (Output, std::path::PathBuf) {
+    let m = dir.join("head.eir");
+    std::fs::write(&m, src).expect("write model");
+    let sample = dir.join("calib").join("s0");
+    std::fs::create_dir_all(&sample).expect("calib dir");
+    let x: Vec<f32> = (0..64).map(|i| ((i * 37 % 64) as f32 - 32.0) / 8.0).collect();
+    let t = ir::interp::Tensor::new(vec![1, 4, 4, 4], ir::interp::Data::F32(x));
+    std::fs::write(sample.join("x.npy"), compiler::npy::write_npy(&t)).expect("npy");
+    let o = dir.join("head.tflite");
+    let calib = dir.join("calib");
+    let args = ["compile", s(&m), "--target", "ethos-u55-256", "--quantize", "int8", "--calib", s(&calib)];
+    (edgec(&[&args[..], &["--emit", "tflite", "-o", s(&o)]].concat()), o)
+}
+
+#[test]
+fn detector_heads_strided_slices_anchor_grids_and_rank3_steps() {
+    let dir = tempfile::tempdir().expect("tmp");
+    // Anchor centres 0.5, 1.5, ...: multiples of 1/2, an exact int8 grid.
+    let (out, o) = compile_head(dir.path(), &head_module(|i| i as f32 + 0.5));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let listing = text(&edgec(&["inspect", s(&o)]).stdout);
+    for op in ["StridedSlice", "Add", "DepthwiseConv2d"] {
+        assert!(listing.contains(op), "no {op}:\n{listing}");
+    }
+    assert!(listing.contains("const scale=0.5 zp=0"), "the anchor grid on steps of 1/2:\n{listing}");
+    // Values no int8 grid holds exactly: a located error, and no file.
+    let dir = tempfile::tempdir().expect("tmp");
+    let (out, o) = compile_head(dir.path(), &head_module(|i| i as f32 * 0.1 + 0.05));
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("ONNX node \"anchors\"") && err.contains("no int8 grid holds exactly"), "{err}");
+    assert!(!o.exists(), "a file was written: {}", o.display());
+}

@@ -505,7 +505,9 @@ fn plan_layers(f: &ir::Function, graph: &Graph<'_>, opts: &Options) -> Vec<Layer
         }
         let precision = match reason {
             Some(r) => Precision::Float(r),
-            None if scalar_affine(graph, f, op) => Precision::Folded,
+            None if scalar_affine(graph, f, op) && !(pol.int8_outputs && f.body.results.contains(&op.results[0])) => {
+                Precision::Folded
+            }
             None => Precision::Int8,
         };
         layers.push(Layer { op: id, name: label(op, id), kind, precision });

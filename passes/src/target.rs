@@ -171,6 +171,11 @@ pub struct TargetProfile {
     /// Vela's `--accelerator-config` for this target (`edgec compile --emit
     /// vela` needs one).
     pub vela_accelerator: Option<String>,
+    /// Values computed from constants alone fold into constants up to this
+    /// many bytes each (`None`: the optimizer's default budget; a target
+    /// with no runtime to compute them at start-up, as a TFLite graph,
+    /// folds them all).
+    pub fold_bytes: Option<u64>,
     /// The NPU's cycle model (`[cycles]`), for `edgec report`'s per-op
     /// estimates; extraction uses the linear costs above.
     pub cycles: Option<CycleModel>,

@@ -195,3 +195,40 @@ fn extraction_counts_shared_work_once() {
         assert!(!text.contains("onnx.Mul") && !text.contains("onnx.Softmax"), "{target:?}:\n{text}");
     }
 }
+
+/// A target that folds everything static (`fold_bytes`, as the Ethos-U
+/// profiles set it): a detector's anchor grid built from `ConstantOfShape`
+/// and `Expand` becomes one constant; the default budget keeps both ops.
+#[test]
+fn a_fold_budget_with_float_fills_folds_anchor_grids() {
+    let m = parse(
+        r#"module @m attributes {phase = "onnx"} {
+  const @half : f32[1] = dense<[0.5]>
+  const @shape : i64[2] = dense<[1600, 1]>
+  const @row : f32[1, 40] = dense<[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0, 32.0, 33.0, 34.0, 35.0, 36.0, 37.0, 38.0, 39.0]>
+  const @grid : i64[2] = dense<[40, 40]>
+  func @main(%x: f32[1600, 1]) -> (f32[1600, 1], f32[40, 40]) {
+    %s = core.const {value = @shape} : i64[2]
+    %c = onnx.ConstantOfShape %s {value = @half} : f32[1600, 1]
+    %y = onnx.Add %x, %c : f32[1600, 1]
+    %r = core.const {value = @row} : f32[1, 40]
+    %g = core.const {value = @grid} : i64[2]
+    %e = onnx.Expand %r, %g : f32[40, 40]
+    return %y, %e
+  }
+}"#,
+    );
+    let x = f32s(&[1600, 1]);
+    let want = ir::interp::run(&m, "main", vec![x.clone()]).expect("runs");
+    let fold = |budget: FoldBudget| {
+        let mut out = m.clone();
+        optimize_module(&mut out, &RuleSet::default(), None, &Limits::default(), budget).expect("optimizes");
+        assert_eq!(ir::interp::run(&out, "main", vec![x.clone()]).expect("runs"), want);
+        ir::text::print_module(&out)
+    };
+    let kept = fold(FoldBudget::default());
+    assert!(kept.contains("onnx.ConstantOfShape") && kept.contains("onnx.Expand"), "{kept}");
+    let all = FoldBudget { small_bytes: 1 << 24, max_elems: usize::MAX, float_fills: true, ..FoldBudget::default() };
+    let folded = fold(all);
+    assert!(!folded.contains("onnx.ConstantOfShape") && !folded.contains("onnx.Expand"), "{folded}");
+}

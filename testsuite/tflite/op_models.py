@@ -108,6 +108,15 @@ def models():
     m["affine_const"] = model("c", [helper.make_node("Sub", ["x", "mu"], ["s"]), node("Div", ["s", "sd"])],
                               [const("mu", RNG.normal(0, 0.2, (1, C, 1, 1))),
                                const("sd", RNG.uniform(0.5, 2, (1, C, 1, 1)))], full)
+    # YOLOX's Focus stem: four pixel phases (Slice with step 2 over H and W), concatenated.
+    phases = [(0, 0), (1, 0), (0, 1), (1, 1)]
+    focus = [helper.make_node("Slice", ["x", f"st{i}", "en", "ax", "sp2"], [f"p{i}"]) for i in range(4)]
+    m["slice_focus"] = model("c", focus + [node("Concat", [f"p{i}" for i in range(4)], axis=1)],
+                             [i64(f"st{i}", list(p)) for i, p in enumerate(phases)]
+                             + [i64("en", [H, W]), i64("ax", [2, 3]), i64("sp2", [2, 2])],
+                             (1, 4 * C, H // 2, W // 2))
+    m["slice_range"] = model("c", [node("Slice", ["x", "st", "en", "ax"])],
+                             [i64("st", [2, 1]), i64("en", [6, -1]), i64("ax", [1, 2])], (1, 4, H - 2, W))
     return m
 
 
@@ -132,6 +141,13 @@ def limit_models():
     tw = const("tw", RNG.normal(0, 0.3, (C, C, 3, 3)))
     m["lim_tconv_s3"] = model("c", [helper.make_node("ConvTranspose", ["x", "tw"], ["y"], strides=[3, 3])], [tw],
                               (1, C, 12, 12), in_shape=(1, C, 4, 4))
+    # Vela strides a STRIDED_SLICE only over H and W; a step over channels stays on the CPU.
+    m["lim_slice_c_step2"] = model("c", [node("Slice", ["x", "st", "en", "ax", "sp"])],
+                                   [i64("st", [0]), i64("en", [C]), i64("ax", [1]), i64("sp", [2])],
+                                   (1, C // 2, 16, 16), in_shape=x16)
+    m["lim_slice_hw_step2"] = model("c", [node("Slice", ["x", "st", "en", "ax", "sp"])],
+                                    [i64("st", [0, 1]), i64("en", [16, 16]), i64("ax", [2, 3]), i64("sp", [2, 3])],
+                                    (1, C, 8, 5), in_shape=x16)
     return m
 
 

@@ -102,11 +102,14 @@ pub struct FoldBudget {
     pub max_elems: usize,
     /// Results up to this many bytes always fold.
     pub small_bytes: usize,
+    /// Whether float fills named by attributes (`ConstantOfShape` of a float
+    /// value) fold too; by default they stay ops computed once at start-up.
+    pub float_fills: bool,
 }
 
 impl Default for FoldBudget {
     fn default() -> Self {
-        FoldBudget { enabled: true, max_elems: 1 << 20, small_bytes: 4096 }
+        FoldBudget { enabled: true, max_elems: 1 << 20, small_bytes: 4096, float_fills: false }
     }
 }
 
@@ -354,7 +357,7 @@ fn fold_node(eg: &EG, id: Id, n: &ENode) -> Option<Constant> {
     // fills stay construction-time weights that the weight rules
     // (bn-fold-static) see.
     let names_const = attrs.iter().any(|(_, a)| matches!(a, ir::Attr::Sym(_)));
-    if names_const && !(out_ty.dtype.is_int() || out_ty.dtype == ir::DType::Bool) {
+    if names_const && !(out_ty.dtype.is_int() || out_ty.dtype == ir::DType::Bool || budget.float_fills) {
         return None;
     }
     let named: Vec<Constant> = attrs

@@ -44,6 +44,11 @@ pub struct Policy {
     /// one (TFLite's int8 Logistic and Softmax write on 1/256 from -128).
     #[serde(default)]
     pub fixed_grid: BTreeMap<String, FixedGrid>,
+    /// Graph outputs are stored integers (a TFLite graph's are): a scalar
+    /// step producing one is computed in int8, not folded into the grids
+    /// of its neighbours (it has no quantized reader to fold into).
+    #[serde(default)]
+    pub int8_outputs: bool,
 }
 
 /// A fixed 8-bit grid, given for i8; u8 results take the same reals

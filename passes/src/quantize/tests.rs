@@ -528,3 +528,31 @@ fn equalization_leaves_a_conv_whose_result_another_op_reads_alone() {
     assert!(done.is_empty(), "{done:?}");
     assert_eq!(ir::text::print_module(&eq), ir::text::print_module(&m));
 }
+
+/// A scalar step producing a graph output (`x * 0.5`): folded by default (the output
+/// is dequantized anyway), computed in int8 with a grid of its own under
+/// the TFLite policy (`int8_outputs`: a TFLite graph returns int8 tensors).
+#[test]
+fn the_tflite_policy_gives_an_output_step_its_own_grid() {
+    let src = r#"module @m attributes {phase = "onnx"} {
+  const @w : f32[2, 2, 1, 1] = dense<[1.0, 0.5, -0.5, 1.0]>
+  const @half : f32[] = dense<[0.5]>
+  func @main(%x: f32[1, 2, 6, 6]) -> (f32[1, 2, 6, 6]) {
+    %w = core.const {value = @w} : f32[2, 2, 1, 1]
+    %0 = core.conv %x, %w : f32[1, 2, 6, 6] loc("c" op "Conv")
+    %t = core.const {value = @half} : f32[]
+    %1 = onnx.Mul %0, %t : f32[1, 2, 6, 6] loc("half" op "Div")
+    return %1
+  }
+}
+"#;
+    let m = ir::text::parse_module(src, "out.eir", None).expect("parses").module;
+    let obs = observe(&m, &set(0..4)).unwrap();
+    let prec = |policy: &str| {
+        let opts = Options { policy: Policy::builtin(policy).unwrap(), ..Options::default() };
+        let q = quantize(&m, &obs, &opts).unwrap();
+        q.layers.iter().find(|l| l.name == "half").map(|l| l.precision.clone())
+    };
+    assert_eq!(prec("default"), Some(Precision::Folded));
+    assert_eq!(prec("tflite"), Some(Precision::Int8));
+}

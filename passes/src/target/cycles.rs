@@ -41,6 +41,10 @@ pub enum Form {
     /// Elementwise, and a broadcast constant operand is re-read from constant
     /// storage for every output element (`streamed_const_bytes_per_elem`).
     StreamedConst,
+    /// Softmax as a chain of elementwise steps over every element plus
+    /// per-row steps (the row's max, sum and reciprocal): input elements ×
+    /// (1 + 3 / the softmax axis' length).
+    Softmax,
     /// Fused into its neighbour or a view (activation tables, reshapes,
     /// concatenation written in place): no cycles of its own.
     Free,
@@ -48,7 +52,7 @@ pub enum Form {
 
 impl Form {
     /// Every form with its name in profiles.
-    pub const ALL: [(&'static str, Form); 8] = [
+    pub const ALL: [(&'static str, Form); 9] = [
         ("conv", Form::Conv),
         ("linear", Form::Linear),
         ("pool", Form::Pool),
@@ -56,6 +60,7 @@ impl Form {
         ("resize", Form::Resize),
         ("elementwise", Form::Elementwise),
         ("streamed_const", Form::StreamedConst),
+        ("softmax", Form::Softmax),
         ("free", Form::Free),
     ];
 
@@ -189,6 +194,13 @@ impl CycleModel {
             Form::Pool => input(0).map_or(0.0, elems) / uc,
             Form::GlobalPool => input(0).map_or(0.0, elems),
             Form::Resize => q.outputs.iter().map(elems).sum(),
+            Form::Softmax => {
+                let d = dims(input(0));
+                let axis = q.attrs.int("axis").unwrap_or(-1);
+                let axis = if axis < 0 { axis + d.len() as i64 } else { axis };
+                let row = usize::try_from(axis).ok().and_then(|a| d.get(a)).copied().unwrap_or(1.0).max(1.0);
+                input(0).map_or(0.0, elems) * (1.0 + 3.0 / row)
+            }
             Form::Elementwise | Form::StreamedConst | Form::Free => 0.0,
         }
     }
@@ -240,6 +252,7 @@ bytes_per_elem = 1.0
 "core.conv" = { form = "conv", factor = 1.5 }
 "onnx.PRelu" = { form = "streamed_const" }
 "onnx.HardSwish" = { form = "free" }
+"onnx.Softmax" = { form = "softmax", factor = 2.0 }
 "#;
 
     fn model() -> CycleModel {
@@ -295,6 +308,22 @@ bytes_per_elem = 1.0
         let hs = est("onnx.HardSwish", &none, &[x()], t(&[1, 8, 4, 4]));
         assert_eq!(hs, Cycles::default());
         assert_eq!(model().ns(500.0), 1000.0);
+    }
+
+    #[test]
+    fn softmax_pays_per_element_and_per_row() {
+        let sm = |axis: Option<i64>, d: &[u64]| {
+            let mut a = Attrs::new();
+            if let Some(x) = axis {
+                a.set("axis", Attr::Int(x));
+            }
+            est("onnx.Softmax", &a, &[(t(d), false)], t(d)).compute
+        };
+        // 64 elements in rows of 16 (the last axis by default): 64 + 3 x 4 rows, factor 2.
+        assert_eq!(sm(None, &[1, 4, 16]), (64.0 + 12.0) * 2.0);
+        // Rows of 2 along axis 1: 64 + 3 x 32.
+        assert_eq!(sm(Some(1), &[1, 2, 32]), (64.0 + 96.0) * 2.0);
+        assert_eq!(sm(Some(-2), &[1, 2, 32]), sm(Some(1), &[1, 2, 32]));
     }
 
     #[test]

@@ -22,6 +22,12 @@ pub enum Measure {
     KernelW,
     /// The product of the kernel's spatial extents.
     KernelArea,
+    /// A slice's largest step over an axis other than height and width
+    /// (1 when none): the model's axes 2 and 3 at rank 4, the axes before
+    /// the last at rank 2 and 3 (TFLite shapes padded to NHWC).
+    StepOffHw,
+    /// How many of a slice's steps are negative.
+    NegativeSteps,
 }
 
 /// A condition under which a limit applies.
@@ -42,6 +48,8 @@ pub(super) const MEASURES: &[(&str, Measure)] = &[
     ("kernel_h", Measure::KernelH),
     ("kernel_w", Measure::KernelW),
     ("kernel_area", Measure::KernelArea),
+    ("step_off_hw", Measure::StepOffHw),
+    ("negative_steps", Measure::NegativeSteps),
 ];
 
 /// Condition names as written in profiles.
@@ -73,6 +81,7 @@ impl Measure {
         let has = |a: &str| def.attr(a).is_some();
         let ok = match self {
             Measure::Stride => has("strides"),
+            Measure::StepOffHw | Measure::NegativeSteps => has("steps"),
             _ => has("kernel_shape") || def.operands.iter().any(|o| o.name == "W"),
         };
         if ok {
@@ -89,6 +98,8 @@ impl Measure {
             Measure::KernelH => kernel(q)?.first().copied(),
             Measure::KernelW => kernel(q)?.last().copied(),
             Measure::KernelArea => kernel(q).map(|k| k.iter().product()),
+            Measure::StepOffHw => step_off_hw(q),
+            Measure::NegativeSteps => Some(q.attrs.ints("steps")?.iter().filter(|&&s| s < 0).count() as i64),
         }
     }
 }
@@ -125,6 +136,28 @@ fn kernel(q: &OpQuery<'_>) -> Option<Vec<i64>> {
     }
     let w = dims(q.inputs.get(1).copied().flatten()?)?;
     Some(w.get(2..)?.to_vec())
+}
+
+/// [`Measure::StepOffHw`]: `None` at rank 1 or above 4, or for an axis out of range.
+fn step_off_hw(q: &OpQuery<'_>) -> Option<i64> {
+    let rank = dims(q.inputs.first().copied().flatten()?)?.len() as i64;
+    let hw: &[i64] = match rank {
+        4 => &[2, 3],
+        2 | 3 => &[rank - 2, rank - 3],
+        _ => return None,
+    };
+    let (axes, steps) = (q.attrs.ints("axes")?, q.attrs.ints("steps")?);
+    let mut worst = 1;
+    for (&a, &s) in axes.iter().zip(steps) {
+        let a = if a < 0 { a + rank } else { a };
+        if !(0..rank).contains(&a) {
+            return None;
+        }
+        if !hw.contains(&a) {
+            worst = worst.max(s.abs());
+        }
+    }
+    Some(worst)
 }
 
 /// Whether the op's padding is TFLite's SAME, as a TFLite writer decides it

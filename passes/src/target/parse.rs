@@ -41,6 +41,7 @@ struct RawHeader {
     fallback: Option<Spanned<String>>,
     backend: Option<String>,
     vela_accelerator: Option<String>,
+    fold_bytes: Option<u64>,
     transfer: Option<RawTransfer>,
     memory: Option<RawMemory>,
     fallback_costs: Option<RawCost>,
@@ -495,6 +496,7 @@ fn build(
         ops,
         fallback_costs,
         vela_accelerator: h.vela_accelerator,
+        fold_bytes: h.fold_bytes,
         cycles: h.cycles.map(|c| cycle_model(d, c)),
     }
 }

@@ -13,6 +13,7 @@ dtypes = ["i8", "f16"]
 convert_from = ["f32"]
 max_rank = 4
 fallback = "cpu"
+fold_bytes = 65536
 
 [transfer]
 bytes_per_ns = 4.0
@@ -94,6 +95,8 @@ fn parses_every_section() {
     assert_eq!(p.dtypes, Some(vec![DType::I8, DType::F16]));
     assert_eq!(p.convert_from, vec![DType::F32]);
     assert_eq!(p.onchip_bytes, Some(1 << 20));
+    assert_eq!(p.fold_bytes, Some(65536));
+    assert_eq!(cpu().fold_bytes, None);
     assert_eq!(p.transfer, Transfer { bytes_per_ns: 4.0, latency_ns: 20000.0 });
     assert_eq!(p.fallback_costs, CostModel { ns_per_mac: 0.05, ns_per_elem: 0.5, ns_fixed: 50.0 });
     // Op entries inherit unset costs from [default] and are supported unless they say otherwise.
@@ -334,7 +337,42 @@ limits = [
 ]
 [ops."onnx.AveragePool"]
 limits = [{ measure = "kernel_h", max = 8, when = ["same_padding"], reason = "SAME kernels <= 8" }]
+[ops."core.slice"]
+limits = [
+    { measure = "step_off_hw", max = 1, reason = "strides only over W or H" },
+    { measure = "negative_steps", max = 0, reason = "no reversed slices" },
+]
 "#;
+
+#[test]
+fn slice_limits_stride_only_height_and_width() {
+    let p = TargetProfile::parse(LIMITS, "toy-ethos.toml").expect("profile parses");
+    let slice = |dims: &[u64], axes: &[i64], steps: &[i64]| {
+        let a = Attrs::new()
+            .with("axes", Attr::Ints(axes.to_vec()))
+            .with("starts", Attr::Ints(vec![0; axes.len()]))
+            .with("ends", Attr::Ints(vec![i64::MAX; axes.len()]))
+            .with("steps", Attr::Ints(steps.to_vec()));
+        ask(&p, "core.slice", &a, &[&f32t(dims)], &[f32t(dims)]).0
+    };
+    let x = [1, 8, 16, 16];
+    // Rank 4: H and W are axes 2 and 3 (also written from the end).
+    assert!(slice(&x, &[2, 3], &[2, 2]).is_yes());
+    assert!(slice(&x, &[-1], &[3]).is_yes());
+    assert!(slice(&x, &[1], &[1]).is_yes());
+    let Support::No(why) = slice(&x, &[1, 2], &[2, 2]) else { panic!("a channel step must fall back") };
+    assert!(why.contains("step_off_hw = 2 exceeds 1: strides only over W or H"), "{why}");
+    let Support::No(why) = slice(&x, &[3], &[-1]) else { panic!("a reversed slice must fall back") };
+    assert!(why.contains("negative_steps = 1 exceeds 0"), "{why}");
+    // Rank 3 is [H, W, C] after TFLite's padding to NHWC; rank 2 is [W, C].
+    assert!(slice(&[6, 8, 4], &[0, 1], &[2, 2]).is_yes());
+    assert!(!slice(&[6, 8, 4], &[2], &[2]).is_yes());
+    assert!(slice(&[6, 8], &[0], &[2]).is_yes());
+    assert!(!slice(&[6, 8], &[1], &[2]).is_yes());
+    // Rank 5 has no such mapping: the limit fails rather than guess; so does an axis out of range.
+    assert!(!slice(&[1, 2, 3, 4, 5], &[3], &[1]).is_yes());
+    assert!(!slice(&x, &[4], &[1]).is_yes());
+}
 
 #[test]
 fn window_limits_follow_vela_conditions() {
@@ -387,7 +425,7 @@ limits = [{ measure = "kernel_h", max = 3, reason = "r" }]
     let e = errors(src);
     let expect = [
         "bad.toml:4:11: window limits belong in `[ops.\"dialect.Name\"]` entries",
-        "bad.toml:6:23: unknown measure `speed` (known: stride, kernel_h, kernel_w, kernel_area)",
+        "bad.toml:6:23: unknown measure `speed` (known: stride, kernel_h, kernel_w, kernel_area, step_off_hw, negative_steps)",
         "bad.toml:6:57: `max` must be >= 0, found -1",
         "bad.toml:6:97: unknown condition `tiny` (known: depthwise, same_padding, dilated)",
         "bad.toml:8:23: `kernel_h` does not apply to onnx.Relu",

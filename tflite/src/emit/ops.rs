@@ -65,6 +65,7 @@ pub(super) fn lowering(op: Opcode) -> Option<Lower> {
         Opcode::Transpose => movement::transpose,
         Opcode::Resize => movement::resize,
         Opcode::Pad => movement::pad,
+        Opcode::CoreSlice => movement::slice,
         _ => return None,
     })
 }
@@ -276,7 +277,16 @@ fn operand(e: &mut Emitter<'_>, v: Value, perm: &[usize], name: &str) -> Result<
         }
         return if e.perm(t) == perm { Ok(t) } else { e.activation(v) };
     }
-    let w = weight(e, v)?;
+    let w = match e.const_of(v).filter(|c| c.ty.dtype.is_float()) {
+        Some(c) => exact_weight(c).ok_or_else(|| {
+            format!(
+                "{}: a float constant operand whose values no int8 grid holds exactly \
+                 (multiples of one power-of-two step, at most 255 steps apart)",
+                e.value_name(v)
+            )
+        })?,
+        None => weight(e, v)?,
+    };
     if w.scale.len() != 1 {
         return Err(format!("{}: a per-channel constant operand", e.value_name(v)));
     }
@@ -289,6 +299,25 @@ fn operand(e: &mut Emitter<'_>, v: Value, perm: &[usize], name: &str) -> Result<
     let shape: Vec<usize> = perm.iter().map(|&a| dims[a]).collect();
     let ty = if w.dtype == DType::I16 { tfl::TensorType::Int16 } else { tfl::TensorType::Int8 };
     Ok(e.g.constant(name, &shape, ty, Some(Quant::tensor(w.scale[0], w.zero_point[0])), data))
+}
+
+/// A float constant as int8 on a grid that holds every value exactly (the
+/// coarsest power-of-two step `2^k`, `|k| ≤ 16`, whose multiples they all
+/// are, within 255 steps; zero point 0 when it fits): an anchor grid
+/// (`0.5, 1.5, …`) or per-anchor strides (`8, 16, 32`). `None` if none does.
+fn exact_weight(c: &ir::Constant) -> Option<Weight> {
+    let v = c.to_f64s()?;
+    let dims: Vec<usize> = c.ty.shape.static_dims()?.into_iter().map(|d| d as usize).collect();
+    let (lo, hi) = v.iter().fold((0.0f64, 0.0f64), |(l, h), &x| (l.min(x), h.max(x)));
+    let step = (-16..=16)
+        .rev()
+        .map(|k| 2f64.powi(k))
+        .find(|&g| (hi - lo) / g <= 255.0 && v.iter().all(|&x| x.is_finite() && (x / g).round() * g == x))?;
+    let (qlo, qhi) = ((v.iter().fold(f64::MAX, |m, &x| m.min(x)) / step) as i64, (hi / step) as i64);
+    // Stored q = x / step + zp must lie in [-128, 127]: zp in [-128 - qlo, 127 - qhi].
+    let zp = 0i64.clamp(-128 - qlo, 127 - qhi);
+    let data = v.iter().map(|&x| ((x / step) as i64 + zp) as i8 as u8).collect();
+    Some(Weight { data, dims, scale: vec![step as f32], zero_point: vec![zp], axis: 0, dtype: DType::I8 })
 }
 
 /// The layout an elementwise op computes in: that of its activation
@@ -304,7 +333,7 @@ fn elementwise_layout(e: &Emitter<'_>, op: &OpData, rank: usize) -> Vec<usize> {
 /// ADD / SUB / MUL with numpy broadcasting (equal ranks); a step by a
 /// float constant is an affine map ([`affine::step`]).
 fn binary(e: &mut Emitter<'_>, op: &OpData, code: tfl::BuiltinOperator) -> Result<(), String> {
-    if op.inputs().any(|v| e.const_of(v).is_some_and(|c| c.ty.dtype.is_float())) {
+    if affine::is_step(e, op) {
         return affine::step(e, op);
     }
     let rank = e.dims(op.results[0])?.len();

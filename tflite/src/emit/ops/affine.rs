@@ -20,6 +20,29 @@ pub(super) fn hard_sigmoid(e: &mut Emitter<'_>, op: &OpData) -> Result<(), Strin
     depthwise_affine(e, op, tx, &xd, &[alpha], &[beta], Activation::Clip { min: 0.0, max: 1.0 })
 }
 
+/// True if `op` is a step [`step`] writes: a float constant operand with
+/// one value or one per channel of the other operand (or any float
+/// constant when the other operand is itself a pending step or not stored).
+pub(super) fn is_step(e: &Emitter<'_>, op: &OpData) -> bool {
+    let ins: Vec<_> = op.inputs().collect();
+    let Some(k) = ins.iter().position(|&v| e.const_of(v).is_some_and(|c| c.ty.dtype.is_float())) else {
+        return false;
+    };
+    if ins.len() != 2 || op.opcode == Opcode::Div || e.pending.contains_key(&ins[1 - k]) {
+        return true;
+    }
+    match (e.dims(ins[k]), e.dims(ins[1 - k])) {
+        (Ok(kd), Ok(xd)) => kd.iter().product::<usize>() == 1 || per_channel(&kd, &xd),
+        _ => true,
+    }
+}
+
+/// A constant of dims `kd` holds one value per channel of a rank-4 `xd`.
+fn per_channel(kd: &[usize], xd: &[usize]) -> bool {
+    let channels = xd.get(1).copied().unwrap_or(1);
+    xd.len() == 4 && kd.len() == 4 && kd.iter().enumerate().all(|(i, &d)| d == 1 || i == 1 && d == channels)
+}
+
 /// An Add, Sub, Mul or Div of an activation (or of a pending affine map)
 /// and a float constant, one value or one per channel: composed with the
 /// map it extends, and written once a QuantizeLinear reads the result
@@ -38,8 +61,7 @@ pub(super) fn step(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     };
     let channels = xd.get(1).copied().unwrap_or(1);
     let kd = e.dims(ins[k])?;
-    let per_channel = kd.len() == xd.len() && kd.iter().enumerate().all(|(i, &d)| d == 1 || i == 1 && d == channels);
-    if c.len() != 1 && !(per_channel && c.len() == channels && xd.len() == 4) {
+    if c.len() != 1 && !(per_channel(&kd, &xd) && c.len() == channels) {
         return Err(format!("a step by a constant of shape {kd:?} is not per channel of {xd:?}"));
     }
     let widen = |v: &mut Vec<f64>, n: usize| {
@@ -80,12 +102,35 @@ pub(super) fn depthwise_affine(
     b: &[f64],
     act: Activation,
 ) -> Result<(), String> {
-    if xd.len() != 4 {
-        return Err(format!("a per-channel affine map of a rank-{} tensor is not written yet", xd.len()));
-    }
     let ty = e.output(op)?;
     let name = e.value_name(op.results[0]);
-    depthwise_affine_to(e, &name, tx, xd, (a, b), act, ty)
+    if xd.len() == 4 {
+        return depthwise_affine_to(e, &name, tx, xd, (a, b), act, ty);
+    }
+    if a.len() != 1 || b.len() != 1 {
+        return Err(format!("a per-channel affine map of a rank-{} tensor is not written yet", xd.len()));
+    }
+    // One map for every element: on a [1, 1, n, 1] view (RESHAPEs keep the bytes).
+    let n: usize = xd.iter().product();
+    let view = |e: &mut Emitter<'_>, like: TensorId, suffix: &str| {
+        let t = e.g.tensor(&format!("{name}.{suffix}"), &[1, 1, n, 1], e.g.dtype(like), e.g.quant(like));
+        (t, e.g.ints(&format!("{name}.{suffix}.shape"), &[4], &[1, 1, n as i32, 1]))
+    };
+    let (vx, sx) = view(e, tx, "flat_in");
+    let (vy, _) = view(e, ty, "flat_out");
+    let reshape = |s: Vec<usize>| {
+        O::ReshapeOptions(Box::new(tfl::ReshapeOptions { new_shape: Some(s.iter().map(|&d| d as i32).collect()) }))
+    };
+    e.g.op(B::Reshape, &[tx, sx], &[vx], Some(reshape(vec![1, 1, n, 1])));
+    depthwise_affine_to(e, &name, vx, &[1, 1, 1, n], (a, b), act, vy)?;
+    let out_shape = e.g.shape(ty);
+    let st = e.g.ints(
+        &format!("{name}.shape"),
+        &[out_shape.len()],
+        &out_shape.iter().map(|&d| d as i32).collect::<Vec<_>>(),
+    );
+    e.g.op(B::Reshape, &[vy, st], &[ty], Some(reshape(out_shape)));
+    Ok(())
 }
 
 /// [`depthwise_affine`] into tensor `ty` (constants named after `name`).

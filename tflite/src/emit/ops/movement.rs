@@ -254,3 +254,48 @@ pub(super) fn pad(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     finish_same_grid(e, tmp, ty);
     Ok(())
 }
+
+/// `core.slice` with positive steps: one STRIDED_SLICE over the stored axes
+/// (the result keeps the input's layout and grid; a QUANTIZE follows when
+/// the QDQ form gives it another). Exact: it only selects values.
+pub(super) fn slice(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
+    let x = op.operand(0).ok_or("no input")?;
+    let t = e.stored(x)?;
+    let xd = e.dims(x)?;
+    let p = ir::ops::layout::canonical::slice_params(&op.attrs)?;
+    if let Some(s) = p.steps.iter().find(|&&s| s < 0) {
+        return Err(format!("a Slice with the negative step {s} has no TFLite form in edgec yet"));
+    }
+    // Per model axis: first index, count and step (whole axis when not sliced).
+    let mut range: Vec<(u64, u64, i64)> = xd.iter().map(|&n| (0, n as u64, 1)).collect();
+    for (i, &a) in p.axes.iter().enumerate() {
+        let a = usize::try_from(a).ok().filter(|&a| a < xd.len()).ok_or_else(|| format!("axis {a} out of range"))?;
+        let (first, count) = edgec_numeric::slice::slice_range(xd[a] as u64, p.starts[i], p.ends[i], p.steps[i]);
+        if count == 0 {
+            return Err(format!("the slice of axis {a} is empty"));
+        }
+        range[a] = (first, count, p.steps[i]);
+    }
+    let pin = e.perm(t);
+    let mut begin = Vec::new();
+    let mut end = Vec::new();
+    let mut strides = Vec::new();
+    for &a in &pin {
+        let (first, count, step) = range[a];
+        begin.push(first as i32);
+        end.push((first as i64 + (count as i64 - 1) * step + 1) as i32);
+        strides.push(step as i32);
+    }
+    let name = e.value_name(op.results[0]);
+    let n = pin.len();
+    let (bt, et, st) = (
+        e.g.ints(&format!("{name}.begin"), &[n], &begin),
+        e.g.ints(&format!("{name}.end"), &[n], &end),
+        e.g.ints(&format!("{name}.strides"), &[n], &strides),
+    );
+    let (tmp, ty) = same_grid_output_in(e, op, t, pin)?;
+    let options = O::StridedSliceOptions(Box::default());
+    e.g.op(B::StridedSlice, &[t, bt, et, st], &[tmp], Some(options));
+    finish_same_grid(e, tmp, ty);
+    Ok(())
+}
