@@ -541,7 +541,7 @@ fn the_tflite_policy_gives_an_output_step_its_own_grid() {
     %w = core.const {value = @w} : f32[2, 2, 1, 1]
     %0 = core.conv %x, %w : f32[1, 2, 6, 6] loc("c" op "Conv")
     %t = core.const {value = @half} : f32[]
-    %1 = onnx.Mul %0, %t : f32[1, 2, 6, 6] loc("half" op "Div")
+    %1 = onnx.Mul %0, %t : f32[1, 2, 6, 6] loc("half" op "Mul")
     return %1
   }
 }

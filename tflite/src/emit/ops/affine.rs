@@ -5,6 +5,7 @@
 //! (the bias rounds to a fraction of the accumulator's unit, far below one
 //! output step), and Vela runs it on the NPU.
 
+use super::movement::reshape_into;
 use super::{fused, Quant, TensorId, B, O};
 use crate::emit::Emitter;
 use crate::schema as tfl;
@@ -111,25 +112,15 @@ pub(super) fn depthwise_affine(
         return Err(format!("a per-channel affine map of a rank-{} tensor is not written yet", xd.len()));
     }
     // One map for every element: on a [1, 1, n, 1] view (RESHAPEs keep the bytes).
-    let n: usize = xd.iter().product();
-    let view = |e: &mut Emitter<'_>, like: TensorId, suffix: &str| {
-        let t = e.g.tensor(&format!("{name}.{suffix}"), &[1, 1, n, 1], e.g.dtype(like), e.g.quant(like));
-        (t, e.g.ints(&format!("{name}.{suffix}.shape"), &[4], &[1, 1, n as i32, 1]))
-    };
-    let (vx, sx) = view(e, tx, "flat_in");
-    let (vy, _) = view(e, ty, "flat_out");
-    let reshape = |s: Vec<usize>| {
-        O::ReshapeOptions(Box::new(tfl::ReshapeOptions { new_shape: Some(s.iter().map(|&d| d as i32).collect()) }))
-    };
-    e.g.op(B::Reshape, &[tx, sx], &[vx], Some(reshape(vec![1, 1, n, 1])));
-    depthwise_affine_to(e, &name, vx, &[1, 1, 1, n], (a, b), act, vy)?;
-    let out_shape = e.g.shape(ty);
-    let st = e.g.ints(
-        &format!("{name}.shape"),
-        &[out_shape.len()],
-        &out_shape.iter().map(|&d| d as i32).collect::<Vec<_>>(),
+    let flat = [1, 1, xd.iter().product(), 1];
+    let (vx, vy) = (
+        e.g.tensor(&format!("{name}.flat_in"), &flat, e.g.dtype(tx), e.g.quant(tx)),
+        e.g.tensor(&format!("{name}.flat_out"), &flat, e.g.dtype(ty), e.g.quant(ty)),
     );
-    e.g.op(B::Reshape, &[vy, st], &[ty], Some(reshape(out_shape)));
+    reshape_into(e, tx, vx, &flat, &format!("{name}.flat_in"));
+    depthwise_affine_to(e, &name, vx, &[1, 1, 1, flat[2]], (a, b), act, vy)?;
+    let shape = e.g.shape(ty);
+    reshape_into(e, vy, ty, &shape, &name);
     Ok(())
 }
 

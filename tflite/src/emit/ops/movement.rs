@@ -17,8 +17,8 @@ fn keeps_order(d: &[usize], perm: &[usize]) -> bool {
     long.windows(2).all(|w| w[0] < w[1])
 }
 
-/// RESHAPE of `t` into `out` (shape `shape`).
-fn reshape_into(e: &mut Emitter<'_>, t: TensorId, out: TensorId, shape: &[usize], name: &str) {
+/// RESHAPE of `t` into `out` (shape `shape`; the shape constant named after `name`).
+pub(super) fn reshape_into(e: &mut Emitter<'_>, t: TensorId, out: TensorId, shape: &[usize], name: &str) {
     let s: Vec<i32> = shape.iter().map(|&d| d as i32).collect();
     let st = e.g.ints(&format!("{name}.shape"), &[s.len()], &s);
     let options = O::ReshapeOptions(Box::new(tfl::ReshapeOptions { new_shape: Some(s) }));
