@@ -232,3 +232,48 @@ fn a_fold_budget_with_float_fills_folds_anchor_grids() {
     let folded = fold(all);
     assert!(!folded.contains("onnx.ConstantOfShape") && !folded.contains("onnx.Expand"), "{folded}");
 }
+
+/// A LayerNorm spelled out as an exporter writes it: for a target without a
+/// fused layer norm the rules fuse it and expand it again, and the
+/// variance chain they rebuild (`x·x` for `Pow(x, 2)`, its mean, `+ eps`,
+/// `Sqrt`) matches nothing of the input. Every op still names an ONNX node.
+#[test]
+fn ops_rebuilt_by_rewrites_keep_an_onnx_provenance() {
+    let m = parse(
+        r#"module @m attributes {phase = "onnx"} {
+  const @two : f32[] = dense<[2.0]>
+  const @eps : f32[] = dense<[0.00001]>
+  const @axes : i64[1] = dense<[-1]>
+  func @main(%x: f32[1, 40, 120]) -> (f32[1, 40, 120]) {
+    %ax = core.const {value = @axes} : i64[1]
+    %m = onnx.ReduceMean %x, %ax {keepdims = 1} : f32[1, 40, 1] loc("mean" op "ReduceMean")
+    %d = onnx.Sub %x, %m : f32[1, 40, 120] loc("centre" op "Sub")
+    %two = core.const {value = @two} : f32[]
+    %p = onnx.Pow %d, %two : f32[1, 40, 120] loc("square" op "Pow")
+    %v = onnx.ReduceMean %p, %ax {keepdims = 1} : f32[1, 40, 1] loc("variance" op "ReduceMean")
+    %eps = core.const {value = @eps} : f32[]
+    %a = onnx.Add %v, %eps : f32[1, 40, 1] loc("plus_eps" op "Add")
+    %s = onnx.Sqrt %a : f32[1, 40, 1] loc("std" op "Sqrt")
+    %y = onnx.Div %d, %s : f32[1, 40, 120] loc("normalize" op "Div")
+    return %y
+  }
+}"#,
+    );
+    for target in ["cpu", "ethos-u55-256", "rk3588-npu"] {
+        let profile: std::sync::Arc<dyn passes::egraph::TargetInfo> =
+            std::sync::Arc::new(codegen::targets::load(target).expect("profile"));
+        let mut out = m.clone();
+        let rules = RuleSet::builtin().expect("rules");
+        optimize_module(&mut out, &rules, Some(profile), &Limits::default(), FoldBudget::default()).expect("runs");
+        let f = out.func("main").expect("main");
+        for &id in &f.body.ops {
+            let op = &f.ops[id];
+            assert!(
+                op.opcode == ir::Opcode::CoreConst || !matches!(op.loc, ir::Loc::Unknown),
+                "{target}: {} has no provenance:\n{}",
+                op.opcode.name(),
+                ir::text::print_module(&out)
+            );
+        }
+    }
+}

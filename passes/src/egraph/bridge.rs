@@ -171,6 +171,7 @@ pub fn emit(m: &mut Module, fi: usize, imp: &Imported, choice: &HashMap<Id, ENod
     let f = &mut m.funcs[fi];
     f.body.ops = layout;
     f.body.results = results;
+    inherit_locs(f);
     for &op in &imp.opaque {
         let mut regions = std::mem::take(&mut f.ops[op].regions);
         for r in &mut regions {
@@ -179,6 +180,27 @@ pub fn emit(m: &mut Module, fi: usize, imp: &Imported, choice: &HashMap<Id, ENod
         f.ops[op].regions = regions;
     }
     Ok(())
+}
+
+/// Ops a rewrite built that match nothing of the input (the variance chain
+/// of a LayerNorm the target re-expands) have no provenance of their own:
+/// they take that of their first reader with one (the rewritten op), so an
+/// error or a fallback report about them still names an ONNX node.
+fn inherit_locs(f: &mut Function) {
+    let mut reader: HashMap<Value, Loc> = HashMap::new();
+    for &id in f.body.ops.iter().rev() {
+        let op = &mut f.ops[id];
+        if matches!(op.loc, Loc::Unknown) && op.opcode != Opcode::CoreConst {
+            if let Some(l) = op.results.iter().find_map(|r| reader.get(r)) {
+                op.loc = l.clone();
+            }
+        }
+        if !matches!(op.loc, Loc::Unknown) {
+            for v in op.operands.iter().flatten() {
+                reader.insert(*v, op.loc.clone());
+            }
+        }
+    }
 }
 
 fn remap_region(f: &mut Function, r: &mut Region, map: &HashMap<Value, Value>) {
