@@ -149,6 +149,7 @@ fn step_off_hw(q: &OpQuery<'_>) -> Option<i64> {
     let (axes, steps) = (q.attrs.ints("axes")?, q.attrs.ints("steps")?);
     let mut worst = 1;
     for (&a, &s) in axes.iter().zip(steps) {
+        // core.slice's axes are non-negative (sorted); other ops' need not be.
         let a = if a < 0 { a + rank } else { a };
         if !(0..rank).contains(&a) {
             return None;

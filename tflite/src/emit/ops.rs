@@ -308,12 +308,12 @@ fn operand(e: &mut Emitter<'_>, v: Value, perm: &[usize], name: &str) -> Result<
 fn exact_weight(c: &ir::Constant) -> Option<Weight> {
     let v = c.to_f64s()?;
     let dims: Vec<usize> = c.ty.shape.static_dims()?.into_iter().map(|d| d as usize).collect();
-    let (lo, hi) = v.iter().fold((0.0f64, 0.0f64), |(l, h), &x| (l.min(x), h.max(x)));
+    let (lo, hi) = v.iter().fold((f64::MAX, f64::MIN), |(l, h), &x| (l.min(x), h.max(x)));
     let step = (-16..=16)
         .rev()
         .map(|k| 2f64.powi(k))
         .find(|&g| (hi - lo) / g <= 255.0 && v.iter().all(|&x| x.is_finite() && (x / g).round() * g == x))?;
-    let (qlo, qhi) = ((v.iter().fold(f64::MAX, |m, &x| m.min(x)) / step) as i64, (hi / step) as i64);
+    let (qlo, qhi) = ((lo / step) as i64, (hi / step) as i64);
     // Stored q = x / step + zp must lie in [-128, 127]: zp in [-128 - qlo, 127 - qhi].
     let zp = 0i64.clamp(-128 - qlo, 127 - qhi);
     let data = v.iter().map(|&x| ((x / step) as i64 + zp) as i8 as u8).collect();
@@ -522,4 +522,29 @@ fn softmax(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
         *o = Some(O::SoftmaxOptions(Box::new(tfl::SoftmaxOptions { beta: 1.0 })));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::exact_weight;
+    use ir::Constant;
+
+    /// Stored values decoded back with TFLite's `(q - zp) * scale`.
+    fn decode(vals: &[f32]) -> Option<(Vec<f32>, f32)> {
+        let w = exact_weight(&Constant::from_f32s("c", &[vals.len() as u64], vals))?;
+        let zp = w.zero_point[0] as f32;
+        Some((w.data.iter().map(|&q| (q as i8 as f32 - zp) * w.scale[0]).collect(), w.scale[0]))
+    }
+
+    #[test]
+    fn exact_weight_holds_every_value_on_the_coarsest_grid() {
+        assert_eq!(decode(&[0.5, 1.5, 2.5]), Some((vec![0.5, 1.5, 2.5], 0.5)));
+        assert_eq!(decode(&[8.0, 16.0, 32.0]), Some((vec![8.0, 16.0, 32.0], 8.0)));
+        // All negative, and a range away from zero wider than 255 from 0.
+        assert_eq!(decode(&[-3.0, -1.0]), Some((vec![-3.0, -1.0], 1.0)));
+        assert_eq!(decode(&[200.0, 300.0, 455.0]), Some((vec![200.0, 300.0, 455.0], 1.0)));
+        // No power-of-two grid holds 0.1 exactly, nor 0 and 1000 within 255 steps of 1/8.
+        assert_eq!(decode(&[0.1, 1.0]), None);
+        assert_eq!(decode(&[0.125, 1000.0]), None);
+    }
 }
