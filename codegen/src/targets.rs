@@ -9,17 +9,27 @@
 
 pub use passes::target::{Support, TargetError, TargetProfile};
 
+/// An Ethos-U accelerator's figures followed by the op rules and cycle
+/// forms all Ethos-U profiles share.
+macro_rules! ethos_u {
+    ($file:literal) => {
+        concat!(include_str!(concat!("../targets/", $file)), "\n", include_str!("../targets/ethos-u-ops.toml"))
+    };
+}
+
 /// Builtin profiles: (name, file name, TOML text).
 const BUILTIN: &[(&str, &str, &str)] = &[
     ("cpu", "cpu.toml", include_str!("../targets/cpu.toml")),
     ("rk3588-npu", "rk3588-npu.toml", include_str!("../targets/rk3588-npu.toml")),
-    ("ethos-u55-256", "ethos-u55-256.toml", include_str!("../targets/ethos-u55-256.toml")),
-    ("ethos-u55-128", "ethos-u55-128.toml", include_str!("../targets/ethos-u55-128.toml")),
+    ("ethos-u55-256", "ethos-u55-256.toml", ethos_u!("ethos-u55-256.toml")),
+    ("ethos-u55-128", "ethos-u55-128.toml", ethos_u!("ethos-u55-128.toml")),
+    ("ethos-u65-512", "ethos-u65-512.toml", ethos_u!("ethos-u65-512.toml")),
+    ("ethos-u85-256", "ethos-u85-256.toml", ethos_u!("ethos-u85-256.toml")),
 ];
 
 /// Names of the builtin targets, in a fixed order.
 pub fn names() -> &'static [&'static str] {
-    const NAMES: &[&str] = &["cpu", "rk3588-npu", "ethos-u55-256", "ethos-u55-128"];
+    const NAMES: &[&str] = &["cpu", "rk3588-npu", "ethos-u55-256", "ethos-u55-128", "ethos-u65-512", "ethos-u85-256"];
     NAMES
 }
 

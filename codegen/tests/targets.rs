@@ -29,7 +29,10 @@ fn cpu() -> TargetProfile {
 
 #[test]
 fn builtin_profiles_load() {
-    assert_eq!(targets::names(), ["cpu", "rk3588-npu", "ethos-u55-256", "ethos-u55-128"]);
+    assert_eq!(
+        targets::names(),
+        ["cpu", "rk3588-npu", "ethos-u55-256", "ethos-u55-128", "ethos-u65-512", "ethos-u85-256"]
+    );
     for name in targets::names() {
         let p = targets::builtin(name).unwrap_or_else(|| panic!("{name} does not parse: {:?}", targets::load(name)));
         assert_eq!(p.name, *name);

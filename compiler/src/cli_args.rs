@@ -23,7 +23,7 @@ pub(crate) struct BucketArgs {
 /// Options of the optimizing pipeline (shared by `opt` and `compile`).
 #[derive(clap::Args)]
 pub(crate) struct PipeArgs {
-    /// Target profile: a built-in name (`cpu`, `rk3588-npu`, `ethos-u55-256`, `ethos-u55-128`) or a .toml profile path.
+    /// Target profile: a built-in name (`cpu`, `rk3588-npu`, `ethos-u55-256`, `ethos-u55-128`, `ethos-u65-512`, `ethos-u85-256`) or a .toml profile path.
     #[arg(long, default_value = "cpu")]
     pub(crate) target: String,
     /// Extra rule file (repeatable); rules are validated before anything runs.

@@ -15,9 +15,10 @@
 mod text;
 pub mod vela;
 
-use ir::{Function, Module, Opcode, Value, ValueDef};
-use passes::target::{Cycles, OpQuery, Support, TargetProfile, Work};
+use ir::{Function, Module, OpId, Opcode, Value, ValueDef};
+use passes::target::{Cycles, Fusion, OpQuery, Support, TargetProfile, Work};
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// One op's row.
 #[derive(Clone, Debug, Serialize)]
@@ -129,14 +130,16 @@ pub fn build(m: &Module, t: &TargetProfile, model: &str) -> Result<Report, Strin
         |v: Value| matches!(f.values[v].def, ValueDef::Result(op, _) if f.ops[op].opcode == Opcode::CoreConst);
     let mut ops = Vec::new();
     let mut crossing = Vec::new();
-    let mut producer_place: std::collections::HashMap<Value, String> = Default::default();
+    let mut producer_place: HashMap<Value, String> = Default::default();
+    let fused = fusions(f, t);
     for id in f.live_ops() {
         let op = &f.ops[id];
         if op.opcode == Opcode::CoreConst {
             continue;
         }
         let consts: Vec<bool> = op.operands.iter().map(|o| o.is_some_and(is_const)).collect();
-        let row = crate::optimize::with_query(f, op, |q| row(t, q, &consts, ops.len(), op.loc.to_string()));
+        let fusion = fused.get(&id).copied().unwrap_or_default();
+        let row = crate::optimize::with_query(f, op, |q| row(t, q, &consts, fusion, ops.len(), op.loc.to_string()));
         let from_elsewhere = |v: &Value| producer_place.get(v).is_some_and(|p| *p != row.place);
         crossing.push(op.inputs().filter(from_elsewhere).map(elem).fold(0.0, add));
         for &r in &op.results {
@@ -185,14 +188,39 @@ fn segments(rows: &[OpRow], crossing: &[f64]) -> Vec<Segment> {
     out
 }
 
-fn row(t: &TargetProfile, q: &OpQuery, consts: &[bool], index: usize, provenance: String) -> OpRow {
+/// The ops that share an output stage on `t`'s device ([`Fusion`]): a
+/// consumer the cycle model fuses that is the only reader of a producer's
+/// only result (not a function result), both on the device.
+fn fusions(f: &Function, t: &TargetProfile) -> HashMap<OpId, Fusion> {
+    let mut out = HashMap::new();
+    let Some(model) = &t.cycles else { return out };
+    let mut readers: HashMap<Value, Vec<OpId>> = HashMap::new();
+    for id in f.live_ops() {
+        for v in f.ops[id].inputs() {
+            readers.entry(v).or_default().push(id);
+        }
+    }
+    let on_device = |id: OpId| crate::optimize::with_query(f, &f.ops[id], |q| t.support(q).is_yes());
+    for id in f.live_ops() {
+        let op = &f.ops[id];
+        let [r] = op.results[..] else { continue };
+        let (Some([user]), false) = (readers.get(&r).map(Vec::as_slice), f.body.results.contains(&r)) else { continue };
+        if model.fuses(op.opcode, f.ops[*user].opcode) && on_device(id) && on_device(*user) {
+            out.insert(id, Fusion::LutEpilogue);
+            out.insert(*user, Fusion::IntoProducer);
+        }
+    }
+    out
+}
+
+fn row(t: &TargetProfile, q: &OpQuery, consts: &[bool], fusion: Fusion, index: usize, provenance: String) -> OpRow {
     let work = Work::estimate(q);
     let (place, reason) = match t.support(q) {
         Support::Yes => (t.name.clone(), None),
         Support::No(why) => (t.fallback.clone().unwrap_or_else(|| "none".into()), Some(why)),
     };
     let cycles = match (&t.cycles, &reason) {
-        (Some(model), None) => Some(model.estimate(q, consts)),
+        (Some(model), None) => Some(model.estimate(q, consts, fusion)),
         _ => None,
     };
     let ns = match (&cycles, &t.cycles, &reason) {

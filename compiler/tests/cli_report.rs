@@ -35,6 +35,31 @@ fn every_op_of_a_published_cnn_is_placed_and_costed_the_same_every_time() {
 }
 
 #[test]
+fn table_activations_run_in_the_output_stage_of_the_conv_they_read() {
+    let args = mobilenet("ethos-u55-256");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let r = report_json(&args);
+    let ops = r["ops"].as_array().unwrap();
+    let total = |o: &Value| o["cycles"]["total"].as_f64().unwrap();
+    let hs: Vec<usize> = (1..ops.len()).filter(|&i| ops[i]["op"] == "onnx.HardSwish").collect();
+    assert!(hs.len() > 10, "MobileNetV3 has hard_swish after its convolutions");
+    // MobileNetV3's hard_swish follows a conv (or its classifier's linear)
+    // whose only reader it is: fused, with no cycles of its own.
+    let fused: Vec<usize> = hs.iter().copied().filter(|&i| total(&ops[i]) == 0.0).collect();
+    assert!(!fused.is_empty(), "no hard_swish was fused");
+    for i in fused {
+        let producer = &ops[i - 1]["op"];
+        assert!(producer == "core.conv" || producer == "core.linear", "row {i} fused into a {producer}");
+        assert!(total(&ops[i - 1]) > 0.0);
+    }
+    // The same model on the U65-512: two cores, the same placement.
+    let u65 = mobilenet("ethos-u65-512");
+    let u65 = report_json(&u65.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(u65["fallback_ops"], 0);
+    assert!(u65["cycles"].as_f64().unwrap() < r["cycles"].as_f64().unwrap());
+}
+
+#[test]
 fn cpu_and_simulated_profiles_report_time_without_cycles() {
     for (target, simulated) in [("cpu", false), ("rk3588-npu", true)] {
         let args = mobilenet(target);

@@ -30,7 +30,7 @@ use ir::{Attr, Attrs, DType, Opcode, TensorType};
 use std::collections::BTreeMap;
 use std::fmt;
 
-pub use cycles::{CycleModel, Cycles, Form, OpCycles};
+pub use cycles::{CycleModel, Cycles, Form, Fusion, OpCycles};
 pub use work::{Work, NOMINAL_DIM, NOMINAL_UNRANKED_ELEMS};
 
 /// Extra cost of an unsupported op on a profile without a `fallback` target:

@@ -19,7 +19,8 @@ With `--cycle-tolerance F`, `edgec report` also runs on each model before
 compiling, with Vela's per-layer estimate of the compiled file beside it: a
 model fails when the report's placement differs from Vela's (some op on the
 CPU: a different count) or its predicted cycles are off Vela's
-estimate by more than the fraction F, for each profile of
+estimate by more than the fraction F (`inf`: the ratios are only
+printed), for each profile of
 `--cycle-targets` (built-in Ethos-U profiles, named like Vela's
 accelerator configurations). With `--placement-only`, operators may stay
 on the CPU, and the report must predict how many (Vela's constraints).

@@ -29,7 +29,7 @@ pub enum Form {
     Conv,
     /// Matrix product: rows × output-channel blocks × input-depth steps.
     Linear,
-    /// Windowed pooling: input elements / the micro-block's channel depth.
+    /// Windowed pooling: output micro-blocks × kernel taps.
     Pool,
     /// Global pooling and whole-axis reductions: one step per input element.
     GlobalPool,
@@ -45,6 +45,10 @@ pub enum Form {
     /// per-row steps (the row's max, sum and reciprocal): input elements ×
     /// (1 + 3 / the softmax axis' length).
     Softmax,
+    /// An activation through a lookup table: output elements ×
+    /// `lut_cycles_per_elem`. Fused into the output stage of the MAC-array
+    /// op it reads (see [`Fusion`]), it has no cycles of its own.
+    Lut,
     /// Fused into its neighbour or a view (activation tables, reshapes,
     /// concatenation written in place): no cycles of its own.
     Free,
@@ -52,7 +56,7 @@ pub enum Form {
 
 impl Form {
     /// Every form with its name in profiles.
-    pub const ALL: [(&'static str, Form); 9] = [
+    pub const ALL: [(&'static str, Form); 10] = [
         ("conv", Form::Conv),
         ("linear", Form::Linear),
         ("pool", Form::Pool),
@@ -61,6 +65,7 @@ impl Form {
         ("elementwise", Form::Elementwise),
         ("streamed_const", Form::StreamedConst),
         ("softmax", Form::Softmax),
+        ("lut", Form::Lut),
         ("free", Form::Free),
     ];
 
@@ -68,6 +73,26 @@ impl Form {
     pub fn from_name(s: &str) -> Option<Form> {
         Form::ALL.iter().find(|(n, _)| *n == s).map(|&(_, f)| f)
     }
+
+    /// The forms computed on the MAC array, whose results leave through
+    /// its output stage (`output_cycles_per_elem`).
+    pub fn on_mac_array(self) -> bool {
+        matches!(self, Form::Conv | Form::Linear | Form::Pool | Form::GlobalPool)
+    }
+}
+
+/// How an op shares its output stage with a neighbour: a [`Form::Lut`]
+/// activation that is the only reader of a MAC-array op's result runs in
+/// that op's output stage (as Vela fuses it), at the table's rate.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Fusion {
+    /// Estimated on its own.
+    #[default]
+    None,
+    /// A MAC-array op whose result goes through a table activation.
+    LutEpilogue,
+    /// The table activation fused into the op it reads: no cycles.
+    IntoProducer,
 }
 
 /// How one op is estimated.
@@ -88,6 +113,15 @@ pub struct CycleModel {
     pub ofm_ublock: [u32; 3],
     /// Input channels consumed per step.
     pub ifm_ublock_depth: u32,
+    /// Cores sharing each op's output blocks (Ethos-U65-512: 2): every
+    /// form's compute divides by it (memory traffic does not).
+    pub cores: u32,
+    /// Cycles per output element of the MAC array's output stage: a floor
+    /// on every [`Form::on_mac_array`] op (0: none).
+    pub output_cycles_per_elem: f64,
+    /// Cycles per output element of a table activation ([`Form::Lut`]),
+    /// alone or in a MAC-array op's output stage.
+    pub lut_cycles_per_elem: f64,
     /// Working-memory (SRAM) bytes per cycle.
     pub sram_bytes_per_cycle: f64,
     /// Bytes per cycle of elementwise operations (operands plus results).
@@ -128,10 +162,16 @@ impl CycleModel {
         self.ops.get(&op).copied().unwrap_or(ELEMENTWISE)
     }
 
+    /// Whether a `consumer` that is the only reader of a `producer`'s
+    /// result runs in the producer's output stage.
+    pub fn fuses(&self, producer: Opcode, consumer: Opcode) -> bool {
+        self.op(producer).form.on_mac_array() && self.op(consumer).form == Form::Lut
+    }
+
     /// Estimate `q`; `is_const[i]` says whether operand `i` is a constant.
-    pub fn estimate(&self, q: &OpQuery, is_const: &[bool]) -> Cycles {
+    pub fn estimate(&self, q: &OpQuery, is_const: &[bool], fusion: Fusion) -> Cycles {
         let oc = self.op(q.opcode);
-        if oc.form == Form::Free || q.opcode == Opcode::CoreConst {
+        if oc.form == Form::Free || q.opcode == Opcode::CoreConst || fusion == Fusion::IntoProducer {
             return Cycles::default();
         }
         let konst = |i: usize| is_const.get(i).copied().unwrap_or(false);
@@ -146,14 +186,23 @@ impl CycleModel {
                 var_elems += elems(t);
             }
         }
-        let bytes = self.bytes_per_elem;
+        let (bytes, cores) = (self.bytes_per_elem, f64::from(self.cores));
         let mut c = Cycles {
-            compute: self.compute(oc.form, q) * oc.factor,
+            compute: self.compute(oc.form, q) * oc.factor / cores,
             sram: (var_elems + out_elems) * bytes / self.sram_bytes_per_cycle,
             consts: const_elems * bytes / self.const_bytes_per_cycle,
         };
         if matches!(oc.form, Form::Elementwise | Form::StreamedConst) {
-            c.compute = (var_elems + const_elems + out_elems) * bytes / self.elementwise_bytes_per_cycle * oc.factor;
+            c.compute =
+                (var_elems + const_elems + out_elems) * bytes / self.elementwise_bytes_per_cycle * oc.factor / cores;
+        }
+        if oc.form.on_mac_array() {
+            // The output stage runs beside the array, shared by the cores.
+            let lut = if fusion == Fusion::LutEpilogue { self.lut_cycles_per_elem } else { 0.0 };
+            c.compute = c.compute.max(out_elems * self.output_cycles_per_elem.max(lut));
+        }
+        if oc.form == Form::Lut {
+            c.compute = out_elems * self.lut_cycles_per_elem * oc.factor;
         }
         if oc.form == Form::StreamedConst && broadcast_const {
             c.consts = out_elems * self.streamed_const_bytes_per_elem / self.const_bytes_per_cycle;
@@ -191,7 +240,12 @@ impl CycleModel {
                 let k = dims(input(0)).last().copied().unwrap_or(1.0);
                 elems(out) / c_out.max(1.0) * (c_out / uc).ceil() * (k / ud).ceil()
             }
-            Form::Pool => input(0).map_or(0.0, elems) / uc,
+            Form::Pool => {
+                let Some(out) = q.outputs.first() else { return 0.0 };
+                let taps: f64 =
+                    q.attrs.ints("kernel_shape").map_or(1.0, |k| k.iter().map(|&x| x.max(1) as f64).product());
+                elems(out) / (uh * uw * uc) * taps
+            }
             Form::GlobalPool => input(0).map_or(0.0, elems),
             Form::Resize => q.outputs.iter().map(elems).sum(),
             Form::Softmax => {
@@ -201,7 +255,7 @@ impl CycleModel {
                 let row = usize::try_from(axis).ok().and_then(|a| d.get(a)).copied().unwrap_or(1.0).max(1.0);
                 input(0).map_or(0.0, elems) * (1.0 + 3.0 / row)
             }
-            Form::Elementwise | Form::StreamedConst | Form::Free => 0.0,
+            Form::Elementwise | Form::StreamedConst | Form::Lut | Form::Free => 0.0,
         }
     }
 
@@ -268,7 +322,7 @@ bytes_per_elem = 1.0
         let consts: Vec<bool> = ins.iter().map(|(_, c)| *c).collect();
         let outputs = [out];
         let q = OpQuery { opcode: Opcode::from_name(op).unwrap(), attrs, inputs: &inputs, outputs: &outputs };
-        model().estimate(&q, &consts)
+        model().estimate(&q, &consts, Fusion::None)
     }
 
     fn conv(c_in: u64, group: i64) -> Cycles {
@@ -310,6 +364,72 @@ bytes_per_elem = 1.0
         assert_eq!(model().ns(500.0), 1000.0);
     }
 
+    /// [`PROFILE`] with an output stage, table activations and `cores`.
+    fn staged(cores: u32) -> CycleModel {
+        let src = PROFILE
+            .replace(
+                "bytes_per_elem = 1.0",
+                &format!(
+                    "bytes_per_elem = 1.0\noutput_cycles_per_elem = 0.25\nlut_cycles_per_elem = 1.0\ncores = {cores}"
+                ),
+            )
+            .replace(
+                "\"onnx.HardSwish\" = { form = \"free\" }",
+                "\"onnx.HardSwish\" = { form = \"lut\", factor = 0.5 }",
+            )
+            .replace("\"onnx.Softmax\"", "\"onnx.MaxPool\" = { form = \"pool\" }\n\"onnx.Softmax\"");
+        TargetProfile::parse(&src, "staged.toml").expect("parses").cycles.expect("has [cycles]")
+    }
+
+    fn query<R>(op: &str, attrs: &Attrs, ins: &[TensorType], out: TensorType, k: impl FnOnce(&OpQuery) -> R) -> R {
+        let inputs: Vec<Option<&TensorType>> = ins.iter().map(Some).collect();
+        let outputs = [out];
+        k(&OpQuery { opcode: Opcode::from_name(op).unwrap(), attrs, inputs: &inputs, outputs: &outputs })
+    }
+
+    #[test]
+    fn output_stage_floors_mac_ops_and_runs_fused_tables() {
+        let (m, none) = (staged(1), Attrs::new());
+        // A 1x1 conv from 8 channels: 2x4x4 blocks x 2 channel blocks x 1 step x 1.5
+        // = 48 cycles of MACs, below the output stage's 0.25 x 1024 = 256.
+        let ins = [t(&[1, 8, 8, 8]), t(&[16, 8, 1, 1])];
+        let conv = |f| query("core.conv", &none, &ins, t(&[1, 16, 8, 8]), |q| m.estimate(q, &[false, true], f));
+        assert_eq!(conv(Fusion::None).compute, 256.0);
+        // With a table activation in its output stage: 1 cycle per element.
+        assert_eq!(conv(Fusion::LutEpilogue).compute, 1024.0);
+        let x = [t(&[1, 16, 8, 8])];
+        let hs = |f| query("onnx.HardSwish", &none, &x, t(&[1, 16, 8, 8]), |q| m.estimate(q, &[false], f));
+        assert_eq!(hs(Fusion::IntoProducer), Cycles::default());
+        // Alone: 1024 elements x 1 cycle x factor 0.5.
+        assert_eq!(hs(Fusion::None).compute, 512.0);
+        assert!(m.fuses(Opcode::CoreConv, Opcode::HardSwish) && m.fuses(Opcode::MaxPool, Opcode::HardSwish));
+        assert!(!m.fuses(Opcode::Add, Opcode::HardSwish) && !m.fuses(Opcode::CoreConv, Opcode::Add));
+        // Two cores split the MAC array's work, not the output stage.
+        let deep = [t(&[1, 64, 8, 8]), t(&[16, 64, 3, 3])];
+        let big = |m: &CycleModel| {
+            query("core.conv", &none, &deep, t(&[1, 16, 8, 8]), |q| m.estimate(q, &[false, true], Fusion::None))
+        };
+        assert_eq!(big(&m).compute, 16.0 * 2.0 * 8.0 * 9.0 * 1.5);
+        assert_eq!(big(&staged(2)).compute, big(&m).compute / 2.0);
+        assert_eq!(
+            query("core.conv", &none, &ins, t(&[1, 16, 8, 8]), |q| staged(2).estimate(q, &[false, true], Fusion::None))
+                .compute,
+            256.0
+        );
+    }
+
+    #[test]
+    fn pooling_counts_output_blocks_times_taps() {
+        let m = staged(1);
+        let mut a = Attrs::new();
+        a.set("kernel_shape", Attr::Ints(vec![3, 3]));
+        // 16x16x8 outputs: 64 blocks of 2x2x8, 9 taps each (the output stage: 0.25 x 2048 = 512).
+        let pool = query("onnx.MaxPool", &a, &[t(&[1, 8, 16, 16])], t(&[1, 8, 16, 16]), |q| {
+            m.estimate(q, &[false], Fusion::None)
+        });
+        assert_eq!(pool.compute, 64.0 * 9.0);
+    }
+
     #[test]
     fn softmax_pays_per_element_and_per_row() {
         let sm = |axis: Option<i64>, d: &[u64]| {
@@ -330,7 +450,7 @@ bytes_per_elem = 1.0
     fn bad_cycle_tables_report_every_problem() {
         let src = PROFILE
             .replace("clock_mhz = 500.0", "clock_mhz = -1.0")
-            .replace("ofm_ublock = [2, 2, 8]", "ofm_ublock = [2, 0, 8]")
+            .replace("ofm_ublock = [2, 2, 8]", "ofm_ublock = [2, 0, 8]\ncores = 0")
             .replace("form = \"free\"", "form = \"magic\"")
             .replace("\"onnx.PRelu\"", "\"onnx.NoSuchOp\"");
         let Err(TargetError::Invalid(d)) = TargetProfile::parse(&src, "bad.toml") else { panic!("accepted") };
@@ -338,6 +458,7 @@ bytes_per_elem = 1.0
         let want = [
             "`clock_mhz` must be a finite number > 0",
             "micro-block dims",
+            "`cores` must be >= 1",
             "unknown form `magic`",
             "unknown op `onnx.NoSuchOp`",
         ];

@@ -81,10 +81,16 @@ struct RawCycles {
     clock_mhz: Spanned<f64>,
     ofm_ublock: Spanned<[u32; 3]>,
     ifm_ublock_depth: Spanned<u32>,
+    #[serde(default)]
+    cores: Option<Spanned<u32>>,
     sram_bytes_per_cycle: Spanned<f64>,
     elementwise_bytes_per_cycle: Spanned<f64>,
     const_bytes_per_cycle: Spanned<f64>,
     streamed_const_bytes_per_elem: Spanned<f64>,
+    #[serde(default)]
+    output_cycles_per_elem: Option<Spanned<f64>>,
+    #[serde(default)]
+    lut_cycles_per_elem: Option<Spanned<f64>>,
     bytes_per_elem: Spanned<f64>,
     #[serde(default)]
     ops: BTreeMap<Spanned<String>, RawOpCycles>,
@@ -522,6 +528,9 @@ fn cycle_model(d: &mut Diags, c: RawCycles) -> CycleModel {
     if c.ofm_ublock.get_ref().contains(&0) || *c.ifm_ublock_depth.get_ref() == 0 {
         d.at(c.ofm_ublock.span(), "micro-block dims (`ofm_ublock`, `ifm_ublock_depth`) must be >= 1");
     }
+    if let Some(n) = c.cores.as_ref().filter(|n| *n.get_ref() == 0) {
+        d.at(n.span(), "`cores` must be >= 1");
+    }
     let mut ops = BTreeMap::new();
     for (name, raw) in &c.ops {
         let op = Opcode::from_name(name.get_ref());
@@ -542,10 +551,13 @@ fn cycle_model(d: &mut Diags, c: RawCycles) -> CycleModel {
         clock_mhz,
         ofm_ublock: c.ofm_ublock.into_inner().map(|x| x.max(1)),
         ifm_ublock_depth: c.ifm_ublock_depth.into_inner().max(1),
+        cores: c.cores.map_or(1, |n| n.into_inner().max(1)),
         sram_bytes_per_cycle,
         elementwise_bytes_per_cycle,
         const_bytes_per_cycle,
         streamed_const_bytes_per_elem: streamed,
+        output_cycles_per_elem: coef(d, "output_cycles_per_elem", &c.output_cycles_per_elem).unwrap_or(0.0),
+        lut_cycles_per_elem: coef(d, "lut_cycles_per_elem", &c.lut_cycles_per_elem).unwrap_or(0.0),
         bytes_per_elem,
         ops,
     }
