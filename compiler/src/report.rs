@@ -74,6 +74,8 @@ pub struct Report {
     pub model: String,
     /// Target name.
     pub target: String,
+    /// The profile's one-line description (what it models, how closely).
+    pub description: String,
     /// True for a simulated profile (no hardware backend).
     pub simulated: bool,
     /// NPU clock of the cycle model, if the profile has one.
@@ -156,6 +158,7 @@ pub fn build(m: &Module, t: &TargetProfile, model: &str) -> Result<Report, Strin
     Ok(Report {
         model: model.to_string(),
         target: t.name.clone(),
+        description: t.description.clone(),
         simulated: t.simulated,
         clock_mhz: t.cycles.as_ref().map(|c| c.clock_mhz),
         device_ops,

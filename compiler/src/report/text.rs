@@ -10,6 +10,9 @@ impl Report {
         let mut s = String::new();
         let sim = if self.simulated { " (SIMULATED profile: costs are estimates, no hardware backend)" } else { "" };
         let _ = writeln!(s, "edgec report: {} for {}{sim}", self.model, self.target);
+        if !self.description.is_empty() {
+            let _ = writeln!(s, "profile: {}", self.description);
+        }
         let _ = writeln!(
             s,
             "{:>5}  {:<24} {:<14} {:>12} {:>10} {:>10}  {:<8} provenance",
