@@ -216,3 +216,28 @@ fn detector_heads_strided_slices_anchor_grids_and_rank3_steps() {
     assert!(err.contains("ONNX node \"anchors\"") && err.contains("no int8 grid holds exactly"), "{err}");
     assert!(!o.exists(), "a file was written: {}", o.display());
 }
+
+#[test]
+fn a_heads_concatenation_runs_in_the_layout_its_inputs_share() {
+    // Two scales of a head flattened to [1, C, H·W] (stored as [1, H·W, C]
+    // from NHWC) and joined along H·W: one CONCATENATION in the stored
+    // layout, no transpose per scale; the graph output stays as stored
+    // (the log says so).
+    let src = r#"module @m attributes {phase = "onnx"} {
+  func @main(%x: f32[1, 4, 4, 4]) -> (f32[1, 4, 20]) {
+    %a = core.reshape %x {shape = [1, 4, 16]} : f32[1, 4, 16] loc("flat16" op "Reshape")
+    %s = core.slice %x {axes = [2, 3], ends = [4, 4], starts = [0, 0], steps = [2, 2]} : f32[1, 4, 2, 2] loc("half" op "Slice")
+    %b = core.reshape %s {shape = [1, 4, 4]} : f32[1, 4, 4] loc("flat4" op "Reshape")
+    %c = onnx.Concat %a, %b {axis = 2} : f32[1, 4, 20] loc("scales" op "Concat")
+    return %c
+  }
+}"#;
+    let dir = tempfile::tempdir().expect("tmp");
+    let (out, o) = compile_head(dir.path(), src);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("0 layout transposes"), "{err}");
+    assert!(err.contains("output_0 int8 [1, 20, 4] permuted"), "{err}");
+    let listing = text(&edgec(&["inspect", s(&o)]).stdout);
+    assert!(listing.contains("Concatenation") && !listing.contains("Transpose "), "{listing}");
+}

@@ -117,6 +117,14 @@ def models():
                              (1, 4 * C, H // 2, W // 2))
     m["slice_range"] = model("c", [node("Slice", ["x", "st", "en", "ax"])],
                              [i64("st", [2, 1]), i64("en", [6, -1]), i64("ax", [1, 2])], (1, 4, H - 2, W))
+    # A detector head's scales flattened to [1, C, H*W] and joined along H*W
+    # (one CONCATENATION in the layout the flattened maps are stored in).
+    m["concat_flat_scales"] = model("c", [helper.make_node("Reshape", ["x", "f1"], ["a"]),
+                                          helper.make_node("MaxPool", ["x"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+                                          helper.make_node("Reshape", ["p", "f2"], ["b"]),
+                                          node("Concat", ["a", "b"], axis=2)],
+                                    [i64("f1", [1, C, H * W]), i64("f2", [1, C, H * W // 4])],
+                                    (1, C, H * W + H * W // 4))
     return m
 
 

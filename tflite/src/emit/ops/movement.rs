@@ -75,9 +75,20 @@ pub(super) fn reshape(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
 /// Concat: CONCATENATION along the stored axis (inputs may have other grids).
 pub(super) fn concat(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     let rank = e.dims(op.results[0])?.len();
-    let axis = layout::stored_axis(op.attrs.int("axis").unwrap_or(0), rank).ok_or("axis out of range")?;
-    let inputs = op.inputs().map(|v| e.activation(v)).collect::<Result<Vec<_>, _>>()?;
-    let ty = e.output(op)?;
+    // In the layout its inputs share (a detector head's flattened maps stay
+    // as stored, one transpose later instead of one per input), else the default.
+    let perm = super::elementwise_layout(e, op, rank);
+    let logical = layout::stored_axis(op.attrs.int("axis").unwrap_or(0), rank).ok_or("axis out of range")?;
+    let logical = layout::default_perm(rank)[logical];
+    let axis = perm.iter().position(|&a| a == logical).ok_or("axis out of range")?;
+    let inputs = op
+        .inputs()
+        .map(|v| match e.stored(v) {
+            Ok(t) if e.perm(t) == perm => Ok(t),
+            _ => e.activation(v),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let ty = e.output_stored(op, 0, perm)?;
     // TFLite's int8 CONCATENATION copies bytes: inputs on other grids are requantized first.
     let name = e.value_name(op.results[0]);
     let mut inputs = inputs;
