@@ -17,6 +17,11 @@ fn mobilenet(target: &str) -> Vec<String> {
     ["report", s(&m), "--target", target, "--shape", "x=1,3,224,224", "--json"].map(String::from).to_vec()
 }
 
+/// The bundled MobileNetV3's report on `target`, as JSON.
+fn mobilenet_report(target: &str) -> Value {
+    report_json(&mobilenet(target).iter().map(String::as_str).collect::<Vec<_>>())
+}
+
 #[test]
 fn every_op_of_a_published_cnn_is_placed_and_costed_the_same_every_time() {
     let args = mobilenet("ethos-u55-256");
@@ -36,9 +41,7 @@ fn every_op_of_a_published_cnn_is_placed_and_costed_the_same_every_time() {
 
 #[test]
 fn table_activations_run_in_the_output_stage_of_the_conv_they_read() {
-    let args = mobilenet("ethos-u55-256");
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let r = report_json(&args);
+    let r = mobilenet_report("ethos-u55-256");
     let ops = r["ops"].as_array().unwrap();
     let total = |o: &Value| o["cycles"]["total"].as_f64().unwrap();
     let hs: Vec<usize> = (1..ops.len()).filter(|&i| ops[i]["op"] == "onnx.HardSwish").collect();
@@ -53,8 +56,7 @@ fn table_activations_run_in_the_output_stage_of_the_conv_they_read() {
         assert!(total(&ops[i - 1]) > 0.0);
     }
     // The same model on the U65-512: two cores, the same placement.
-    let u65 = mobilenet("ethos-u65-512");
-    let u65 = report_json(&u65.iter().map(String::as_str).collect::<Vec<_>>());
+    let u65 = mobilenet_report("ethos-u65-512");
     assert_eq!(u65["fallback_ops"], 0);
     assert!(u65["cycles"].as_f64().unwrap() < r["cycles"].as_f64().unwrap());
 }

@@ -49,8 +49,8 @@ pub enum Form {
     /// `lut_cycles_per_elem`. Fused into the output stage of the MAC-array
     /// op it reads (see [`Fusion`]), it has no cycles of its own.
     Lut,
-    /// Fused into its neighbour or a view (activation tables, reshapes,
-    /// concatenation written in place): no cycles of its own.
+    /// Fused into its neighbour or a view (reshapes, concatenation written
+    /// in place): no cycles of its own.
     Free,
 }
 
@@ -113,8 +113,9 @@ pub struct CycleModel {
     pub ofm_ublock: [u32; 3],
     /// Input channels consumed per step.
     pub ifm_ublock_depth: u32,
-    /// Cores sharing each op's output blocks (Ethos-U65-512: 2): every
-    /// form's compute divides by it (memory traffic does not).
+    /// Cores sharing each op's output blocks (Ethos-U65-512: 2): the
+    /// compute of every form but `lut` divides by it; the per-element
+    /// figures (output stage, tables) and memory traffic are the whole NPU's.
     pub cores: u32,
     /// Cycles per output element of the MAC array's output stage: a floor
     /// on every [`Form::on_mac_array`] op (0: none).
@@ -197,7 +198,7 @@ impl CycleModel {
                 (var_elems + const_elems + out_elems) * bytes / self.elementwise_bytes_per_cycle * oc.factor / cores;
         }
         if oc.form.on_mac_array() {
-            // The output stage runs beside the array, shared by the cores.
+            // The output stage runs beside the array; its per-element figure is the whole NPU's.
             let lut = if fusion == Fusion::LutEpilogue { self.lut_cycles_per_elem } else { 0.0 };
             c.compute = c.compute.max(out_elems * self.output_cycles_per_elem.max(lut));
         }
