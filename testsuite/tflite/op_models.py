@@ -156,6 +156,9 @@ def limit_models():
     m["lim_slice_hw_step2"] = model("c", [node("Slice", ["x", "st", "en", "ax", "sp"])],
                                     [i64("st", [0, 1]), i64("en", [16, 16]), i64("ax", [2, 3]), i64("sp", [2, 3])],
                                     (1, C, 8, 5), in_shape=x16)
+    # Vela 5.2 splits tensors past its older 65535-per-dim limit into several
+    # NPU operations (a 2^20-wide conv into 16384): no dim limit to predict.
+    m["lim_dim_65536"] = model("c", [node("Sigmoid", ["x"])], [], (1, 1, 1, 65536), in_shape=(1, 1, 1, 65536))
     return m
 
 
