@@ -133,15 +133,16 @@ pub fn build(m: &Module, t: &TargetProfile, model: &str) -> Result<Report, Strin
     let mut ops = Vec::new();
     let mut crossing = Vec::new();
     let mut producer_place: HashMap<Value, String> = Default::default();
-    let fused = fusions(f, t);
-    for id in f.live_ops() {
+    let live: Vec<OpId> = f.live_ops().into_iter().filter(|&id| f.ops[id].opcode != Opcode::CoreConst).collect();
+    let support: HashMap<OpId, Support> =
+        live.iter().map(|&id| (id, crate::optimize::with_query(f, &f.ops[id], |q| t.support(q)))).collect();
+    let fused = fusions(f, t, &live, &support);
+    for &id in &live {
         let op = &f.ops[id];
-        if op.opcode == Opcode::CoreConst {
-            continue;
-        }
         let consts: Vec<bool> = op.operands.iter().map(|o| o.is_some_and(is_const)).collect();
         let fusion = fused.get(&id).copied().unwrap_or_default();
-        let row = crate::optimize::with_query(f, op, |q| row(t, q, &consts, fusion, ops.len(), op.loc.to_string()));
+        let on = &support[&id];
+        let row = crate::optimize::with_query(f, op, |q| row(t, q, on, &consts, fusion, ops.len(), op.loc.to_string()));
         let from_elsewhere = |v: &Value| producer_place.get(v).is_some_and(|p| *p != row.place);
         crossing.push(op.inputs().filter(from_elsewhere).map(elem).fold(0.0, add));
         for &r in &op.results {
@@ -193,18 +194,19 @@ fn segments(rows: &[OpRow], crossing: &[f64]) -> Vec<Segment> {
 
 /// The ops that share an output stage on `t`'s device ([`Fusion`]): a
 /// consumer the cycle model fuses that is the only reader of a producer's
-/// only result (not a function result), both on the device.
-fn fusions(f: &Function, t: &TargetProfile) -> HashMap<OpId, Fusion> {
+/// only result (not a function result), both on the device. `live`: the
+/// body's non-constant ops, with their `support`.
+fn fusions(f: &Function, t: &TargetProfile, live: &[OpId], support: &HashMap<OpId, Support>) -> HashMap<OpId, Fusion> {
     let mut out = HashMap::new();
     let Some(model) = &t.cycles else { return out };
     let mut readers: HashMap<Value, Vec<OpId>> = HashMap::new();
-    for id in f.live_ops() {
+    for &id in live {
         for v in f.ops[id].inputs() {
             readers.entry(v).or_default().push(id);
         }
     }
-    let on_device = |id: OpId| crate::optimize::with_query(f, &f.ops[id], |q| t.support(q).is_yes());
-    for id in f.live_ops() {
+    let on_device = |id: OpId| support.get(&id).is_some_and(Support::is_yes);
+    for &id in live {
         let op = &f.ops[id];
         let [r] = op.results[..] else { continue };
         let (Some([user]), false) = (readers.get(&r).map(Vec::as_slice), f.body.results.contains(&r)) else { continue };
@@ -216,11 +218,20 @@ fn fusions(f: &Function, t: &TargetProfile) -> HashMap<OpId, Fusion> {
     out
 }
 
-fn row(t: &TargetProfile, q: &OpQuery, consts: &[bool], fusion: Fusion, index: usize, provenance: String) -> OpRow {
+/// `q`'s row; `support`: `t.support(q)`.
+fn row(
+    t: &TargetProfile,
+    q: &OpQuery,
+    support: &Support,
+    consts: &[bool],
+    fusion: Fusion,
+    index: usize,
+    provenance: String,
+) -> OpRow {
     let work = Work::estimate(q);
-    let (place, reason) = match t.support(q) {
+    let (place, reason) = match support {
         Support::Yes => (t.name.clone(), None),
-        Support::No(why) => (t.fallback.clone().unwrap_or_else(|| "none".into()), Some(why)),
+        Support::No(why) => (t.fallback.clone().unwrap_or_else(|| "none".into()), Some(why.clone())),
     };
     let cycles = match (&t.cycles, &reason) {
         (Some(model), None) => Some(model.estimate(q, consts, fusion)),

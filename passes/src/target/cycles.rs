@@ -188,23 +188,24 @@ impl CycleModel {
             }
         }
         let (bytes, cores) = (self.bytes_per_elem, f64::from(self.cores));
+        let compute = match oc.form {
+            Form::Elementwise | Form::StreamedConst => {
+                (var_elems + const_elems + out_elems) * bytes / self.elementwise_bytes_per_cycle * oc.factor / cores
+            }
+            // Per-element figures (output stage, tables) are the whole NPU's.
+            Form::Lut => out_elems * self.lut_cycles_per_elem * oc.factor,
+            f if f.on_mac_array() => {
+                let lut = if fusion == Fusion::LutEpilogue { self.lut_cycles_per_elem } else { 0.0 };
+                let stage = out_elems * self.output_cycles_per_elem.max(lut);
+                (self.compute(f, q) * oc.factor / cores).max(stage)
+            }
+            f => self.compute(f, q) * oc.factor / cores,
+        };
         let mut c = Cycles {
-            compute: self.compute(oc.form, q) * oc.factor / cores,
+            compute,
             sram: (var_elems + out_elems) * bytes / self.sram_bytes_per_cycle,
             consts: const_elems * bytes / self.const_bytes_per_cycle,
         };
-        if matches!(oc.form, Form::Elementwise | Form::StreamedConst) {
-            c.compute =
-                (var_elems + const_elems + out_elems) * bytes / self.elementwise_bytes_per_cycle * oc.factor / cores;
-        }
-        if oc.form.on_mac_array() {
-            // The output stage runs beside the array; its per-element figure is the whole NPU's.
-            let lut = if fusion == Fusion::LutEpilogue { self.lut_cycles_per_elem } else { 0.0 };
-            c.compute = c.compute.max(out_elems * self.output_cycles_per_elem.max(lut));
-        }
-        if oc.form == Form::Lut {
-            c.compute = out_elems * self.lut_cycles_per_elem * oc.factor;
-        }
         if oc.form == Form::StreamedConst && broadcast_const {
             c.consts = out_elems * self.streamed_const_bytes_per_elem / self.const_bytes_per_cycle;
         }
@@ -243,8 +244,7 @@ impl CycleModel {
             }
             Form::Pool => {
                 let Some(out) = q.outputs.first() else { return 0.0 };
-                let taps: f64 =
-                    q.attrs.ints("kernel_shape").map_or(1.0, |k| k.iter().map(|&x| x.max(1) as f64).product());
+                let taps = super::limits::kernel(q).map_or(1.0, |k| k.iter().map(|&x| x.max(1) as f64).product());
                 elems(out) / (uh * uw * uc) * taps
             }
             Form::GlobalPool => input(0).map_or(0.0, elems),

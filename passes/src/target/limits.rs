@@ -130,7 +130,7 @@ fn dims(t: &ir::TensorType) -> Option<Vec<i64>> {
 }
 
 /// The spatial extents of the op's window.
-fn kernel(q: &OpQuery<'_>) -> Option<Vec<i64>> {
+pub(super) fn kernel(q: &OpQuery<'_>) -> Option<Vec<i64>> {
     if let Some(k) = q.attrs.ints("kernel_shape") {
         return Some(k.to_vec());
     }

@@ -27,14 +27,17 @@ pub fn stored(dims: &[usize]) -> Vec<usize> {
     }
 }
 
-/// The stored position of axis `axis` (negative counts from the end) of a
-/// rank-`rank` value; `None` if out of range.
-pub fn stored_axis(axis: i64, rank: usize) -> Option<usize> {
+/// Axis `axis` (negative counts from the end) of a rank-`rank` value as a
+/// value axis in `0..rank`; `None` if out of range.
+pub fn value_axis(axis: i64, rank: usize) -> Option<usize> {
     let r = rank as i64;
-    if axis < -r || axis >= r {
-        return None;
-    }
-    let a = axis.rem_euclid(r.max(1)) as usize;
+    (-r..r).contains(&axis).then(|| axis.rem_euclid(r) as usize)
+}
+
+/// The stored position of axis `axis` (negative counts from the end) of a
+/// rank-`rank` value in the default layout; `None` if out of range.
+pub fn stored_axis(axis: i64, rank: usize) -> Option<usize> {
+    let a = value_axis(axis, rank)?;
     Some(if rank == 4 { TO_NHWC.iter().position(|&x| x == a).unwrap_or(a) } else { a })
 }
 

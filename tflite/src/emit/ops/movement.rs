@@ -78,8 +78,7 @@ pub(super) fn concat(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     // In the layout its inputs share (a detector head's flattened maps stay
     // as stored, one transpose later instead of one per input), else the default.
     let perm = super::elementwise_layout(e, op, rank);
-    let logical = layout::stored_axis(op.attrs.int("axis").unwrap_or(0), rank).ok_or("axis out of range")?;
-    let logical = layout::default_perm(rank)[logical];
+    let logical = layout::value_axis(op.attrs.int("axis").unwrap_or(0), rank).ok_or("axis out of range")?;
     let axis = perm.iter().position(|&a| a == logical).ok_or("axis out of range")?;
     let inputs = op
         .inputs()
@@ -198,7 +197,7 @@ pub(super) fn split(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     let tx = e.activation(x)?;
     let rank = e.dims(x)?.len();
     let axis = layout::stored_axis(op.attrs.int("axis").unwrap_or(0), rank).ok_or("axis out of range")?;
-    let logical = op.attrs.int("axis").unwrap_or(0).rem_euclid(rank.max(1) as i64) as usize;
+    let logical = layout::value_axis(op.attrs.int("axis").unwrap_or(0), rank).ok_or("axis out of range")?;
     let mut sizes = Vec::new();
     let mut outs = Vec::new();
     let mut finish = Vec::new();
