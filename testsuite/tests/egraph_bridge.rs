@@ -146,6 +146,50 @@ fn unsound_rule_fails_loudly() {
     assert!(err.contains("unsound rewrite") && err.contains("disagree on type"), "{err}");
 }
 
+#[test]
+fn unsound_rule_on_constants_fails_loudly() {
+    let mut rules = RuleSet::default();
+    // Deliberately wrong: Neg(x) = x. Folding gives the Neg class [-1, -2],
+    // which the rule merges with [1, 2]: far beyond any rounding.
+    rules.add_source("bad.rules", "# wrong on purpose\nrule bad: (onnx.Neg ?x) => ?x;\n").expect("valid file");
+    let mut m = parse(
+        r#"module @m attributes {phase = "onnx"} {
+  const @c : f32[2] = dense<[1.0, 2.0]>
+  func @main(%x: f32[2]) -> (f32[2]) {
+    %c = core.const {value = @c} : f32[2]
+    %n = onnx.Neg %c : f32[2]
+    %0 = onnx.Add %x, %n : f32[2]
+    return %0
+  }
+}"#,
+    );
+    let err = optimize_module(&mut m, &rules, None, &Limits::default(), FoldBudget::default()).unwrap_err();
+    assert!(
+        err.contains("unsound rewrite") && err.contains("different constants") && err.contains("element 0"),
+        "{err}"
+    );
+}
+
+/// Two folds of one value through forms a rule equates may round
+/// differently (a fused op sums in another order); that is not a conflict,
+/// but any larger difference, an integer difference or a type change is.
+#[test]
+fn folded_constants_merge_up_to_rounding() {
+    use ir::Constant;
+    use passes::egraph::analysis::same_up_to_rounding;
+    let f = |v: &[f32]| Constant::from_f32s("c", &[v.len() as u64], v);
+    let x = f(&[1.216_016_4, -0.148_168_39, 5.0]);
+    let one_ulp = f(&[1.216_016_5, -0.148_168_4, 5.0]);
+    assert_eq!(same_up_to_rounding(&x, &one_ulp), Ok(()));
+    let off = f(&[1.216_016_4, -0.148_168_39, 5.001]);
+    assert!(same_up_to_rounding(&x, &off).unwrap_err().contains("element 2"));
+    let inf = f(&[1.216_016_4, -0.148_168_39, f32::INFINITY]);
+    assert!(same_up_to_rounding(&inf, &f(&[1.216_016_4, -0.148_168_39, f32::MAX])).is_err());
+    let ints = |v: &[i64]| Constant::from_i64s("c", &[v.len() as u64], v);
+    assert!(same_up_to_rounding(&ints(&[1, 2]), &ints(&[1, 3])).is_err());
+    assert!(same_up_to_rounding(&f(&[1.0]), &Constant::from_f32s("c", &[1, 1], &[1.0])).is_err());
+}
+
 /// Extraction charges work shared through a common ancestor once (the
 /// refinement by rooted DAG cost, `passes::egraph::refine`): Q, K and V all
 /// come from one projection of `x`, so per-operand amortization would charge

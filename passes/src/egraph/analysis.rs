@@ -2,9 +2,15 @@
 //! class, plus constant folding through the reference interpreter.
 //!
 //! Invariant: all e-nodes of a class compute the same tensor. The merge
-//! checks what it can of that (types must meet, constants must be identical)
-//! and records a conflict instead of guessing; the pass turns conflicts into
-//! an error, so an unsound rule fails loudly in tests.
+//! checks what it can of that (types must meet, integer constants must be
+//! identical, float constants equal up to rounding) and records a conflict
+//! instead of guessing; the pass turns conflicts into an error, so an unsound
+//! rule fails loudly in tests.
+//!
+//! Float constants are compared up to rounding because folding runs the
+//! interpreter on each form a rule equates: a fused op (Gemm for MatMul and
+//! Add) sums in another order than the ops it replaces, so two folds of one
+//! value may differ in the last bits. The class keeps the constant it had.
 
 use super::lang::ENode;
 use egg::{Analysis, DidMerge, EGraph, Id};
@@ -241,7 +247,15 @@ impl Analysis<ENode> for EAnalysis {
                 Err(e) => self.conflicts.push(format!("merged classes disagree on type: {e}")),
             }
         }
-        merge_id(&mut a.konst, b.konst, "constant", &mut self.conflicts);
+        match (a.konst, b.konst) {
+            (Some(x), Some(y)) if x != y => {
+                if let Err(e) = same_up_to_rounding(self.consts.get(x), self.consts.get(y)) {
+                    self.conflicts.push(format!("merged classes hold different constants (#{x} vs #{y}): {e}"));
+                }
+            }
+            (None, Some(_)) => a.konst = b.konst,
+            _ => {}
+        }
         merge_id(&mut a.attrs, b.attrs, "attributes", &mut self.conflicts);
         a.orig_uses = a.orig_uses.max(b.orig_uses);
         let static_changed = !a.is_static && b.is_static;
@@ -281,6 +295,45 @@ fn merge_id(a: &mut Option<u32>, b: Option<u32>, what: &str, conflicts: &mut Vec
         (None, Some(_)) => *a = b,
         (Some(x), Some(y)) if x != y => conflicts.push(format!("merged classes hold different {what} (#{x} vs #{y})")),
         _ => {}
+    }
+}
+
+/// How far two folds of one float value may differ, in units of the dtype's
+/// epsilon relative to the larger magnitude (of the two elements and of the
+/// whole tensor, since a sum's rounding error scales with its terms, not its
+/// result). Reassociating a dot product of length k moves it by about
+/// `sqrt(k)` units; an unsound rule moves it by far more.
+pub const ROUNDING_EPS: f64 = 64.0;
+
+/// `Ok` when `x` and `y` are the same constant up to float rounding (same
+/// type; identical if not float); else the first element that differs.
+pub fn same_up_to_rounding(x: &Constant, y: &Constant) -> Result<(), String> {
+    if x.ty != y.ty {
+        return Err(format!("types {} vs {}", x.ty, y.ty));
+    }
+    let eps = match x.ty.dtype {
+        ir::DType::F64 => f64::EPSILON,
+        ir::DType::F32 => f32::EPSILON as f64,
+        ir::DType::F16 => 2f64.powi(-10),
+        ir::DType::BF16 => 2f64.powi(-7),
+        _ => 0.0,
+    };
+    let (Some(a), Some(b)) = (x.to_f64s(), y.to_f64s()) else {
+        return Err("contents differ".into());
+    };
+    if a.len() != b.len() {
+        return Err("contents differ".into());
+    }
+    // Integers, infinities and NaNs must match exactly (eps or scale 0).
+    let scale = a.iter().chain(&b).fold(0f64, |m, v| m.max(v.abs()));
+    let tol = if scale.is_finite() { ROUNDING_EPS * eps * scale } else { 0.0 };
+    let bad = a.iter().zip(&b).position(|(p, q)| {
+        let same = p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan());
+        !same && !((p - q).abs() <= tol && tol > 0.0)
+    });
+    match bad {
+        None => Ok(()),
+        Some(i) => Err(format!("element {i}: {} vs {}", a[i], b[i])),
     }
 }
 
