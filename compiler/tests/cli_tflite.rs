@@ -184,12 +184,17 @@ fn head_module(anchor: impl Fn(usize) -> f32) -> String {
 
 /// Compile `src` (IR text) for the Ethos-U55-256 with one calibration sample.
 fn compile_head(dir: &Path, src: &str) -> (Output, std::path::PathBuf) {
+    compile_shaped(dir, src, &[1, 4, 4, 4])
+}
+
+/// [`compile_head`] with a 64-element input `x` of shape `dims`.
+fn compile_shaped(dir: &Path, src: &str, dims: &[usize]) -> (Output, std::path::PathBuf) {
     let m = dir.join("head.eir");
     std::fs::write(&m, src).expect("write model");
     let sample = dir.join("calib").join("s0");
     std::fs::create_dir_all(&sample).expect("calib dir");
     let x: Vec<f32> = (0..64).map(|i| ((i * 37 % 64) as f32 - 32.0) / 8.0).collect();
-    let t = ir::interp::Tensor::new(vec![1, 4, 4, 4], ir::interp::Data::F32(x));
+    let t = ir::interp::Tensor::new(dims.to_vec(), ir::interp::Data::F32(x));
     std::fs::write(sample.join("x.npy"), compiler::npy::write_npy(&t)).expect("npy");
     let o = dir.join("head.tflite");
     let calib = dir.join("calib");
@@ -215,6 +220,27 @@ fn detector_heads_strided_slices_anchor_grids_and_rank3_steps() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("ONNX node \"anchors\"") && err.contains("no int8 grid holds exactly"), "{err}");
     assert!(!o.exists(), "a file was written: {}", o.display());
+}
+
+#[test]
+fn a_one_channel_nhwc_input_reshaped_to_nchw_is_stored_as_given() {
+    // tf2onnx writes NHWC -> NCHW of an [N, H, W, 1] input as a Reshape to
+    // [N, 1, H, W]: the same bytes, so the input is stored as given and the
+    // Reshape is free, with no transpose.
+    let src = r#"module @m attributes {phase = "onnx"} {
+  func @main(%x: f32[1, 4, 16, 1]) -> (f32[1, 1, 4, 16]) {
+    %r = core.reshape %x {shape = [1, 1, 4, 16]} : f32[1, 1, 4, 16] loc("to_nchw" op "Reshape")
+    %y = onnx.Relu %r : f32[1, 1, 4, 16] loc("act" op "Relu")
+    return %y
+  }
+}"#;
+    let dir = tempfile::tempdir().expect("tmp");
+    let (out, o) = compile_shaped(dir.path(), src, &[1, 4, 16, 1]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("0 layout transposes") && err.contains("x int8 [1, 4, 16, 1] as is"), "{err}");
+    let listing = text(&edgec(&["inspect", s(&o)]).stdout);
+    assert!(!listing.contains("Transpose "), "{listing}");
 }
 
 #[test]

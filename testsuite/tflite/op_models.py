@@ -71,6 +71,12 @@ def models():
     for op in ["Add", "Sub", "Mul"]:
         m[op.lower()] = model("c", [node(op, ["x", "z"])], [], full, inputs=("x", "z"))
     m["concat"] = model("c", [node("Concat", ["x", "z"], axis=1)], [], (1, 2 * C, H, W), inputs=("x", "z"))
+    # MAXIMUM / MINIMUM on one grid: two activations (each moved to the
+    # result's grid), and a constant bound (tf2onnx's clamp `max(x, -0.4)`).
+    m["max"] = model("c", [node("Max", ["x", "z"])], [], full, inputs=("x", "z"))
+    m["min_const"] = model("c", [node("Min", ["x", "hi"])], [const("hi", [0.3])], full)
+    m["max_after_leaky"] = model("c", [helper.make_node("LeakyRelu", ["x"], ["t"], alpha=0.2), node("Max", ["t", "lo"])],
+                                 [const("lo", [[[[-0.4]]]])], full)
     m["maxpool"] = model("c", [node("MaxPool", ["x"], kernel_shape=[3, 3], strides=[2, 2], pads=[1] * 4)], [],
                          (1, C, H // 2, W // 2))
     m["avgpool"] = model("c", [node("AveragePool", ["x"], kernel_shape=[2, 2], strides=[2, 2])], [],
@@ -95,6 +101,9 @@ def models():
     # Layout: an NHWC model input, a Reshape whose result a Transpose reads, a flatten before a Gemm.
     m["nhwc_input"] = model("c", [helper.make_node("Transpose", ["x"], ["t"], perm=[0, 3, 1, 2]),
                                   conv("t", "y", "w3", "b8", pads=[1] * 4)], [w3, b8], full, in_shape=(1, H, W, C))
+    # tf2onnx's NHWC -> NCHW of a one-channel input: a Reshape, stored as given.
+    m["reshape_1ch_input"] = model("c", [helper.make_node("Reshape", ["x", "shp1"], ["t"]), node("Relu", ["t"])],
+                                   [i64("shp1", [1, 1, H, W])], (1, 1, H, W), in_shape=(1, H, W, 1))
     m["reshape_transpose"] = model("c", [helper.make_node("Reshape", ["x", "shp"], ["r"]),
                                          node("Transpose", ["r"], perm=[0, 2, 1])],
                                    [i64("shp", [1, C, H * W])], (1, H * W, C))

@@ -258,6 +258,7 @@ fn op_version(code: tfl::BuiltinOperator) -> i32 {
         | B::Relu6
         | B::LeakyRelu
         | B::Maximum
+        | B::Minimum
         | B::Tanh => 2,
         _ => 1,
     }

@@ -338,16 +338,32 @@ impl<'m> Emitter<'m> {
     /// The layout of the graph input quantized as `q`: when a rank-4 input's
     /// reader (through its DequantizeLinear) is a Transpose, the one that
     /// stores the Transpose's result in the default layout (an NHWC model
-    /// input is then stored as it is given); else the default.
+    /// input is then stored as it is given); else the default. A Reshape
+    /// that moves only a size-1 axis is the Transpose it equals (tf2onnx
+    /// writes NHWC → NCHW of a one-channel input `[N, H, W, 1]` so).
     fn input_perm(&self, q: Value, rank: usize) -> Vec<usize> {
         let default = layout::default_perm(rank);
         let reader = |v: Value| self.f.body.ops.iter().map(|&id| &self.f.ops[id]).find(|o| o.inputs().any(|i| i == v));
         let Some(dq) = reader(q).filter(|o| o.opcode == Opcode::DequantizeLinear) else { return default };
-        let Some(tr) = reader(dq.results[0]).filter(|o| o.opcode == Opcode::Transpose) else { return default };
-        match tr.attrs.ints("perm") {
+        let Some(r) = reader(dq.results[0]) else { return default };
+        let perm: Option<Vec<i64>> = match r.opcode {
+            Opcode::Transpose => r.attrs.ints("perm").map(|p| p.to_vec()),
+            Opcode::Reshape | Opcode::CoreReshape => self.reshape_as_transpose(dq.results[0], r.results[0]),
+            _ => None,
+        };
+        match perm {
             Some(p) if p.len() == rank && rank == 4 => default.iter().map(|&a| p[a] as usize).collect(),
             _ => default,
         }
+    }
+
+    /// `[0, 3, 1, 2]` when reshaping `x` to `y` is that transpose: `[N, H,
+    /// W, C]` to `[N, C, H, W]` with `C = 1` or `H·W = 1` (the element order
+    /// is unchanged).
+    fn reshape_as_transpose(&self, x: Value, y: Value) -> Option<Vec<i64>> {
+        let (xd, yd) = (self.dims(x).ok()?, self.dims(y).ok()?);
+        let moved = xd.len() == 4 && yd == [xd[0], xd[3], xd[1], xd[2]] && (xd[3] == 1 || xd[1] * xd[2] == 1);
+        moved.then(|| vec![0, 3, 1, 2])
     }
 
     fn input_tensor(&self, p: Value) -> Result<TensorId, String> {

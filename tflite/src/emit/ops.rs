@@ -1,7 +1,8 @@
 //! Float ops of the QDQ form to TFLite operators on their int8 tensors:
 //! the dispatch, elementwise ops, reductions and activations here;
 //! convolutions, fully connected layers and pooling in [`conv`], per-channel
-//! affine maps in [`affine`], data movement in [`movement`].
+//! affine maps in [`affine`], data movement in [`movement`], Max and Min in
+//! [`minmax`].
 //!
 //! Every lowering computes, on the stored integers, the op of the QDQ form
 //! up to the rounding of its requantization (TFLite's fixed-point
@@ -12,6 +13,7 @@
 
 mod affine;
 mod conv;
+mod minmax;
 mod movement;
 
 use super::graph::{Quant, TensorId};
@@ -47,6 +49,8 @@ pub(super) fn lowering(op: Opcode) -> Option<Lower> {
         Opcode::Sub => |e, op| binary(e, op, B::Sub),
         Opcode::Mul => |e, op| binary(e, op, B::Mul),
         Opcode::Div => affine::step,
+        Opcode::Max => |e, op| minmax::minmax(e, op, B::Maximum),
+        Opcode::Min => |e, op| minmax::minmax(e, op, B::Minimum),
         Opcode::MaxPool => |e, op| conv::pool(e, op, B::MaxPool2d),
         Opcode::AveragePool => |e, op| conv::pool(e, op, B::AveragePool2d),
         Opcode::GlobalAveragePool => global_avg_pool,
