@@ -327,10 +327,9 @@ pub fn same_up_to_rounding(x: &Constant, y: &Constant) -> Result<(), String> {
     // Integers, infinities and NaNs must match exactly (eps or scale 0).
     let scale = a.iter().chain(&b).fold(0f64, |m, v| m.max(v.abs()));
     let tol = if scale.is_finite() { ROUNDING_EPS * eps * scale } else { 0.0 };
-    let bad = a.iter().zip(&b).position(|(p, q)| {
-        let same = p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan());
-        !same && !((p - q).abs() <= tol && tol > 0.0)
-    });
+    let close = |p: f64, q: f64| tol > 0.0 && (p - q).abs() <= tol;
+    let same = |p: f64, q: f64| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan()) || close(p, q);
+    let bad = a.iter().zip(&b).position(|(&p, &q)| !same(p, q));
     match bad {
         None => Ok(()),
         Some(i) => Err(format!("element {i}: {} vs {}", a[i], b[i])),
