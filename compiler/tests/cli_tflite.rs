@@ -100,12 +100,13 @@ fn emit_tflite_needs_quantization_and_a_tflite_target() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("hard_swish has no TFLite form") && err.contains("--target ethos-u55-256"), "{err}");
     assert!(!err.contains("output #0"), "only the first failure of a chain is reported: {err}");
-    // An int16 conv result read from int8: no TFLite kernel mixes widths, so no file.
+    // Int16 conv results: the HardSwish reading them computes in 16 bits,
+    // and TFLite's HARD_SWISH has no int16 kernel: a located error, no file.
     let target = ["--target", "ethos-u55-256", "--i16", "Conv"];
     let out = edgec(&[&["compile", s(&m), "--shape", "x=1,3,224,224"][..], &target, &quant].concat());
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("(ONNX node \"") && err.contains("mixed 8/16-bit operands"), "{err}");
+    assert!(err.contains("(ONNX node \"") && err.contains("HARD_SWISH has no int16 kernel"), "{err}");
     assert!(!o.exists(), "a file was written: {}", o.display());
 }
 
@@ -184,11 +185,11 @@ fn head_module(anchor: impl Fn(usize) -> f32) -> String {
 
 /// Compile `src` (IR text) for the Ethos-U55-256 with one calibration sample.
 fn compile_head(dir: &Path, src: &str) -> (Output, std::path::PathBuf) {
-    compile_shaped(dir, src, &[1, 4, 4, 4])
+    compile_shaped(dir, src, &[1, 4, 4, 4], &[])
 }
 
-/// [`compile_head`] with a 64-element input `x` of shape `dims`.
-fn compile_shaped(dir: &Path, src: &str, dims: &[usize]) -> (Output, std::path::PathBuf) {
+/// [`compile_head`] with a 64-element input `x` of shape `dims` and `extra` flags.
+fn compile_shaped(dir: &Path, src: &str, dims: &[usize], extra: &[&str]) -> (Output, std::path::PathBuf) {
     let m = dir.join("head.eir");
     std::fs::write(&m, src).expect("write model");
     let sample = dir.join("calib").join("s0");
@@ -199,7 +200,7 @@ fn compile_shaped(dir: &Path, src: &str, dims: &[usize]) -> (Output, std::path::
     let o = dir.join("head.tflite");
     let calib = dir.join("calib");
     let args = ["compile", s(&m), "--target", "ethos-u55-256", "--quantize", "int8", "--calib", s(&calib)];
-    (edgec(&[&args[..], &["--emit", "tflite", "-o", s(&o)]].concat()), o)
+    (edgec(&[&args[..], extra, &["--emit", "tflite", "-o", s(&o)]].concat()), o)
 }
 
 #[test]
@@ -235,12 +236,34 @@ fn a_one_channel_nhwc_input_reshaped_to_nchw_is_stored_as_given() {
   }
 }"#;
     let dir = tempfile::tempdir().expect("tmp");
-    let (out, o) = compile_shaped(dir.path(), src, &[1, 4, 16, 1]);
+    let (out, o) = compile_shaped(dir.path(), src, &[1, 4, 16, 1], &[]);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(err.contains("0 layout transposes") && err.contains("x int8 [1, 4, 16, 1] as is"), "{err}");
     let listing = text(&edgec(&["inspect", s(&o)]).stdout);
     assert!(!listing.contains("Transpose "), "{listing}");
+}
+
+#[test]
+fn one_int16_op_among_int8_tensors_is_widened_and_narrowed() {
+    // `--i16 wide`: the Add computes in TFLite's 16-bit form, so its 8-bit
+    // operand is widened (QUANTIZE to int16) and the Relu after it reads
+    // the Add's int16 result as int16 too (one QUANTIZE back to int8 at the
+    // end, the graph's output). No mixed-width operator is left.
+    let src = r#"module @m attributes {phase = "onnx"} {
+  func @main(%x: f32[1, 4, 4, 4]) -> (f32[1, 4, 4, 4]) {
+    %a = onnx.Add %x, %x : f32[1, 4, 4, 4] loc("wide" op "Add")
+    %y = onnx.Relu %a : f32[1, 4, 4, 4] loc("act" op "Relu")
+    return %y
+  }
+}"#;
+    let dir = tempfile::tempdir().expect("tmp");
+    let (out, o) = compile_shaped(dir.path(), src, &[1, 4, 4, 4], &["--i16", "wide"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let listing = text(&edgec(&["inspect", s(&o)]).stdout);
+    let quantizes = listing.lines().filter(|l| l.contains("Quantize")).count();
+    assert!(listing.contains("int16") && quantizes == 2, "{quantizes} QUANTIZE:\n{listing}");
 }
 
 #[test]

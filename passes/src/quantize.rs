@@ -357,8 +357,9 @@ fn share_grids(
     params
 }
 
-/// The policy's fixed grids on the 8-bit results of its int8 ops, passed
-/// on (in program order) to the results of `share_grid` ops reading them.
+/// The policy's fixed grids on the 8- and 16-bit results of its int8 ops,
+/// passed on (in program order) to the results of `share_grid` ops reading
+/// them.
 fn fixed_grids(
     f: &ir::Function,
     layers: &[Layer],
@@ -369,20 +370,21 @@ fn fixed_grids(
     for l in layers.iter().filter(|l| l.precision == Precision::Int8) {
         let op = &f.ops[l.op];
         let name = op.opcode.name();
-        let grid = match pol.fixed_grid.get(name) {
-            Some(g) => Some(*g),
-            None if pol.share_grid.iter().any(|n| n == name) => None,
-            None => continue,
-        };
+        let (g8, g16) = (pol.fixed_grid.get(name), pol.fixed_grid_i16.get(name));
+        let share = pol.share_grid.iter().any(|n| n == name);
+        if g8.is_none() && g16.is_none() && !share {
+            continue;
+        }
         let from = op.inputs().next().filter(|x| fixed.contains(x)).and_then(|x| params.get(&x).copied());
         for r in &op.results {
-            let Some(p) = params.get_mut(r).filter(|p| p.0 != QType::I16) else { continue };
+            let Some(p) = params.get_mut(r) else { continue };
+            let grid = if p.0 == QType::I16 { g16 } else { g8 };
             match (grid, from) {
                 (Some(g), _) => {
                     let zero_point = if p.0 == QType::U8 { g.zero_point + 128 } else { g.zero_point };
                     p.1 = QParams { scale: g.scale, zero_point };
                 }
-                (None, Some(src)) if src.0 == p.0 => p.1 = src.1,
+                (None, Some(src)) if share && src.0 == p.0 => p.1 = src.1,
                 _ => continue,
             }
             fixed.insert(*r);

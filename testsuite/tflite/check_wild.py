@@ -103,7 +103,8 @@ def check(m, a):
     link = calib / "test_data_set_0"
     if not link.exists():
         link.symlink_to((mdir / "test_data_set_0").resolve())
-    common = ["--target", a.target, *shapes, "--calib", calib, "--act-type", "i8"]
+    common = ["--target", a.target, *shapes, "--calib", calib, "--act-type", a.act_type]
+    common += [x for node in a.i16 for x in ("--i16", node)]
     tfl = out / "model.tflite"
     t0 = time.time()
     if run([a.edgec, "compile", mdir / "model.onnx", *common, "--quantize", "int8", "--emit", "tflite", "-o", tfl,
@@ -178,6 +179,9 @@ def main():
     ap.add_argument("--edgec", required=True)
     ap.add_argument("--wild", default="target/wild")
     ap.add_argument("--out", default="target/tflite-check")
+    ap.add_argument("--act-type", default="i8", help="activation type (i8, or i16: TFLite's 16x8 operators)")
+    ap.add_argument("--i16", action="append", default=[], metavar="NODE",
+                    help="quantize this op's results as int16 (edgec's --i16; repeatable)")
     ap.add_argument("--target", default="ethos-u55-256")
     ap.add_argument("--accel", default="ethos-u55-256")
     ap.add_argument("--vela", default=str(Path(sys.executable).parent / "vela"))

@@ -114,9 +114,12 @@ def models():
                                        node("ReduceMax", ["t"], axes=[1, 2], keepdims=0)], [], (1, C))
     m["pad"] = model("c", [node("Pad", ["x", "pd"], mode="constant")], [i64("pd", [0, 0, 2, 1, 0, 0, 2, 1])],
                      (1, C, H + 4, W + 2))
-    m["affine_const"] = model("c", [helper.make_node("Sub", ["x", "mu"], ["s"]), node("Div", ["s", "sd"])],
-                              [const("mu", RNG.normal(0, 0.2, (1, C, 1, 1))),
-                               const("sd", RNG.uniform(0.5, 2, (1, C, 1, 1)))], full)
+    # Per-channel constant steps (a normalization's `(x - mu) / sd`), one
+    # operator each: chained, a 1 LSB difference of the first grows by the
+    # ratio of the grids (up to 2 LSB after the division).
+    mu, sd = const("mu", RNG.normal(0, 0.2, (1, C, 1, 1))), const("sd", RNG.uniform(0.5, 2, (1, C, 1, 1)))
+    m["affine_sub"] = model("c", [node("Sub", ["x", "mu"])], [mu], full)
+    m["affine_div"] = model("c", [node("Div", ["x", "sd"])], [sd], full)
     # YOLOX's Focus stem: four pixel phases (Slice with step 2 over H and W), concatenated.
     phases = [(0, 0), (1, 0), (0, 1), (1, 1)]
     focus = [helper.make_node("Slice", ["x", f"st{i}", "en", "ax", "sp2"], [f"p{i}"]) for i in range(4)]

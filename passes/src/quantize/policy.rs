@@ -44,6 +44,10 @@ pub struct Policy {
     /// one (TFLite's int8 Logistic and Softmax write on 1/256 from -128).
     #[serde(default)]
     pub fixed_grid: BTreeMap<String, FixedGrid>,
+    /// The same for 16-bit results (symmetric: zero point 0; TFLite's int16
+    /// Logistic, Tanh and Softmax write on 1/32768).
+    #[serde(default)]
+    pub fixed_grid_i16: BTreeMap<String, FixedGrid>,
     /// Graph outputs are stored integers (a TFLite graph's are): a scalar
     /// step producing one is computed in int8, not folded into the grids
     /// of its neighbours (it has no quantized reader to fold into).
@@ -52,7 +56,7 @@ pub struct Policy {
 }
 
 /// A fixed 8-bit grid, given for i8; u8 results take the same reals
-/// (zero point + 128). i16 results keep their calibrated grid.
+/// (zero point + 128). i16 results take `fixed_grid_i16` instead.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct FixedGrid {
@@ -84,7 +88,7 @@ impl Policy {
         let p: Policy = toml::from_str(src).map_err(|e| format!("{origin}: {e}"))?;
         let mut errs = Vec::new();
         let listed = p.quantize.iter().chain(p.keep_float.keys()).chain(&p.share_grid).chain(&p.fuse_relu);
-        for name in listed.chain(p.fixed_grid.keys()) {
+        for name in listed.chain(p.fixed_grid.keys()).chain(p.fixed_grid_i16.keys()) {
             if Opcode::from_name(name).is_none() {
                 errs.push(format!("{origin}: unknown op `{name}` (write it as `onnx.Conv`, `core.conv`, ...)"));
             }
@@ -97,6 +101,11 @@ impl Policy {
                 errs.push(format!(
                     "{origin}: fixed grid of `{name}`: scale must be positive, zero point in -128..=127"
                 ));
+            }
+        }
+        for (name, g) in &p.fixed_grid_i16 {
+            if !(g.scale.is_finite() && g.scale > 0.0 && g.zero_point == 0) {
+                errs.push(format!("{origin}: 16-bit fixed grid of `{name}`: scale must be positive, zero point 0"));
             }
         }
         if errs.is_empty() {

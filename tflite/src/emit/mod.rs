@@ -20,6 +20,7 @@
 mod graph;
 pub mod layout;
 mod ops;
+mod widths;
 
 use crate::schema as tfl;
 use graph::{Graph, Quant, TensorId};
@@ -157,6 +158,8 @@ struct Emitter<'m> {
     /// The default-layout copy of each tensor stored otherwise.
     canonical: HashMap<TensorId, TensorId>,
     transposes: Vec<String>,
+    /// The 16-bit form of the op being written ([`widths`]).
+    widths: widths::Widening,
 }
 
 impl<'m> Emitter<'m> {
@@ -181,6 +184,7 @@ impl<'m> Emitter<'m> {
             perms: HashMap::new(),
             canonical: HashMap::new(),
             transposes: vec![],
+            widths: widths::Widening::default(),
         }
     }
 
@@ -194,7 +198,10 @@ impl<'m> Emitter<'m> {
             Opcode::DequantizeLinear => self.dequantize(op),
             _ => {
                 let before = self.g.op_count();
-                ops::lower(self, op)?;
+                let saved = self.widen_operands(op)?;
+                let written = ops::lower(self, op);
+                self.finish_widths(saved, written.is_ok());
+                written?;
                 self.g.mixed_widths(before).map_or(Ok(()), Err)
             }
         }
@@ -282,10 +289,11 @@ impl<'m> Emitter<'m> {
         let q = self.grid(qop)?;
         let dims = self.dims(r)?;
         let shape: Vec<usize> = perm.iter().map(|&a| dims[a]).collect();
-        let t = self.g.tensor(&self.value_name(r), &shape, tensor_type(self.f.ty(qop.results[0]).dtype)?, Some(q));
+        let name = self.value_name(r);
+        let t = self.g.tensor(&name, &shape, tensor_type(self.f.ty(qop.results[0]).dtype)?, Some(q));
         self.set_perm(t, perm);
         self.float_of.insert(r, t);
-        Ok(t)
+        Ok(self.written_for(t, &name))
     }
 
     /// The int8 tensor of float operand `v` (a dequantized activation),

@@ -56,7 +56,7 @@ pub(super) fn lowering(op: Opcode) -> Option<Lower> {
         Opcode::GlobalAveragePool => global_avg_pool,
         Opcode::CoreReduce => reduce,
         Opcode::Relu => |e, op| unary(e, op, B::Relu, None),
-        Opcode::HardSwish => |e, op| unary(e, op, B::HardSwish, None),
+        Opcode::HardSwish => hard_swish,
         Opcode::Sigmoid => |e, op| unary(e, op, B::Logistic, Some((1.0 / 256.0, -128))),
         Opcode::Tanh => |e, op| unary(e, op, B::Tanh, Some((1.0 / 128.0, 0))),
         Opcode::LeakyRelu => leaky_relu,
@@ -170,6 +170,13 @@ fn prelu(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     let name = e.value_name(op.results[0]);
     if let Some(a) = unit_slopes(e, s, &xd) {
         return prelu_as_maximum(e, op, tx, &xd, &a);
+    }
+    if e.g.dtype(tx) == tfl::TensorType::Int16 {
+        // Measured: Vela 5.2 stops with "Non-passthrough operation (Mul)
+        // could not run on NPU" on an int16 PRELU.
+        return Err(
+            "an int16 PRelu with slopes outside [0, 1]: Vela 5.2 fails on int16 PRELU (quantize it as int8)".into()
+        );
     }
     if let Ok(w) = weight(e, s) {
         if w.scale.len() != 1 || w.dtype != DType::I8 {
@@ -446,7 +453,8 @@ fn reduce(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
 }
 
 /// A unary op with separate input and output grids; `fixed`: the output
-/// grid TFLite's int8 kernel requires (LOGISTIC, TANH).
+/// grid TFLite's int8 kernel requires (LOGISTIC, TANH; their int16 kernels
+/// require 1/32768 around 0).
 fn unary(
     e: &mut Emitter<'_>,
     op: &OpData,
@@ -467,9 +475,11 @@ fn unary_on(
     fixed: Option<(f32, i64)>,
 ) -> Result<(), String> {
     let ty = e.output_stored(op, 0, e.perm(tx))?;
-    if let Some((s, z)) = fixed {
+    if let Some((s8, z8)) = fixed {
         let q = e.g.quant(ty).ok_or("output has no grid")?;
-        if e.g.dtype(ty) == tfl::TensorType::Int8 && (q.scale[0] != s || q.zero_point[0] != z) {
+        // The int16 kernels write on 1/32768 around 0.
+        let (s, z) = if e.g.dtype(ty) == tfl::TensorType::Int16 { (1.0 / 32768.0, 0) } else { (s8, z8) };
+        if q.scale[0] != s || q.zero_point[0] != z {
             return Err(format!(
                 "TFLite's int8 {code:?} writes on scale {s} and zero point {z}, its result's grid is {} / {}",
                 q.scale[0], q.zero_point[0]
@@ -478,6 +488,15 @@ fn unary_on(
     }
     e.g.op(code, &[tx], &[ty], None);
     Ok(())
+}
+
+/// HARD_SWISH, whose kernels take int8 only (LiteRT 2.3 has no int16 one).
+fn hard_swish(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
+    let tx = e.stored(op.operand(0).ok_or("no input")?)?;
+    if e.g.dtype(tx) == tfl::TensorType::Int16 {
+        return Err("an int16 HardSwish: TFLite's HARD_SWISH has no int16 kernel (quantize it as int8)".into());
+    }
+    unary_on(e, op, tx, B::HardSwish, None)
 }
 
 fn leaky_relu(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {

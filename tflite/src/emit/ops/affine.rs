@@ -145,7 +145,7 @@ pub(super) fn depthwise_affine_to(
     let sx = e.g.quant(tx).map_or(1.0, |q| q.scale[0]) as f64;
     let mut w = Vec::with_capacity(c);
     let mut ws = Vec::with_capacity(c);
-    let mut bias = Vec::with_capacity(4 * c);
+    let mut bias = Vec::with_capacity(c);
     let mut bs = Vec::with_capacity(c);
     for i in 0..c {
         let ai = at(a, i);
@@ -162,14 +162,14 @@ pub(super) fn depthwise_affine_to(
         if q.abs() >= 2f64.powi(31) {
             return Err(format!("offset {} does not fit an int32 bias on its scale", at(b, i)));
         }
-        bias.extend_from_slice(&(q as i32).to_le_bytes());
+        bias.push(q as i64);
         bs.push((sx * scale) as f32);
     }
     let act = fused(act, &e.g.quant(ty).ok_or("output has no grid")?, e.g.dtype(ty))?;
     let wq = Quant { scale: ws, zero_point: vec![0; c], axis: 3 };
     let tw = e.g.constant(&format!("{name}.scale"), &[1, 1, 1, c], tfl::TensorType::Int8, Some(wq), w);
     let bq = Quant { scale: bs, zero_point: vec![0; c], axis: 0 };
-    let tb = e.g.constant(&format!("{name}.offset"), &[c], tfl::TensorType::Int32, Some(bq), bias);
+    let tb = super::conv::bias_tensor(e, &format!("{name}.offset"), tx, bq, &bias)?;
     let options = O::DepthwiseConv2DOptions(Box::new(tfl::DepthwiseConv2DOptions {
         padding: tfl::Padding::Valid,
         stride_w: 1,

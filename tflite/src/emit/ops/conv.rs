@@ -20,7 +20,7 @@ fn window_input(
     xd: &[usize],
     yd: &[usize],
     kernel: &[usize],
-    pad_value: Option<i8>,
+    pad_value: Option<i16>,
 ) -> Result<(TensorId, tfl::Padding), String> {
     if op.attrs.str("auto_pad") == Some("SAME_LOWER") {
         return Err("`auto_pad` = SAME_LOWER has no TFLite form".into());
@@ -52,7 +52,11 @@ fn window_input(
                         &[],
                         e.g.dtype(t),
                         e.g.quant(t),
-                        vec![v as u8],
+                        if e.g.dtype(t) == tfl::TensorType::Int16 {
+                            v.to_le_bytes().to_vec()
+                        } else {
+                            vec![v as i8 as u8]
+                        },
                     );
                     e.g.op(B::Padv2, &[t, paddings, vt], &[padded], Some(O::PadV2Options(Box::default())));
                 }
@@ -190,7 +194,7 @@ fn check_weight(w: &Weight, axis: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// The int32 bias of a conv or linear op on input `tx` with weights `w`:
+/// The int32 bias (int64 on an int16 input) of a conv or linear op on input `tx` with weights `w`:
 /// the op's dequantized i32 constant, or zeros; its scales are
 /// `input scale × weight scale` per channel, as TFLite requires.
 fn bias(e: &mut Emitter<'_>, op: &OpData, name: &str, tx: TensorId, w: &Weight, n: usize) -> Result<TensorId, String> {
@@ -202,17 +206,45 @@ fn bias(e: &mut Emitter<'_>, op: &OpData, name: &str, tx: TensorId, w: &Weight, 
             if bw.dtype != DType::I32 || bw.data.len() != 4 * n {
                 return Err(format!("bias {}: expected {n} i32 values", e.value_name(b)));
             }
+            // An 8-bit input read through its 16-bit copy (`widths`) has a
+            // scale 128 times finer: the bias is the same real on that grid.
+            let k = if e.g.dtype(tx) == tfl::TensorType::Int16 { [1.0, 128.0] } else { [1.0, 1.0] };
+            let mut times = None;
             for (c, (&have, &want)) in bw.scale.iter().cycle().zip(&scales).enumerate().take(n) {
-                if ((have - want) / want).abs() > 1e-5 {
+                let same = k.iter().find(|&&k| ((have - want * k) / (want * k)).abs() <= 1e-5).map(|&k| k as i64);
+                if same.is_none() || times.is_some_and(|t| Some(t) != same) {
                     return Err(format!("bias scale {have} of channel {c} is not input × weight scale {want}"));
                 }
+                times = same;
             }
-            bw.data
+            let times = times.unwrap_or(1);
+            bw.data.chunks_exact(4).map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as i64 * times).collect()
         }
-        None => vec![0; 4 * n],
+        None => vec![0; n],
     };
     let q = Quant { scale: scales, zero_point: vec![0; n], axis: 0 };
-    Ok(e.g.constant(&format!("{name}.bias"), &[n], tfl::TensorType::Int32, Some(q), data))
+    bias_tensor(e, &format!("{name}.bias"), tx, q, &data)
+}
+
+/// A bias of `values` for an op reading `tx`: int32, or int64 when `tx` is
+/// int16, as TFLite's 16x8 kernels take; an int32 bias out of range is an
+/// error.
+pub(super) fn bias_tensor(
+    e: &mut Emitter<'_>,
+    name: &str,
+    tx: TensorId,
+    q: Quant,
+    values: &[i64],
+) -> Result<TensorId, String> {
+    let n = values.len();
+    if e.g.dtype(tx) == tfl::TensorType::Int16 {
+        let data = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        return Ok(e.g.constant(name, &[n], tfl::TensorType::Int64, Some(q), data));
+    }
+    let narrow: Option<Vec<i32>> = values.iter().map(|&v| i32::try_from(v).ok()).collect();
+    let data =
+        narrow.ok_or_else(|| format!("{name}: a bias outside int32"))?.iter().flat_map(|v| v.to_le_bytes()).collect();
+    Ok(e.g.constant(name, &[n], tfl::TensorType::Int32, Some(q), data))
 }
 
 /// `core.linear` on a rank-2 input: FULLY_CONNECTED with `[out, in]` weights.
@@ -259,7 +291,9 @@ pub(super) fn pool(e: &mut Emitter<'_>, op: &OpData, code: tfl::BuiltinOperator)
         return Err("dilated pooling has no TFLite form".into());
     }
     let kernel = ints(op, "kernel_shape", 2, 1)?;
-    let pad_value = (code == B::MaxPool2d).then_some(i8::MIN);
+    // A max pool's explicit padding is the type's lowest value (never wins).
+    let lowest = if e.g.dtype(tx) == tfl::TensorType::Int16 { i16::MIN } else { i8::MIN as i16 };
+    let pad_value = (code == B::MaxPool2d).then_some(lowest);
     let (tin, padding) = window_input(e, op, tx, &xd, &yd, &kernel, pad_value)?;
     if code == B::AveragePool2d && tin != tx {
         return Err("average pooling over pads that are not TFLite's SAME".into());
