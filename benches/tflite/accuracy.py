@@ -1,6 +1,7 @@
 """Accuracy of edgec's INT8 TFLite files on realistic data, as LiteRT runs them.
 
-    python benches/tflite/accuracy.py --edgec BIN [--data target/quant-data] [--calib-method M] [--i16 MODEL:NODE]... MODEL...
+    python benches/tflite/accuracy.py --edgec BIN [--data target/quant-data] [--calib-method M] [--i16 MODEL:NODE]...
+        [--auto-mixed COSINE] MODEL...
 
 For each model of the wild corpus: `edgec compile --target ethos-u55-256
 --quantize int8 --emit tflite`, calibrated on DATA/MODEL/calib (realistic
@@ -42,6 +43,8 @@ def main():
     ap.add_argument("--calib-method", default="mse", help="edgec's --calib-method (default mse, edgec's default)")
     ap.add_argument("--i16", action="append", default=[], metavar="MODEL:NODE",
                     help="quantize NODE's result of MODEL as int16 (TFLite 16x8; repeatable)")
+    ap.add_argument("--auto-mixed", type=float, metavar="COSINE",
+                    help="edgec's --auto-mixed: widen the most sensitive activations to int16 until the outputs reach COSINE")
     ap.add_argument("models", nargs="+")
     a = ap.parse_args()
     vela = str(Path(sys.executable).parent / "vela")
@@ -63,6 +66,7 @@ def main():
                "--calib-method", a.calib_method, "--eval", ev,
                "--act-type", "i8", "--emit", "tflite", "-o", tfl, "--report", out / "report.json"]
         cmd += [x for mn in a.i16 if mn.split(":", 1)[0] == m for x in ("--i16", mn.split(":", 1)[1])]
+        cmd += ["--auto-mixed", a.auto_mixed] if a.auto_mixed is not None else []
         r = subprocess.run(list(map(str, cmd)), capture_output=True, text=True)
         (out / "compile.log").write_text(r.stderr)
         if r.returncode != 0:

@@ -114,6 +114,13 @@ pub fn run(m: &Module, req: &Request) -> Result<(Quantized, Report, Module)> {
             let goal = Goal { cosine: th, fold: req.integer.then_some(&popts) };
             let r = auto_mixed(m, &obs, &opts, corr.as_ref(), data, goal, &mut event)?;
             bar.finish_and_clear();
+            if r.ev.min_cosine() < th {
+                let why = if opts.policy.float_fallback { "" } else { " (this policy moves no op to float)" };
+                eprintln!(
+                    "edgec: warning: auto-mixed: outputs reach {:.5}, below the goal {th}{why}",
+                    r.ev.min_cosine()
+                );
+            }
             r
         }
         None => {

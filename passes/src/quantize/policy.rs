@@ -53,6 +53,19 @@ pub struct Policy {
     /// of its neighbours (it has no quantized reader to fold into).
     #[serde(default)]
     pub int8_outputs: bool,
+    /// Op names with no 16-bit form: `--auto-mixed` never widens a value
+    /// they read or write (TFLite's HARD_SWISH has no int16 kernel).
+    #[serde(default)]
+    pub narrow_only: Vec<String>,
+    /// Whether `--auto-mixed` may move ops back to float once widening is
+    /// done (`false` for a target that runs integer ops only: the report
+    /// says the goal was not reached instead).
+    #[serde(default = "yes")]
+    pub float_fallback: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// A fixed 8-bit grid, given for i8; u8 results take the same reals
@@ -87,7 +100,8 @@ impl Policy {
     pub fn parse(src: &str, origin: &str) -> Result<Policy, String> {
         let p: Policy = toml::from_str(src).map_err(|e| format!("{origin}: {e}"))?;
         let mut errs = Vec::new();
-        let listed = p.quantize.iter().chain(p.keep_float.keys()).chain(&p.share_grid).chain(&p.fuse_relu);
+        let listed =
+            p.quantize.iter().chain(p.keep_float.keys()).chain(&p.share_grid).chain(&p.fuse_relu).chain(&p.narrow_only);
         for name in listed.chain(p.fixed_grid.keys()).chain(p.fixed_grid_i16.keys()) {
             if Opcode::from_name(name).is_none() {
                 errs.push(format!("{origin}: unknown op `{name}` (write it as `onnx.Conv`, `core.conv`, ...)"));

@@ -433,6 +433,26 @@ fn auto_mixed_widens_the_activation_whose_rounding_alone_costs_most_first() {
     assert_eq!(ev.int8_mac_share(&q), 0.0);
 }
 
+/// A policy whose target has no 16-bit form of the convs (`narrow_only`)
+/// and no float ops (`float_fallback = false`): `--auto-mixed` widens
+/// nothing and moves nothing, and the outputs stay below the goal.
+#[test]
+fn auto_mixed_respects_narrow_only_ops_and_no_float_fallback() {
+    let m = uneven();
+    let data = set(0..6);
+    let obs = observe(&m, &data).unwrap();
+    let mut opts = Options::default();
+    opts.policy.narrow_only = vec!["core.conv".into()];
+    opts.policy.float_fallback = false;
+    let Mixed { q, ev, moved, .. } = auto_mixed(&m, &obs, &opts, None, &data, goal(0.99), &mut |_| {}).unwrap();
+    assert!(moved.is_empty(), "{moved:?}");
+    assert!(q.acts.values().all(|a| a.qtype == QType::U8) && ev.min_cosine() < 0.99);
+    // With float moves allowed, the convs go to float instead.
+    opts.policy.float_fallback = true;
+    let Mixed { moved, .. } = auto_mixed(&m, &obs, &opts, None, &data, goal(0.99), &mut |_| {}).unwrap();
+    assert!(!moved.is_empty() && moved.iter().all(|mv| mv.to == MovedTo::Float), "{moved:?}");
+}
+
 #[test]
 fn widening_either_end_of_a_folded_affine_chain_widens_both() {
     let m = ir::text::parse_module(AFFINE, "affine.eir", None).expect("parses").module;

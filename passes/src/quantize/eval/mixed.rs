@@ -128,7 +128,9 @@ pub fn auto_mixed(
             .collect();
         (q, ev) = widen(&cx, &mut opts, (q, ev), sens, &mut moved, event)?;
     }
-    (q, ev) = to_float(&cx, &mut opts, (q, ev), &mut moved, event)?;
+    if opts.policy.float_fallback {
+        (q, ev) = to_float(&cx, &mut opts, (q, ev), &mut moved, event)?;
+    }
     Ok(Mixed { q, ev, moved, sensitivity: labelled })
 }
 
@@ -228,6 +230,7 @@ fn widen(
 ) -> Result<(Quantized, Eval), QuantError> {
     let loss = 1.0 - ev.min_cosine();
     let mut pending: Vec<(Value, f64)> = sens.into_iter().take_while(|&(_, c)| 1.0 - c >= WIDEN_SHARE * loss).collect();
+    pending.retain(|&(v, _)| !touches_narrow_only(cx.fp, v, &opts.policy.narrow_only));
     while ev.min_cosine() < cx.goal.cosine {
         // Values widened with a value of their affine chain are done.
         pending.retain(|(v, _)| !q.acts.get(v).is_some_and(|a| a.qtype == QType::I16));
@@ -249,6 +252,16 @@ fn widen(
         moved.push(mv);
     }
     Ok((q, ev))
+}
+
+/// Whether value `v` of `fp` is written or read by an op of `names` (ops
+/// with no 16-bit form).
+fn touches_narrow_only(fp: &Module, v: Value, names: &[String]) -> bool {
+    let listed = |op: &ir::OpData| names.iter().any(|n| n == op.opcode.name());
+    let main = fp.funcs.iter().find(|f| f.name == "main");
+    main.into_iter()
+        .flat_map(|f| f.body.ops.iter().map(move |&id| &f.ops[id]))
+        .any(|op| listed(op) && (op.results.contains(&v) || op.inputs().any(|x| x == v)))
 }
 
 /// Per 8-bit activation of `q`, the worst output cosine of `fp` with only
