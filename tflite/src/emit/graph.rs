@@ -169,7 +169,7 @@ impl Graph {
             let Some((ty, out)) = outs.first() else { continue };
             if let Some((it, name)) = ins.into_iter().find(|(it, _)| it != ty) {
                 return Some(format!(
-                    "TFLite {code:?} computes in its result's type, but reads {it:?} tensor {name} for {ty:?} result {out}: mixed 8/16-bit operands need a 16x8 form the writer does not have yet (quantize this op's neighbours to the same width)"
+                    "TFLite {code:?} computes in its result's type, but reads {it:?} tensor {name} for {ty:?} result {out}: no TFLite kernel mixes 8- and 16-bit operands"
                 ));
             }
         }

@@ -276,7 +276,9 @@ impl<'m> Emitter<'m> {
         self.output_stored(op, i, layout::default_perm(rank))
     }
 
-    /// The output tensor of result `i` of `op`, stored in layout `perm`.
+    /// The output tensor of result `i` of `op`, stored in layout `perm`
+    /// (for a 16-bit op's 8-bit result, the wide tensor it writes:
+    /// [`Self::written_for`]).
     fn output_stored(&mut self, op: &OpData, i: usize, perm: Vec<usize>) -> Result<TensorId, String> {
         let r = *op.results.get(i).ok_or("missing result")?;
         let &qid = self.q_reader.get(&r).ok_or_else(|| {

@@ -31,28 +31,30 @@ pub(in crate::emit) fn minmax(e: &mut Emitter<'_>, op: &OpData, code: tfl::Built
         return Err("a result quantized per channel".into());
     }
     let name = e.value_name(op.results[0]);
+    let to = Target { perm: &perm, q: &q, ty };
     let mut ins = [ty; 2];
     for (k, &v) in operands.iter().enumerate() {
         let label = format!("{name}.{}", ["a", "b"][k]);
         ins[k] = match e.stored(v) {
-            Ok(_) => on_grid(e, v, &perm, &q, ty, &label)?,
-            Err(_) => constant_on_grid(e, v, &perm, &q, ty, &label)?,
+            Ok(_) => on_grid(e, v, &to, &label)?,
+            Err(_) => constant_on_grid(e, v, &to, &label)?,
         };
     }
     e.g.op(code, &ins, &[ty], None);
     Ok(())
 }
 
-/// Activation `v` in layout `perm` on grid `q` (of result tensor `ty`): as
-/// stored, or through a QUANTIZE.
-fn on_grid(
-    e: &mut Emitter<'_>,
-    v: Value,
-    perm: &[usize],
-    q: &Quant,
+/// Where the operands go: the result's layout, grid and tensor.
+struct Target<'a> {
+    perm: &'a [usize],
+    q: &'a Quant,
     ty: TensorId,
-    label: &str,
-) -> Result<TensorId, String> {
+}
+
+/// Activation `v` in the result's layout and on its grid: as stored, or
+/// through a QUANTIZE.
+fn on_grid(e: &mut Emitter<'_>, v: Value, to: &Target<'_>, label: &str) -> Result<TensorId, String> {
+    let Target { perm, q, ty } = *to;
     if e.dims(v)?.len() != perm.len() {
         return Err(format!("{} broadcasts from another rank, which is not written yet", e.value_name(v)));
     }
@@ -68,16 +70,10 @@ fn on_grid(
 }
 
 /// Constant `v` (float, or a dequantized per-tensor integer constant) on
-/// grid `q` by QuantizeLinear's rounding, broadcast to the result's rank
-/// and laid out by `perm`.
-fn constant_on_grid(
-    e: &mut Emitter<'_>,
-    v: Value,
-    perm: &[usize],
-    q: &Quant,
-    ty: TensorId,
-    label: &str,
-) -> Result<TensorId, String> {
+/// the result's grid by QuantizeLinear's rounding, broadcast to its rank
+/// and laid out as it is.
+fn constant_on_grid(e: &mut Emitter<'_>, v: Value, to: &Target<'_>, label: &str) -> Result<TensorId, String> {
+    let Target { perm, q, ty } = *to;
     let vals: Vec<f32> = match e.const_of(v).filter(|c| c.ty.dtype.is_float()) {
         Some(c) => c.to_f64s().ok_or("unreadable constant")?.into_iter().map(|x| x as f32).collect(),
         None => {
