@@ -84,6 +84,23 @@ struct Weight {
     dtype: DType,
 }
 
+impl Weight {
+    /// The real values `scale · (q − zero_point)` of a per-tensor i8 or i16
+    /// constant; `None` for other grids and element types.
+    fn reals(&self) -> Option<Vec<f64>> {
+        let (s, z) = match (&self.scale[..], &self.zero_point[..]) {
+            ([s], [z]) => (*s as f64, *z as f64),
+            _ => return None,
+        };
+        let q: Vec<f64> = match self.dtype {
+            DType::I8 => self.data.iter().map(|&b| b as i8 as f64).collect(),
+            DType::I16 => self.data.chunks_exact(2).map(|b| i16::from_le_bytes([b[0], b[1]]) as f64).collect(),
+            _ => return None,
+        };
+        Some(q.into_iter().map(|q| s * (q - z)).collect())
+    }
+}
+
 /// The quantized constant `v` dequantizes (u8 values moved to i8).
 fn weight(e: &Emitter<'_>, v: Value) -> Result<Weight, String> {
     let not = || format!("{} is not a dequantized constant", e.value_name(v));
@@ -239,11 +256,7 @@ fn unit_slopes(e: &Emitter<'_>, s: Value, xd: &[usize]) -> Option<Vec<f64>> {
         return None;
     }
     let vals = match weight(e, s) {
-        // (`weight` moves u8 to i8; other element types keep PRELU.)
-        Ok(w) if w.scale.len() == 1 && w.dtype == DType::I8 => {
-            w.data.iter().map(|&b| w.scale[0] as f64 * (b as i8 as f64 - w.zero_point[0] as f64)).collect()
-        }
-        Ok(_) => return None,
+        Ok(w) => w.reals()?,
         Err(_) => e.const_of(s).filter(|c| c.ty.dtype.is_float())?.to_f64s()?,
     };
     vals.iter().all(|a| (0.0..=1.0).contains(a)).then_some(vals)
@@ -478,10 +491,11 @@ fn unary_on(
     if let Some((s8, z8)) = fixed {
         let q = e.g.quant(ty).ok_or("output has no grid")?;
         // The int16 kernels write on 1/32768 around 0.
-        let (s, z) = if e.g.dtype(ty) == tfl::TensorType::Int16 { (1.0 / 32768.0, 0) } else { (s8, z8) };
+        let dt = e.g.dtype(ty);
+        let (s, z) = if dt == tfl::TensorType::Int16 { (1.0 / 32768.0, 0) } else { (s8, z8) };
         if q.scale[0] != s || q.zero_point[0] != z {
             return Err(format!(
-                "TFLite's int8 {code:?} writes on scale {s} and zero point {z}, its result's grid is {} / {}",
+                "TFLite's {dt:?} {code:?} writes on scale {s} and zero point {z}, its result's grid is {} / {}",
                 q.scale[0], q.zero_point[0]
             ));
         }
@@ -557,6 +571,25 @@ mod tests {
         let w = exact_weight(&Constant::from_f32s("c", &[vals.len() as u64], vals))?;
         let zp = w.zero_point[0] as f32;
         Some((w.data.iter().map(|&q| (q as i8 as f32 - zp) * w.scale[0]).collect(), w.scale[0]))
+    }
+
+    #[test]
+    fn weight_reals_decode_i8_and_i16_per_tensor_only() {
+        use super::Weight;
+        use ir::DType;
+        let w = |data: Vec<u8>, dtype, scale: Vec<f32>| Weight {
+            dims: vec![2],
+            zero_point: vec![1; scale.len()],
+            data,
+            scale,
+            axis: 0,
+            dtype,
+        };
+        assert_eq!(w(vec![3, 0xff], DType::I8, vec![0.5]).reals(), Some(vec![1.0, -1.0]));
+        let wide = [300i16, -300].iter().flat_map(|v| v.to_le_bytes()).collect();
+        assert_eq!(w(wide, DType::I16, vec![0.5]).reals(), Some(vec![149.5, -150.5]));
+        assert_eq!(w(vec![3, 4], DType::I8, vec![0.5, 0.25]).reals(), None);
+        assert_eq!(w(vec![0; 8], DType::I32, vec![0.5]).reals(), None);
     }
 
     #[test]

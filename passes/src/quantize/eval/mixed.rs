@@ -7,7 +7,7 @@ use crate::optimize::PipelineOptions;
 use crate::quantize::{quantize_corrected, Correction, Options, Precision, QuantError, Quantized};
 use ir::interp::Tensor;
 use ir::{Module, OpId, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// Where `--auto-mixed` moved something.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -230,7 +230,8 @@ fn widen(
 ) -> Result<(Quantized, Eval), QuantError> {
     let loss = 1.0 - ev.min_cosine();
     let mut pending: Vec<(Value, f64)> = sens.into_iter().take_while(|&(_, c)| 1.0 - c >= WIDEN_SHARE * loss).collect();
-    pending.retain(|&(v, _)| !touches_narrow_only(cx.fp, v, &opts.policy.narrow_only));
+    let narrow = narrow_only_values(cx.fp, &opts.policy.narrow_only);
+    pending.retain(|(v, _)| !narrow.contains(v));
     while ev.min_cosine() < cx.goal.cosine {
         // Values widened with a value of their affine chain are done.
         pending.retain(|(v, _)| !q.acts.get(v).is_some_and(|a| a.qtype == QType::I16));
@@ -254,14 +255,13 @@ fn widen(
     Ok((q, ev))
 }
 
-/// Whether value `v` of `fp` is written or read by an op of `names` (ops
-/// with no 16-bit form).
-fn touches_narrow_only(fp: &Module, v: Value, names: &[String]) -> bool {
-    let listed = |op: &ir::OpData| names.iter().any(|n| n == op.opcode.name());
+/// The values of `fp`'s `@main` an op of `names` (ops with no 16-bit form)
+/// reads or writes.
+fn narrow_only_values(fp: &Module, names: &[String]) -> HashSet<Value> {
+    let listed = |op: &&ir::OpData| names.iter().any(|n| n == op.opcode.name());
     let main = fp.funcs.iter().find(|f| f.name == "main");
-    main.into_iter()
-        .flat_map(|f| f.body.ops.iter().map(move |&id| &f.ops[id]))
-        .any(|op| listed(op) && (op.results.contains(&v) || op.inputs().any(|x| x == v)))
+    let ops = main.into_iter().flat_map(|f| f.body.ops.iter().map(move |&id| &f.ops[id]));
+    ops.filter(listed).flat_map(|op| op.inputs().chain(op.results.iter().copied())).collect()
 }
 
 /// Per 8-bit activation of `q`, the worst output cosine of `fp` with only

@@ -208,7 +208,7 @@ fn bias(e: &mut Emitter<'_>, op: &OpData, name: &str, tx: TensorId, w: &Weight, 
             }
             // An 8-bit input read through its 16-bit copy (`widths`) has a
             // scale 128 times finer: the bias is the same real on that grid.
-            let k = if e.g.dtype(tx) == tfl::TensorType::Int16 { [1.0, 128.0] } else { [1.0, 1.0] };
+            let k: &[f32] = if e.g.dtype(tx) == tfl::TensorType::Int16 { &[1.0, 128.0] } else { &[1.0] };
             let mut times = None;
             for (c, (&have, &want)) in bw.scale.iter().cycle().zip(&scales).enumerate().take(n) {
                 let same = k.iter().find(|&&k| ((have - want * k) / (want * k)).abs() <= 1e-5).map(|&k| k as i64);

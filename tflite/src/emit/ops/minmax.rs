@@ -77,11 +77,10 @@ fn constant_on_grid(e: &mut Emitter<'_>, v: Value, to: &Target<'_>, label: &str)
     let vals: Vec<f32> = match e.const_of(v).filter(|c| c.ty.dtype.is_float()) {
         Some(c) => c.to_f64s().ok_or("unreadable constant")?.into_iter().map(|x| x as f32).collect(),
         None => {
-            let w = weight(e, v)?;
-            if w.scale.len() != 1 {
-                return Err(format!("{}: a per-channel constant operand", e.value_name(v)));
-            }
-            w.data.iter().map(|&b| w.scale[0] * (b as i8 as i64 - w.zero_point[0]) as f32).collect()
+            let reals = weight(e, v)?.reals();
+            let reals =
+                reals.ok_or_else(|| format!("{}: a constant operand not on one 8- or 16-bit grid", e.value_name(v)))?;
+            reals.into_iter().map(|x| x as f32).collect()
         }
     };
     let d = e.dims(v)?;
@@ -90,14 +89,12 @@ fn constant_on_grid(e: &mut Emitter<'_>, v: Value, to: &Target<'_>, label: &str)
     }
     let mut dims = vec![1; perm.len() - d.len()];
     dims.extend(&d);
-    let (lo, hi) = if e.g.dtype(ty) == tfl::TensorType::Int16 { (-32768, 32767) } else { (-128, 127) };
     let (s, z) = (q.scale[0], q.zero_point[0] as i32);
-    let bytes: Vec<u8> = if hi == 127 {
-        vals.iter().map(|&x| quantize_f32(x, s, z, lo, hi) as i8 as u8).collect()
+    let (bytes, width): (Vec<u8>, usize) = if e.g.dtype(ty) == tfl::TensorType::Int16 {
+        (vals.iter().flat_map(|&x| (quantize_f32(x, s, z, -32768, 32767) as i16).to_le_bytes()).collect(), 2)
     } else {
-        vals.iter().flat_map(|&x| (quantize_f32(x, s, z, lo, hi) as i16).to_le_bytes()).collect()
+        (vals.iter().map(|&x| quantize_f32(x, s, z, -128, 127) as i8 as u8).collect(), 1)
     };
-    let width = if hi == 127 { 1 } else { 2 };
     let data = layout::permute(&bytes, width, &dims, perm);
     let shape: Vec<usize> = perm.iter().map(|&a| dims[a]).collect();
     Ok(e.g.constant(label, &shape, e.g.dtype(ty), Some(q.clone()), data))
