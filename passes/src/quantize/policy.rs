@@ -54,7 +54,7 @@ pub struct Policy {
     #[serde(default)]
     pub int8_outputs: bool,
     /// Op names with no 16-bit form: `--auto-mixed` never widens a value
-    /// they read or write (TFLite's HARD_SWISH has no int16 kernel).
+    /// they read or write (Vela 5.2 fails on an int16 PRELU).
     #[serde(default)]
     pub narrow_only: Vec<String>,
     /// Whether `--auto-mixed` may move ops back to float once widening is

@@ -125,12 +125,15 @@ fn weight(e: &Emitter<'_>, v: Value) -> Result<Weight, String> {
     Ok(Weight { data, dims, scale, zero_point, axis, dtype })
 }
 
-/// The TFLite fused activation whose clamp on grid `q` equals that of
-/// `act` (the QDQ form applies `act` before rounding; every allowed `act`
-/// is monotone, so it clamps the rounded value to the rounded bounds).
-fn fused(act: Activation, q: &Quant, ty: tfl::TensorType) -> Result<tfl::ActivationFunctionType, String> {
+/// The TFLite fused activation whose clamp on tensor `ty`'s grid equals
+/// that of `act` (the QDQ form applies `act` before rounding; every allowed
+/// `act` is monotone, so it clamps the rounded value to the rounded
+/// bounds). On a wide copy narrowed to 8 bits, the clamps agree within
+/// the range the narrowing keeps (it saturates the rest).
+fn fused(e: &Emitter<'_>, act: Activation, ty: TensorId) -> Result<tfl::ActivationFunctionType, String> {
     use tfl::ActivationFunctionType as A;
-    let (qmin, qmax) = if ty == tfl::TensorType::Int16 { (-32768i64, 32767i64) } else { (-128, 127) };
+    let q = e.g.quant(ty).ok_or("output has no grid")?;
+    let (qmin, qmax) = if e.g.dtype(ty) == tfl::TensorType::Int16 { (-32768i64, 32767i64) } else { (-128, 127) };
     let (s, zp) = (q.scale[0] as f64, q.zero_point[0]);
     let even = |x: f64| (x / s).round_ties_even() as i64 + zp;
     let away = |x: f64| (x / s).round() as i64 + zp;
@@ -156,7 +159,11 @@ fn fused(act: Activation, q: &Quant, ty: tfl::TensorType) -> Result<tfl::Activat
         (A::Relu6, (zp.max(qmin), away(6.0).min(qmax))),
         (A::ReluN1To1, (away(-1.0).max(qmin), away(1.0).min(qmax))),
     ];
-    candidates.iter().find(|c| c.1 == want).map(|c| c.0).ok_or_else(|| {
+    let kept = |(lo, hi): (i64, i64)| match e.narrowed_range(ty) {
+        Some((klo, khi)) => (lo.max(klo), hi.min(khi)),
+        None => (lo, hi),
+    };
+    candidates.iter().find(|c| kept(c.1) == kept(want)).map(|c| c.0).ok_or_else(|| {
         format!("{} clamps to [{}, {}] on its grid, which no TFLite fused activation gives", act.name(), want.0, want.1)
     })
 }
@@ -504,13 +511,27 @@ fn unary_on(
     Ok(())
 }
 
-/// HARD_SWISH, whose kernels take int8 only (LiteRT 2.3 has no int16 one).
+/// HARD_SWISH on int8; on int16 (LiteRT 2.3 has no int16 HARD_SWISH
+/// kernel) `x · hard_sigmoid(x)`: [`affine::hard_sigmoid_of`] onto the
+/// int16 grid 1/32767 (0 and 1 exact), then a 16x8 MUL. Two roundings
+/// where the QDQ form has one: the first errs by at most `|x| / 65534`,
+/// half a step of an int16 grid holding `x`.
 fn hard_swish(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     let tx = e.stored(op.operand(0).ok_or("no input")?)?;
-    if e.g.dtype(tx) == tfl::TensorType::Int16 {
-        return Err("an int16 HardSwish: TFLite's HARD_SWISH has no int16 kernel (quantize it as int8)".into());
+    if e.g.dtype(tx) != tfl::TensorType::Int16 {
+        return unary_on(e, op, tx, B::HardSwish, None);
     }
-    unary_on(e, op, tx, B::HardSwish, None)
+    let (perm, shape) = (e.perm(tx), e.g.shape(tx));
+    let name = format!("{}.hard_sigmoid", e.value_name(op.results[0]));
+    let unit = Quant::tensor(1.0 / 32767.0, 0);
+    let th = e.g.tensor(&name, &shape, tfl::TensorType::Int16, Some(unit));
+    e.set_perm(th, perm.clone());
+    affine::hard_sigmoid_of(e, &name, tx, (1.0 / 6.0, 0.5), th)?;
+    let ty = e.output_stored(op, 0, perm)?;
+    let options =
+        O::MulOptions(Box::new(tfl::MulOptions { fused_activation_function: tfl::ActivationFunctionType::None }));
+    e.g.op(B::Mul, &[tx, th], &[ty], Some(options));
+    Ok(())
 }
 
 fn leaky_relu(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {

@@ -90,6 +90,14 @@ impl Emitter<'_> {
         w
     }
 
+    /// The stored integers of wide copy `w` its narrowing keeps (it
+    /// saturates the rest); `None` for a tensor that is not narrowed.
+    pub(super) fn narrowed_range(&self, w: TensorId) -> Option<(i64, i64)> {
+        let &(_, t) = self.widths.narrowed.iter().find(|(c, _)| *c == w)?;
+        let zp = self.g.quant(t)?.zero_point[0];
+        Some(((-128 - zp) * 128, (127 - zp) * 128))
+    }
+
     /// After writing an op: its 8-bit results narrowed from their wide
     /// copies, and its operands read as their own tensors again.
     /// (`written`: the op was written; else nothing is narrowed.)

@@ -111,16 +111,45 @@ pub(super) fn depthwise_affine(
     if a.len() != 1 || b.len() != 1 {
         return Err(format!("a per-channel affine map of a rank-{} tensor is not written yet", xd.len()));
     }
-    // One map for every element: on a [1, 1, n, 1] view (RESHAPEs keep the bytes).
-    let flat = [1, 1, xd.iter().product(), 1];
+    scalar_affine(e, &name, tx, (a[0], b[0]), act, ty)
+}
+
+/// HardSigmoid `clip(alpha·x + beta, 0, 1)` of tensor `tx`, in whatever
+/// layout it is stored, into tensor `ty` (HardSwish's int16 form).
+pub(super) fn hard_sigmoid_of(
+    e: &mut Emitter<'_>,
+    name: &str,
+    tx: TensorId,
+    alpha_beta: (f64, f64),
+    ty: TensorId,
+) -> Result<(), String> {
+    scalar_affine(e, name, tx, alpha_beta, Activation::Clip { min: 0.0, max: 1.0 }, ty)
+}
+
+/// `act(a·x + b)`, one map for every element of tensor `tx` (any layout)
+/// into `ty` of the same shape: a stored rank-4 tensor's last axis as the
+/// channels, any other on a `[1, 1, n, 1]` view (RESHAPEs keep the bytes).
+fn scalar_affine(
+    e: &mut Emitter<'_>,
+    name: &str,
+    tx: TensorId,
+    (a, b): (f64, f64),
+    act: Activation,
+    ty: TensorId,
+) -> Result<(), String> {
+    let s = e.g.shape(tx);
+    if let [n, h, w, c] = s[..] {
+        return depthwise_affine_to(e, name, tx, &[n, c, h, w], (&[a], &[b]), act, ty);
+    }
+    let flat = [1, 1, s.iter().product(), 1];
     let (vx, vy) = (
         e.g.tensor(&format!("{name}.flat_in"), &flat, e.g.dtype(tx), e.g.quant(tx)),
         e.g.tensor(&format!("{name}.flat_out"), &flat, e.g.dtype(ty), e.g.quant(ty)),
     );
     reshape_into(e, tx, vx, &flat, &format!("{name}.flat_in"));
-    depthwise_affine_to(e, &name, vx, &[1, 1, 1, flat[2]], (a, b), act, vy)?;
+    depthwise_affine_to(e, name, vx, &[1, 1, 1, flat[2]], (&[a], &[b]), act, vy)?;
     let shape = e.g.shape(ty);
-    reshape_into(e, vy, ty, &shape, &name);
+    reshape_into(e, vy, ty, &shape, name);
     Ok(())
 }
 
@@ -165,7 +194,7 @@ pub(super) fn depthwise_affine_to(
         bias.push(q as i64);
         bs.push((sx * scale) as f32);
     }
-    let act = fused(act, &e.g.quant(ty).ok_or("output has no grid")?, e.g.dtype(ty))?;
+    let act = fused(e, act, ty)?;
     let wq = Quant { scale: ws, zero_point: vec![0; c], axis: 3 };
     let tw = e.g.constant(&format!("{name}.scale"), &[1, 1, 1, c], tfl::TensorType::Int8, Some(wq), w);
     let bq = Quant { scale: bs, zero_point: vec![0; c], axis: 0 };

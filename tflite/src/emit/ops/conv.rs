@@ -86,7 +86,7 @@ pub(super) fn conv(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     let kernel = [w.dims[2], w.dims[3]];
     let (tin, padding) = window_input(e, op, tx, &xd, &yd, &kernel, None)?;
     let ty = e.output(op)?;
-    let act = fused(activation_of(op)?, &e.g.quant(ty).ok_or("output has no grid")?, e.g.dtype(ty))?;
+    let act = fused(e, activation_of(op)?, ty)?;
     let name = e.value_name(op.results[0]);
     let (perm, axis) = if depthwise { ([1, 2, 3, 0], 3) } else { ([0, 2, 3, 1], 0) };
     let tw = weight_tensor(e, &name, &w, &perm, axis);
@@ -150,7 +150,7 @@ pub(super) fn conv_transpose(e: &mut Emitter<'_>, op: &OpData) -> Result<(), Str
         _ => return Err(format!("pads {pads:?} (output {yd:?}) are neither TFLite's SAME nor VALID")),
     };
     let ty = e.output(op)?;
-    fused(activation_of(op)?, &e.g.quant(ty).ok_or("output has no grid")?, e.g.dtype(ty))
+    fused(e, activation_of(op)?, ty)
         .ok()
         .filter(|&a| a == tfl::ActivationFunctionType::None)
         .ok_or("TFLite's TRANSPOSE_CONV fuses no activation")?;
@@ -267,7 +267,7 @@ pub(super) fn linear(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     // FULLY_CONNECTED takes [out, in]: B itself when transposed, else Bᵀ.
     let perm = if trans { [0, 1] } else { [1, 0] };
     let ty = e.output(op)?;
-    let act = fused(activation_of(op)?, &e.g.quant(ty).ok_or("output has no grid")?, e.g.dtype(ty))?;
+    let act = fused(e, activation_of(op)?, ty)?;
     let name = e.value_name(op.results[0]);
     let tw = weight_tensor(e, &name, &w, &perm, 0);
     let tb = bias(e, op, &name, ta, &w, w.dims[perm[0]])?;
