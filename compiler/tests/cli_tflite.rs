@@ -292,3 +292,41 @@ fn a_heads_concatenation_runs_in_the_layout_its_inputs_share() {
     let listing = text(&edgec(&["inspect", s(&o)]).stdout);
     assert!(listing.contains("Concatenation") && !listing.contains("Transpose "), "{listing}");
 }
+
+#[test]
+fn an_op_with_no_integer_form_is_a_float_island_on_the_cpu() {
+    // Sqrt has no int8 TFLite form: it is written in float32 between a
+    // DEQUANTIZE and a QUANTIZE, and `edgec report` places it on the CPU.
+    let src = r#"module @m attributes {phase = "onnx"} {
+  func @main(%x: f32[1, 4, 4, 4]) -> (f32[1, 4, 4, 4]) {
+    %r = onnx.Relu %x : f32[1, 4, 4, 4] loc("pos" op "Relu")
+    %s = onnx.Sqrt %r : f32[1, 4, 4, 4] loc("root" op "Sqrt")
+    %y = onnx.Relu %s : f32[1, 4, 4, 4] loc("act" op "Relu")
+    return %y
+  }
+}"#;
+    let dir = tempfile::tempdir().expect("tmp");
+    let (out, o) = compile_shaped(dir.path(), src, &[1, 4, 4, 4], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let listing = text(&edgec(&["inspect", s(&o)]).stdout);
+    for op in [" Dequantize ", " Sqrt ", " Quantize "] {
+        assert!(listing.contains(op), "no{op}:\n{listing}");
+    }
+    assert!(listing.contains("Float32"), "{listing}");
+    let report = edgec(&["report", s(&dir.path().join("head.eir")), "--target", "ethos-u55-256"]);
+    let r = text(&report.stdout);
+    assert_eq!(report.status.code(), Some(0), "{}", text(&report.stderr));
+    let row = r.lines().find(|l| l.contains("onnx.Sqrt")).unwrap_or_else(|| panic!("no Sqrt row:\n{r}"));
+    assert!(row.contains("cpu"), "{r}");
+    assert!(r.contains("float32 SQRT on the host CPU"), "{r}");
+    // A float result as the graph's output has no int8 tensor: a located error.
+    let dir = tempfile::tempdir().expect("tmp");
+    let last =
+        src.replace("%y = onnx.Relu %s", "%y = onnx.Sqrt %r").replace("\"act\" op \"Relu\"", "\"out\" op \"Sqrt\"");
+    let last = last.replace("    %s = onnx.Sqrt %r : f32[1, 4, 4, 4] loc(\"root\" op \"Sqrt\")\n", "");
+    let (out, o) = compile_shaped(dir.path(), &last, &[1, 4, 4, 4], &[]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("output #0") && err.contains("not a quantized value"), "{err}");
+    assert!(!o.exists());
+}

@@ -161,7 +161,7 @@ def row(r, a):
     v = r["vela"]
     vela = "Vela failed" if v is None else f"{v[0]}/{v[0] + v[1]} ({100 * v[0] / max(1, v[0] + v[1]):.1f}%)"
     close = all(o["max_lsb"] <= a.max_lsb or o["cosine_vs_edgec"] >= a.min_cosine for o in r["lite"])
-    ok = close and v is not None and (v[1] == 0 or a.placement_only)
+    ok = close and v is not None and (v[1] == 0 or a.placement_only or a.allow_cpu)
     preds = []
     for t, (cyc, vcyc, fall, vcpu) in r.get("predicted", {}).items():
         ratio = cyc / vcyc if vcyc else float("inf")
@@ -193,6 +193,8 @@ def main():
                     help="comma-separated Ethos-U profiles (= Vela accelerator configs) to check the report on")
     ap.add_argument("--placement-only", action="store_true",
                     help="operators may run on the CPU; `edgec report` must predict which (cycles not compared)")
+    ap.add_argument("--allow-cpu", action="store_true",
+                    help="operators may run on the CPU, placement not compared (CPU islands the report does not model)")
     ap.add_argument("models", nargs="+")
     a = ap.parse_args()
     print("| model | TFLite operators | max LSB vs edgec | elements differing | cosine vs edgec | cosine vs FP32 "

@@ -4,7 +4,11 @@ seeded input), for `check_wild.py --wild OUT`.
 
     op_models.py OUT            the operator forms (all on the NPU)
     op_models.py --limits OUT   windows at and past Vela's constraints
-                                (the profiles' `limits`): some on the CPU
+                                (the profiles' `limits`) and ops with no
+                                integer form (float32 CPU islands): some
+                                on the CPU
+    op_models.py --islands OUT  CPU islands whose placement the report
+                                does not model yet
 
 Weights and inputs come from a fixed seed, so the files are the same on
 every run. Each operator reads the graph inputs, so the check compares one
@@ -171,13 +175,42 @@ def limit_models():
     # Vela 5.2 splits tensors past its older 65535-per-dim limit into several
     # NPU operations (a 2^20-wide conv into 16384): no dim limit to predict.
     m["lim_dim_65536"] = model("c", [node("Sigmoid", ["x"])], [], (1, 1, 1, 65536), in_shape=(1, 1, 1, 65536))
+    # No integer TFLite form: float32 between DEQUANTIZE and QUANTIZE, on the CPU.
+    # GELU as exporters write it (x/2 · (1 + erf(x/√2))), found by edgec's
+    # recognition rules, between int8 ops (a Relu, exact on the integers, and
+    # a 1×1 conv: one rounding each side of the island).
+    mk = helper.make_node
+    w1 = conv_w("w1", C, C, 1)
+    m["cpu_gelu"] = model("c", [mk("Relu", ["x"], ["x1"]), mk("Div", ["x1", "r2"], ["d"]),
+                                mk("Erf", ["d"], ["e"]), mk("Add", ["e", "one"], ["p"]), mk("Mul", ["x1", "p"], ["h"]),
+                                mk("Mul", ["h", "half"], ["g"]), conv("g", "y", "w1", "b8")],
+                          [w1, b8, const("r2", 2 ** 0.5), const("one", 1.0), const("half", 0.5)], x16,
+                          in_shape=x16)
+    return m
+
+
+def island_models():
+    """(name, ModelProto): float32 CPU islands whose placement `edgec report`
+    does not model yet (a division by an activation; a step by a constant
+    that only a float op reads), checked against edgec's interpreter only."""
+    m = {}
+    x16 = (1, C, 16, 16)
+    mk = helper.make_node
+    # x / sqrt(x² + 1): the step (+1) is applied in float with the SQRT reading it.
+    m["cpu_rsqrt_scale"] = model("c", [mk("Mul", ["x", "x"], ["s"]), mk("Add", ["s", "one"], ["v"]),
+                                       mk("Sqrt", ["v"], ["r"]), node("Div", ["x", "r"])],
+                                 [const("one", 1.0)], x16, in_shape=x16)
+    seq = (1, 16, 32)
+    m["cpu_layernorm"] = model("c", [node("LayerNormalization", ["x", "g", "bt"], axis=-1, epsilon=1e-5)],
+                               [const("g", RNG.normal(1, 0.2, 32)), const("bt", RNG.normal(0, 0.2, 32))], seq,
+                               in_shape=seq)
     return m
 
 
 def main():
-    limits = sys.argv[1] == "--limits"
+    kind = {"--limits": limit_models, "--islands": island_models}
     out = Path(sys.argv[-1])
-    ms = limit_models() if limits else models()
+    ms = kind.get(sys.argv[1], models)()
     for name, mp in ms.items():
         d = out / "models" / name / "test_data_set_0"
         d.mkdir(parents=True, exist_ok=True)

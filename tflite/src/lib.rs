@@ -11,5 +11,5 @@ pub mod emit;
 pub mod inspect;
 pub mod schema;
 
-pub use emit::{emit, has_form, EmitError, Emitted};
+pub use emit::{emit, has_cpu_form, has_form, EmitError, Emitted};
 pub use inspect::{inspect, InspectError};

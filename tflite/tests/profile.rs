@@ -1,7 +1,9 @@
 //! The Ethos-U profile's support list is the TFLite writer's: an op the
 //! profile places on the NPU has a TFLite form (or `edgec report` would
 //! promise what `--emit tflite` cannot write), and every op the writer
-//! handles is placed on the NPU (or extraction would avoid it for nothing).
+//! handles is placed on the NPU (or extraction would avoid it for nothing);
+//! an op the writer writes only in float32 is placed on the CPU with that
+//! reason.
 
 use ir::ops::Family;
 use ir::Opcode;
@@ -29,6 +31,11 @@ fn differences(profile: &TargetProfile) -> Vec<String> {
         let writer = edgec_tflite::has_form(op) || (op.family() == Family::Quant && op.name().starts_with("quant."));
         if supported != writer {
             differ.push(format!("{} (profile: {supported}, writer: {writer})", op.name()));
+        }
+        // An op written only in float: the profile says it runs on the CPU, and why.
+        let reason = profile.rule(op).reason.as_deref().unwrap_or("");
+        if edgec_tflite::has_cpu_form(op) && !writer && !reason.contains("float32") {
+            differ.push(format!("{} (a CPU island in the writer, the profile's reason: {reason:?})", op.name()));
         }
     }
     differ

@@ -64,7 +64,10 @@ impl Report {
             self.const_bytes / 1024.0
         );
         if let Some(v) = &self.vela {
-            let cpu = if v.cpu_ops.is_empty() { "none".to_string() } else { v.cpu_ops.join(", ") };
+            let mut cpu = if v.cpu_ops.is_empty() { "none".to_string() } else { v.cpu_ops.join(", ") };
+            if v.cpu_conversions > 0 {
+                cpu += &format!(" (and {} DEQUANTIZE/QUANTIZE at their float edges)", v.cpu_conversions);
+            }
             let _ =
                 writeln!(s, "vela ({}): {:.0} cycles; {} NPU rows; on the CPU: {cpu}", v.file, v.cycles, v.npu_rows);
             if let Some(c) = self.cycles.filter(|_| v.cycles > 0.0) {

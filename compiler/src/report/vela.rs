@@ -14,8 +14,13 @@ pub struct Vela {
     pub cycles: f64,
     /// Rows Vela placed on the NPU.
     pub npu_rows: usize,
-    /// Rows Vela left to the CPU, with their original operators.
+    /// Rows Vela left to the CPU, with their original operators (the
+    /// model's ops: conversions counted apart).
     pub cpu_ops: Vec<String>,
+    /// CPU rows that are DEQUANTIZE or QUANTIZE: the float edges of the
+    /// writer's CPU islands (ops it writes in float32, which Vela never
+    /// runs), not ops of the model.
+    pub cpu_conversions: usize,
 }
 
 /// Read and parse the per-layer CSV at `path`.
@@ -36,7 +41,7 @@ pub fn read(path: &str, text: &str) -> Result<Vela, String> {
         })
     };
     let (orig, target, cycles) = (col("Original Operator")?, col("Target")?, col("Op Cycles")?);
-    let mut out = Vela { file: path.to_string(), cycles: 0.0, npu_rows: 0, cpu_ops: Vec::new() };
+    let mut out = Vela { file: path.to_string(), cycles: 0.0, npu_rows: 0, cpu_ops: Vec::new(), cpu_conversions: 0 };
     let mut errors = Vec::new();
     for (i, line) in lines {
         let f: Vec<&str> = line.split(',').map(str::trim).collect();
@@ -50,6 +55,7 @@ pub fn read(path: &str, text: &str) -> Result<Vela, String> {
         }
         match f[target] {
             "NPU" => out.npu_rows += 1,
+            _ if matches!(f[orig], "Dequantize" | "Quantize") => out.cpu_conversions += 1,
             _ => out.cpu_ops.push(f[orig].to_string()),
         }
     }
@@ -68,11 +74,14 @@ mod tests {
 
     #[test]
     fn sums_cycles_and_lists_cpu_operators() {
-        let csv = format!("{HEADER}Conv2D,Conv2D,NPU,100,a\nHardSwish,LUT,NPU,0,a\nGelu,Gelu,CPU,7,b\n");
+        let island = "Dequantize,Passthrough,CPU,0,g.f32\nGelu,Passthrough,CPU,7,g\nQuantize,Passthrough,CPU,0,q\n";
+        let csv =
+            format!("{HEADER}Conv2D,Conv2D,NPU,100,a\nHardSwish,LUT,NPU,0,a\nQuantize,Quantize,NPU,1,r\n{island}");
         let v = read("m.csv", &csv).unwrap();
-        assert_eq!(v.cycles, 107.0);
-        assert_eq!(v.npu_rows, 2);
+        assert_eq!(v.cycles, 108.0);
+        assert_eq!(v.npu_rows, 3);
         assert_eq!(v.cpu_ops, vec!["Gelu".to_string()]);
+        assert_eq!(v.cpu_conversions, 2);
     }
 
     #[test]

@@ -254,6 +254,7 @@ fn op_version(code: tfl::BuiltinOperator) -> i32 {
         | B::ResizeBilinear
         | B::ResizeNearestNeighbor
         | B::Quantize
+        | B::Dequantize
         | B::Relu
         | B::Relu6
         | B::LeakyRelu

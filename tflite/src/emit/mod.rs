@@ -82,6 +82,13 @@ pub fn has_form(op: Opcode) -> bool {
     matches!(op, Opcode::CoreConst | Opcode::QuantizeLinear | Opcode::DequantizeLinear) || ops::lowering(op).is_some()
 }
 
+/// Whether the writer has a float32 TFLite form for `op`, which Vela leaves
+/// to the host CPU (written where the op has no int8 form, or reads a
+/// value only float ops compute).
+pub fn has_cpu_form(op: Opcode) -> bool {
+    ops::has_float_form(op)
+}
+
 /// The TFLite model of `m`'s `@main`.
 pub fn emit(m: &Module) -> Result<Emitted, EmitError> {
     let f = m.func("main").ok_or_else(|| EmitError(vec!["the module has no @main function".into()]))?;
@@ -147,6 +154,8 @@ struct Emitter<'m> {
     float_of: HashMap<Value, TensorId>,
     /// The tensor of each QuantizeLinear result (and quantized input).
     quantized: HashMap<Value, TensorId>,
+    /// The float32 tensor of each float value a CPU island reads or writes.
+    real_of: HashMap<Value, TensorId>,
     /// The first QuantizeLinear reading each value.
     q_reader: HashMap<Value, OpId>,
     /// Float values an affine map of a stored tensor computes, not written
@@ -179,6 +188,7 @@ impl<'m> Emitter<'m> {
             g: Graph::new(),
             float_of: HashMap::new(),
             quantized: HashMap::new(),
+            real_of: HashMap::new(),
             q_reader,
             pending: HashMap::new(),
             perms: HashMap::new(),
@@ -196,6 +206,7 @@ impl<'m> Emitter<'m> {
             Opcode::CoreConst => Ok(()),
             Opcode::QuantizeLinear => self.quantize(op),
             Opcode::DequantizeLinear => self.dequantize(op),
+            _ if ops::is_float(self, op) => ops::lower_float(self, op),
             _ => {
                 let before = self.g.op_count();
                 let saved = self.widen_operands(op)?;
@@ -218,6 +229,14 @@ impl<'m> Emitter<'m> {
                 return Ok(());
             }
             let out = self.g.tensor(&self.value_name(r), &self.g.shape(t), self.g.dtype(t), Some(q));
+            self.g.op(tfl::BuiltinOperator::Quantize, &[t], &[out], None);
+            self.set_perm(out, self.perm(t));
+            self.quantized.insert(r, out);
+            return Ok(());
+        }
+        if let Some(&t) = self.real_of.get(&x) {
+            // A float op's result: quantized by a QUANTIZE.
+            let out = self.g.tensor(&self.value_name(r), &self.g.shape(t), tensor_type(self.f.ty(r).dtype)?, Some(q));
             self.g.op(tfl::BuiltinOperator::Quantize, &[t], &[out], None);
             self.set_perm(out, self.perm(t));
             self.quantized.insert(r, out);

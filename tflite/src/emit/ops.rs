@@ -13,6 +13,7 @@
 
 mod affine;
 mod conv;
+mod float;
 mod minmax;
 mod movement;
 
@@ -27,6 +28,21 @@ use tfl::BuiltinOptions as O;
 
 /// The writer of one op's TFLite form.
 type Lower = fn(&mut Emitter<'_>, &OpData) -> Result<(), String>;
+
+/// Whether `op` is written in float32 for the host CPU ([`float`]).
+pub(super) fn is_float(e: &Emitter<'_>, op: &OpData) -> bool {
+    float::wants_float(e, op)
+}
+
+/// Write `op` in float32 ([`float`]).
+pub(super) fn lower_float(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
+    float::lowering(op.opcode).ok_or("has no TFLite float form")?(e, op)
+}
+
+/// Whether TFLite has a float32 form of `op` the writer emits.
+pub(super) fn has_float_form(op: Opcode) -> bool {
+    float::lowering(op).is_some()
+}
 
 /// Write `op`, a float op between quantized tensors.
 pub(super) fn lower(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {

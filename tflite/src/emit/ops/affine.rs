@@ -33,15 +33,23 @@ pub(super) fn is_step(e: &Emitter<'_>, op: &OpData) -> bool {
         return true;
     }
     match (e.dims(ins[k]), e.dims(ins[1 - k])) {
-        (Ok(kd), Ok(xd)) => kd.iter().product::<usize>() == 1 || per_channel(&kd, &xd),
+        (Ok(kd), Ok(xd)) => channels_of(&kd, &xd).is_some(),
         _ => true,
     }
 }
 
-/// A constant of dims `kd` holds one value per channel of a rank-4 `xd`.
-fn per_channel(kd: &[usize], xd: &[usize]) -> bool {
-    let channels = xd.get(1).copied().unwrap_or(1);
-    xd.len() == 4 && kd.len() == 4 && kd.iter().enumerate().all(|(i, &d)| d == 1 || i == 1 && d == channels)
+/// How many values a constant of dims `kd` holds against a value of dims
+/// `xd`, as an affine map's coefficients: one for all; one per channel of
+/// a rank-4 NCHW value; or, for any other rank, one per element of the last
+/// axis (a LayerNorm's scale). Either way one per element of the last
+/// stored axis, which the map's 1×1 depthwise convolution takes as channels.
+fn channels_of(kd: &[usize], xd: &[usize]) -> Option<usize> {
+    let n: usize = kd.iter().product();
+    let ones_but = |i: usize| kd.iter().enumerate().all(|(j, &d)| d == 1 || j == i);
+    let channels = xd.len() == 4 && kd.len() == 4 && ones_but(1) && kd[1] == xd[1];
+    let last_axis =
+        xd.len() != 4 && kd.len() <= xd.len() && ones_but(kd.len().saturating_sub(1)) && xd.last() == Some(&n);
+    (n == 1 || channels || last_axis).then_some(n)
 }
 
 /// An Add, Sub, Mul or Div of an activation (or of a pending affine map)
@@ -60,9 +68,8 @@ pub(super) fn step(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
         Some(p) => p.clone(),
         None => (e.activation(x)?, e.dims(x)?, vec![1.0], vec![0.0]),
     };
-    let channels = xd.get(1).copied().unwrap_or(1);
     let kd = e.dims(ins[k])?;
-    if c.len() != 1 && !(per_channel(&kd, &xd) && c.len() == channels) {
+    if channels_of(&kd, &xd) != Some(c.len()) {
         return Err(format!("a step by a constant of shape {kd:?} is not per channel of {xd:?}"));
     }
     let widen = |v: &mut Vec<f64>, n: usize| {
@@ -108,10 +115,7 @@ pub(super) fn depthwise_affine(
     if xd.len() == 4 {
         return depthwise_affine_to(e, &name, tx, xd, (a, b), act, ty);
     }
-    if a.len() != 1 || b.len() != 1 {
-        return Err(format!("a per-channel affine map of a rank-{} tensor is not written yet", xd.len()));
-    }
-    scalar_affine(e, &name, tx, (a[0], b[0]), act, ty)
+    flat_affine(e, &name, tx, (a, b), act, ty)
 }
 
 /// HardSigmoid `clip(alpha·x + beta, 0, 1)` of tensor `tx`, in whatever
@@ -123,31 +127,39 @@ pub(super) fn hard_sigmoid_of(
     alpha_beta: (f64, f64),
     ty: TensorId,
 ) -> Result<(), String> {
-    scalar_affine(e, name, tx, alpha_beta, Activation::Clip { min: 0.0, max: 1.0 }, ty)
+    let s = e.g.shape(tx);
+    let (a, b) = ([alpha_beta.0], [alpha_beta.1]);
+    let clip = Activation::Clip { min: 0.0, max: 1.0 };
+    if let [n, h, w, c] = s[..] {
+        return depthwise_affine_to(e, name, tx, &[n, c, h, w], (&a, &b), clip, ty);
+    }
+    flat_affine(e, name, tx, (&a, &b), clip, ty)
 }
 
-/// `act(a·x + b)`, one map for every element of tensor `tx` (any layout)
-/// into `ty` of the same shape: a stored rank-4 tensor's last axis as the
-/// channels, any other on a `[1, 1, n, 1]` view (RESHAPEs keep the bytes).
-fn scalar_affine(
+/// `act(a·x + b)` of tensor `tx` stored in its value's axis order into
+/// `ty` of the same shape, `a` and `b` one value or one per element of the
+/// last axis: on a `[1, 1, n / C, C]` view (RESHAPEs keep the bytes).
+fn flat_affine(
     e: &mut Emitter<'_>,
     name: &str,
     tx: TensorId,
-    (a, b): (f64, f64),
+    (a, b): (&[f64], &[f64]),
     act: Activation,
     ty: TensorId,
 ) -> Result<(), String> {
     let s = e.g.shape(tx);
-    if let [n, h, w, c] = s[..] {
-        return depthwise_affine_to(e, name, tx, &[n, c, h, w], (&[a], &[b]), act, ty);
+    let n: usize = s.iter().product();
+    let c = a.len().max(b.len());
+    if s.last() != Some(&c) && c != 1 {
+        return Err(format!("affine coefficients of {c} values for a tensor of shape {s:?}"));
     }
-    let flat = [1, 1, s.iter().product(), 1];
+    let flat = [1, 1, n / c, c];
     let (vx, vy) = (
         e.g.tensor(&format!("{name}.flat_in"), &flat, e.g.dtype(tx), e.g.quant(tx)),
         e.g.tensor(&format!("{name}.flat_out"), &flat, e.g.dtype(ty), e.g.quant(ty)),
     );
     reshape_into(e, tx, vx, &flat, &format!("{name}.flat_in"));
-    depthwise_affine_to(e, name, vx, &[1, 1, 1, flat[2]], (&[a], &[b]), act, vy)?;
+    depthwise_affine_to(e, name, vx, &[1, c, 1, n / c], (a, b), act, vy)?;
     let shape = e.g.shape(ty);
     reshape_into(e, vy, ty, &shape, name);
     Ok(())
@@ -210,4 +222,25 @@ pub(super) fn depthwise_affine_to(
     }));
     e.g.op(B::DepthwiseConv2d, &[tx, tw, tb], &[ty], Some(options));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::channels_of;
+
+    #[test]
+    fn step_constants_hold_one_value_per_last_stored_axis_element() {
+        // One value for all, of any rank (a scalar has no dims).
+        assert_eq!(channels_of(&[], &[1, 8, 4, 4]), Some(1));
+        assert_eq!(channels_of(&[1, 1], &[1, 128]), Some(1));
+        // Per channel of a rank-4 NCHW value (stored NHWC: channels last).
+        assert_eq!(channels_of(&[1, 8, 1, 1], &[1, 8, 4, 4]), Some(8));
+        assert_eq!(channels_of(&[8, 1, 1], &[1, 8, 4, 4]), None);
+        // Along the last axis of any other rank (a LayerNorm's scale).
+        assert_eq!(channels_of(&[128], &[1, 128]), Some(128));
+        assert_eq!(channels_of(&[1, 1, 32], &[1, 16, 32]), Some(32));
+        assert_eq!(channels_of(&[16, 1], &[1, 16, 32]), None);
+        // A rank-4 value's last axis is W, not stored last.
+        assert_eq!(channels_of(&[4], &[1, 8, 4, 4]), None);
+    }
 }
