@@ -11,7 +11,7 @@ fn f32t(dims: &[u64]) -> TensorType {
 fn query(p: &TargetProfile, op: &str, attrs: &Attrs, ins: &[&TensorType], outs: &[TensorType]) -> (Support, f64) {
     let ins: Vec<Option<&TensorType>> = ins.iter().map(|t| Some(*t)).collect();
     let opcode = Opcode::from_name(op).unwrap_or_else(|| panic!("unknown op {op}"));
-    let q = OpQuery { opcode, attrs, inputs: &ins, outputs: outs };
+    let q = OpQuery { opcode, attrs, inputs: &ins, outputs: outs, consts: &[] };
     (p.support(&q), p.cost_ns(&q))
 }
 

@@ -61,11 +61,13 @@ pub fn op_histogram(m: &ir::Module) -> BTreeMap<&'static str, usize> {
 }
 
 /// Call `k` with the profile query of op `op` of `f` (its opcode,
-/// attributes, operand and result types).
+/// attributes, operand and result types, which operands are constants).
 pub fn with_query<R>(f: &ir::Function, op: &ir::OpData, k: impl FnOnce(&OpQuery) -> R) -> R {
     let inputs: Vec<Option<&ir::TensorType>> = op.operands.iter().map(|o| o.map(|v| f.ty(v))).collect();
     let outputs: Vec<ir::TensorType> = op.results.iter().map(|&v| f.ty(v).clone()).collect();
-    k(&OpQuery { opcode: op.opcode, attrs: &op.attrs, inputs: &inputs, outputs: &outputs })
+    let is_const = |v: ir::Value| matches!(f.values[v].def, ir::ValueDef::Result(d, _) if f.ops[d].opcode == ir::Opcode::CoreConst);
+    let consts: Vec<bool> = op.operands.iter().map(|o| o.is_some_and(is_const)).collect();
+    k(&OpQuery { opcode: op.opcode, attrs: &op.attrs, inputs: &inputs, outputs: &outputs, consts: &consts })
 }
 
 /// Ops of `m` the target does not run natively, grouped by reason.

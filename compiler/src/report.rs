@@ -134,8 +134,9 @@ pub fn build(m: &Module, t: &TargetProfile, model: &str) -> Result<Report, Strin
     let mut crossing = Vec::new();
     let mut producer_place: HashMap<Value, String> = Default::default();
     let live: Vec<OpId> = f.live_ops().into_iter().filter(|&id| f.ops[id].opcode != Opcode::CoreConst).collect();
-    let support: HashMap<OpId, Support> =
+    let mut support: HashMap<OpId, Support> =
         live.iter().map(|&id| (id, crate::optimize::with_query(f, &f.ops[id], |q| t.support(q)))).collect();
+    steps_join_their_readers(f, &live, &is_const, &mut support);
     let fused = fusions(f, t, &live, &support);
     for &id in &live {
         let op = &f.ops[id];
@@ -174,6 +175,40 @@ pub fn build(m: &Module, t: &TargetProfile, model: &str) -> Result<Report, Strin
         ops,
         segments,
     })
+}
+
+/// A step by a constant (an Add, Sub, Mul or Div of one activation and one
+/// constant) that only fallback ops read falls back too: quantization
+/// gives such a step no grid of its own (it is folded into its readers),
+/// so it is computed in float with the ops reading it, on the fallback.
+/// Readers are placed before their producers (reverse program order), so a
+/// chain of steps follows its last reader.
+fn steps_join_their_readers(
+    f: &Function,
+    live: &[OpId],
+    is_const: &dyn Fn(Value) -> bool,
+    support: &mut HashMap<OpId, Support>,
+) {
+    let mut readers: HashMap<Value, Vec<OpId>> = HashMap::new();
+    for &id in live {
+        f.ops[id].inputs().for_each(|v| readers.entry(v).or_default().push(id));
+    }
+    let results: std::collections::HashSet<Value> = f.body.results.iter().copied().collect();
+    for &id in live.iter().rev() {
+        let op = &f.ops[id];
+        let ins: Vec<Value> = op.inputs().collect();
+        let step = matches!(op.opcode, Opcode::Add | Opcode::Sub | Opcode::Mul | Opcode::Div)
+            && ins.len() == 2
+            && ins.iter().filter(|&&v| is_const(v)).count() == 1;
+        let r = op.results[0];
+        let users = readers.get(&r).map_or(&[][..], Vec::as_slice);
+        let on_fallback = |u: &OpId| support.get(u).is_some_and(|s| !s.is_yes());
+        if step && support[&id].is_yes() && !results.contains(&r) && !users.is_empty() && users.iter().all(on_fallback)
+        {
+            let why = "a step by a constant that only fallback ops read: computed in float with them";
+            support.insert(id, Support::No(why.into()));
+        }
+    }
 }
 
 /// Maximal runs of rows with one placement; `crossing[i]`: the bytes row

@@ -296,11 +296,15 @@ fn a_heads_concatenation_runs_in_the_layout_its_inputs_share() {
 #[test]
 fn an_op_with_no_integer_form_is_a_float_island_on_the_cpu() {
     // Sqrt has no int8 TFLite form: it is written in float32 between a
-    // DEQUANTIZE and a QUANTIZE, and `edgec report` places it on the CPU.
+    // DEQUANTIZE and a QUANTIZE, and `edgec report` places it on the CPU;
+    // so is the step by a constant only it reads (no grid of its own).
     let src = r#"module @m attributes {phase = "onnx"} {
+  const @eps : f32[] = dense<[0.5]>
   func @main(%x: f32[1, 4, 4, 4]) -> (f32[1, 4, 4, 4]) {
     %r = onnx.Relu %x : f32[1, 4, 4, 4] loc("pos" op "Relu")
-    %s = onnx.Sqrt %r : f32[1, 4, 4, 4] loc("root" op "Sqrt")
+    %e = core.const {value = @eps} : f32[]
+    %a = onnx.Add %r, %e : f32[1, 4, 4, 4] loc("shift" op "Add")
+    %s = onnx.Sqrt %a : f32[1, 4, 4, 4] loc("root" op "Sqrt")
     %y = onnx.Relu %s : f32[1, 4, 4, 4] loc("act" op "Relu")
     return %y
   }
@@ -309,7 +313,7 @@ fn an_op_with_no_integer_form_is_a_float_island_on_the_cpu() {
     let (out, o) = compile_shaped(dir.path(), src, &[1, 4, 4, 4], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let listing = text(&edgec(&["inspect", s(&o)]).stdout);
-    for op in [" Dequantize ", " Sqrt ", " Quantize "] {
+    for op in [" Dequantize ", " Add ", " Sqrt ", " Quantize "] {
         assert!(listing.contains(op), "no{op}:\n{listing}");
     }
     assert!(listing.contains("Float32"), "{listing}");
@@ -319,11 +323,14 @@ fn an_op_with_no_integer_form_is_a_float_island_on_the_cpu() {
     let row = r.lines().find(|l| l.contains("onnx.Sqrt")).unwrap_or_else(|| panic!("no Sqrt row:\n{r}"));
     assert!(row.contains("cpu"), "{r}");
     assert!(r.contains("float32 SQRT on the host CPU"), "{r}");
+    let row = r.lines().find(|l| l.contains("onnx.Add")).unwrap_or_else(|| panic!("no Add row:\n{r}"));
+    assert!(row.contains("cpu"), "{r}");
+    assert!(r.contains("a step by a constant that only fallback ops read"), "{r}");
     // A float result as the graph's output has no int8 tensor: a located error.
     let dir = tempfile::tempdir().expect("tmp");
     let last =
         src.replace("%y = onnx.Relu %s", "%y = onnx.Sqrt %r").replace("\"act\" op \"Relu\"", "\"out\" op \"Sqrt\"");
-    let last = last.replace("    %s = onnx.Sqrt %r : f32[1, 4, 4, 4] loc(\"root\" op \"Sqrt\")\n", "");
+    let last = last.replace("    %s = onnx.Sqrt %a : f32[1, 4, 4, 4] loc(\"root\" op \"Sqrt\")\n", "");
     let (out, o) = compile_shaped(dir.path(), &last, &[1, 4, 4, 4], &[]);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");

@@ -53,6 +53,10 @@ pub struct OpQuery<'a> {
     pub inputs: &'a [Option<&'a TensorType>],
     /// Result types.
     pub outputs: &'a [TensorType],
+    /// Whether each operand is known when the model is built (a constant,
+    /// or computed from constants only); empty when the caller cannot tell
+    /// (a limit measuring it then fails).
+    pub consts: &'a [bool],
 }
 
 /// Whether a target can run an op.

@@ -326,7 +326,7 @@ fn all_native(run: &RuleRun, profile: &passes::target::TargetProfile) -> Result<
         let op = &f.ops[id];
         let inputs: Vec<Option<&ir::TensorType>> = op.operands.iter().map(|o| o.map(|v| f.ty(v))).collect();
         let outputs: Vec<ir::TensorType> = op.results.iter().map(|&v| f.ty(v).clone()).collect();
-        let q = OpQuery { opcode: op.opcode, attrs: &op.attrs, inputs: &inputs, outputs: &outputs };
+        let q = OpQuery { opcode: op.opcode, attrs: &op.attrs, inputs: &inputs, outputs: &outputs, consts: &[] };
         if let Support::No(why) = profile.support(&q) {
             return Err(why);
         }

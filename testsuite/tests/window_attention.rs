@@ -114,7 +114,7 @@ fn assert_native(m: &ir::Module) {
         let op = &f.ops[id];
         let inputs: Vec<Option<&ir::TensorType>> = op.operands.iter().map(|o| o.map(|v| f.ty(v))).collect();
         let outputs: Vec<ir::TensorType> = op.results.iter().map(|&v| f.ty(v).clone()).collect();
-        let q = OpQuery { opcode: op.opcode, attrs: &op.attrs, inputs: &inputs, outputs: &outputs };
+        let q = OpQuery { opcode: op.opcode, attrs: &op.attrs, inputs: &inputs, outputs: &outputs, consts: &[] };
         if let Support::No(why) = npu.support(&q) {
             panic!("falls back to the CPU: {why}\n{}", ir::text::print_module(m));
         }

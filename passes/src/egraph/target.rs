@@ -14,7 +14,8 @@ fn with_query<R>(eg: &EG, class: Id, node: &ENode, f: impl FnOnce(&OpQuery) -> R
     let attrs = EAnalysis::attrs_of(eg, *a)?;
     let inputs: Vec<Option<&TensorType>> = operands.iter().map(|&c| eg[c].data.ty()).collect();
     let outputs = &eg[class].data.tys;
-    Some(f(&OpQuery { opcode: *op, attrs, inputs: &inputs, outputs }))
+    let consts: Vec<bool> = operands.iter().map(|&c| eg[c].data.konst.is_some() || eg[c].data.is_static).collect();
+    Some(f(&OpQuery { opcode: *op, attrs, inputs: &inputs, outputs, consts: &consts }))
 }
 
 impl TargetInfo for TargetProfile {

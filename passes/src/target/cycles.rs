@@ -322,7 +322,8 @@ bytes_per_elem = 1.0
         let inputs: Vec<Option<&TensorType>> = ins.iter().map(|(t, _)| Some(t)).collect();
         let consts: Vec<bool> = ins.iter().map(|(_, c)| *c).collect();
         let outputs = [out];
-        let q = OpQuery { opcode: Opcode::from_name(op).unwrap(), attrs, inputs: &inputs, outputs: &outputs };
+        let q =
+            OpQuery { opcode: Opcode::from_name(op).unwrap(), attrs, inputs: &inputs, outputs: &outputs, consts: &[] };
         model().estimate(&q, &consts, Fusion::None)
     }
 
@@ -385,7 +386,7 @@ bytes_per_elem = 1.0
     fn query<R>(op: &str, attrs: &Attrs, ins: &[TensorType], out: TensorType, k: impl FnOnce(&OpQuery) -> R) -> R {
         let inputs: Vec<Option<&TensorType>> = ins.iter().map(Some).collect();
         let outputs = [out];
-        k(&OpQuery { opcode: Opcode::from_name(op).unwrap(), attrs, inputs: &inputs, outputs: &outputs })
+        k(&OpQuery { opcode: Opcode::from_name(op).unwrap(), attrs, inputs: &inputs, outputs: &outputs, consts: &[] })
     }
 
     #[test]

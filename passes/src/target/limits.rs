@@ -1,6 +1,6 @@
 //! Window limits of a target's op rules (`limits = [...]` in a profile): a
 //! measured quantity of a convolution or pooling op (its largest stride, its
-//! kernel's height, ...) must not exceed a maximum, optionally only when
+//! kernel's height, ...), or whether a divisor is an activation, must not exceed a maximum, optionally only when
 //! conditions on the op hold (depthwise, SAME padding, dilated). Vela's
 //! operator constraints for the Ethos-U are written this way.
 //!
@@ -28,6 +28,9 @@ pub enum Measure {
     StepOffHw,
     /// How many of a slice's steps are negative.
     NegativeSteps,
+    /// 1 when the second operand (a divisor) is an activation, 0 when it
+    /// is known when the model is built.
+    ActivationDivisor,
 }
 
 /// A condition under which a limit applies.
@@ -50,6 +53,7 @@ pub(super) const MEASURES: &[(&str, Measure)] = &[
     ("kernel_area", Measure::KernelArea),
     ("step_off_hw", Measure::StepOffHw),
     ("negative_steps", Measure::NegativeSteps),
+    ("activation_divisor", Measure::ActivationDivisor),
 ];
 
 /// Condition names as written in profiles.
@@ -82,6 +86,7 @@ impl Measure {
         let ok = match self {
             Measure::Stride => has("strides"),
             Measure::StepOffHw | Measure::NegativeSteps => has("steps"),
+            Measure::ActivationDivisor => def.operands.len() >= 2,
             _ => has("kernel_shape") || def.operands.iter().any(|o| o.name == "W"),
         };
         if ok {
@@ -100,6 +105,7 @@ impl Measure {
             Measure::KernelArea => kernel(q).map(|k| k.iter().product()),
             Measure::StepOffHw => step_off_hw(q),
             Measure::NegativeSteps => Some(q.attrs.ints("steps")?.iter().filter(|&&s| s < 0).count() as i64),
+            Measure::ActivationDivisor => q.consts.get(1).map(|&c| i64::from(!c)),
         }
     }
 }

@@ -76,7 +76,8 @@ fn dynamic() -> TensorType {
 /// Support and cost of `op` with the given operand and result types.
 fn ask(p: &TargetProfile, op: &str, attrs: &Attrs, ins: &[&TensorType], outs: &[TensorType]) -> (Support, f64) {
     let ins: Vec<Option<&TensorType>> = ins.iter().map(|t| Some(*t)).collect();
-    let q = OpQuery { opcode: Opcode::from_name(op).expect("known op"), attrs, inputs: &ins, outputs: outs };
+    let q =
+        OpQuery { opcode: Opcode::from_name(op).expect("known op"), attrs, inputs: &ins, outputs: outs, consts: &[] };
     (p.support(&q), p.cost_ns(&q))
 }
 
@@ -185,7 +186,7 @@ fn costs_are_monotone_and_fallback_is_dearer() {
 fn mac_counts() {
     let q = |op: &str, ins: &[&TensorType], outs: &[TensorType], attrs: &Attrs| {
         let ins: Vec<Option<&TensorType>> = ins.iter().map(|t| Some(*t)).collect();
-        let q = OpQuery { opcode: Opcode::from_name(op).unwrap(), attrs, inputs: &ins, outputs: outs };
+        let q = OpQuery { opcode: Opcode::from_name(op).unwrap(), attrs, inputs: &ins, outputs: outs, consts: &[] };
         Work::estimate(&q).macs
     };
     let none = Attrs::new();
@@ -342,7 +343,33 @@ limits = [
     { measure = "step_off_hw", max = 1, reason = "strides only over W or H" },
     { measure = "negative_steps", max = 0, reason = "no reversed slices" },
 ]
+[ops."onnx.Div"]
+limits = [{ measure = "activation_divisor", max = 0, reason = "no int8 DIV" }]
 "#;
+
+#[test]
+fn a_division_by_an_activation_is_a_limit_on_which_operands_are_constants() {
+    let p = TargetProfile::parse(LIMITS, "toy-ethos.toml").expect("profile parses");
+    let x = f32t(&[1, 8]);
+    let div = |consts: &[bool]| {
+        let ins = [Some(&x), Some(&x)];
+        let q = OpQuery {
+            opcode: Opcode::Div,
+            attrs: &Attrs::new(),
+            inputs: &ins,
+            outputs: std::slice::from_ref(&x),
+            consts,
+        };
+        p.support(&q)
+    };
+    assert!(div(&[false, true]).is_yes(), "x / c is an affine step");
+    let Support::No(why) = div(&[false, false]) else { panic!("x / y must fall back") };
+    assert!(why.contains("activation_divisor = 1 exceeds 0: no int8 DIV"), "{why}");
+    assert!(!div(&[true, false]).is_yes(), "c / x divides by an activation");
+    // A caller that cannot tell which operands are constants: the limit fails.
+    let Support::No(why) = div(&[]) else { panic!("unknown constness must fall back") };
+    assert!(why.contains("activation_divisor = unknown"), "{why}");
+}
 
 #[test]
 fn slice_limits_stride_only_height_and_width() {
@@ -425,7 +452,7 @@ limits = [{ measure = "kernel_h", max = 3, reason = "r" }]
     let e = errors(src);
     let expect = [
         "bad.toml:4:11: window limits belong in `[ops.\"dialect.Name\"]` entries",
-        "bad.toml:6:23: unknown measure `speed` (known: stride, kernel_h, kernel_w, kernel_area, step_off_hw, negative_steps)",
+        "bad.toml:6:23: unknown measure `speed` (known: stride, kernel_h, kernel_w, kernel_area, step_off_hw, negative_steps, activation_divisor)",
         "bad.toml:6:57: `max` must be >= 0, found -1",
         "bad.toml:6:97: unknown condition `tiny` (known: depthwise, same_padding, dilated)",
         "bad.toml:8:23: `kernel_h` does not apply to onnx.Relu",
