@@ -14,8 +14,9 @@
 //! Invariants: inputs and outputs are the int8 tensors of the graph's
 //! quantized inputs and outputs, their scales and zero points in the
 //! [`Report`]; u8 grids are written as i8 (values and zero point − 128,
-//! the same reals); every static shape is required; anything without a
-//! TFLite form is an error naming its ONNX node, all of them at once.
+//! the same reals); every static shape is required; an op with no integer
+//! form but a float32 one is a CPU island (`ops/float.rs`); anything
+//! without a TFLite form is an error naming its ONNX node, all of them at once.
 
 mod graph;
 pub mod layout;

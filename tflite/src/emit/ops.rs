@@ -2,7 +2,8 @@
 //! the dispatch, elementwise ops, reductions and activations here;
 //! convolutions, fully connected layers and pooling in [`conv`], per-channel
 //! affine maps in [`affine`], data movement in [`movement`], Max and Min in
-//! [`minmax`].
+//! [`minmax`]; ops with no integer form in float32 for the host CPU in
+//! [`float`].
 //!
 //! Every lowering computes, on the stored integers, the op of the QDQ form
 //! up to the rounding of its requantization (TFLite's fixed-point
@@ -452,16 +453,7 @@ fn reduce(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     let x = op.operand(0).ok_or("no input")?;
     let tx = e.stored(x)?;
     let rank = e.dims(x)?.len();
-    let kind = op.attrs.str("kind").unwrap_or("");
-    let code = match kind {
-        "mean" => B::Mean,
-        "sum" => B::Sum,
-        "max" => B::ReduceMax,
-        "min" => B::ReduceMin,
-        _ => return Err(format!("a `{kind}` reduction has no TFLite int8 form")),
-    };
-    let logical: Vec<usize> =
-        op.attrs.ints("axes").unwrap_or(&[]).iter().map(|&a| a.rem_euclid(rank.max(1) as i64) as usize).collect();
+    let (code, logical) = reduction(op, rank)?;
     let pin = e.perm(tx);
     let mut axes: Vec<i32> = logical.iter().map(|a| pin.iter().position(|p| p == a).unwrap_or(0) as i32).collect();
     axes.sort_unstable();
@@ -486,6 +478,20 @@ fn reduce(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     e.g.op(code, &[tx, at], &[tmp], options);
     finish_same_grid(e, tmp, ty);
     Ok(())
+}
+
+/// `core.reduce`'s TFLite operator (MEAN, SUM, REDUCE_MAX, REDUCE_MIN)
+/// and the value axes it reduces (non-negative) of a rank-`rank` operand.
+fn reduction(op: &OpData, rank: usize) -> Result<(tfl::BuiltinOperator, Vec<usize>), String> {
+    let code = match op.attrs.str("kind").unwrap_or("") {
+        "mean" => B::Mean,
+        "sum" => B::Sum,
+        "max" => B::ReduceMax,
+        "min" => B::ReduceMin,
+        kind => return Err(format!("a `{kind}` reduction has no TFLite form")),
+    };
+    let axes = op.attrs.ints("axes").unwrap_or(&[]);
+    Ok((code, axes.iter().map(|&a| a.rem_euclid(rank.max(1) as i64) as usize).collect()))
 }
 
 /// A unary op with separate input and output grids; `fixed`: the output

@@ -214,15 +214,7 @@ fn reduce_kept(e: &mut Emitter<'_>, code: tfl::BuiltinOperator, x: TensorId, axe
 fn reduce(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     let x = op.operand(0).ok_or("no input")?;
     let rank = e.dims(x)?.len();
-    let code = match op.attrs.str("kind").unwrap_or("") {
-        "mean" => B::Mean,
-        "sum" => B::Sum,
-        "max" => B::ReduceMax,
-        "min" => B::ReduceMin,
-        k => return Err(format!("a `{k}` reduction has no TFLite form")),
-    };
-    let logical: Vec<usize> =
-        op.attrs.ints("axes").unwrap_or(&[]).iter().map(|&a| a.rem_euclid(rank.max(1) as i64) as usize).collect();
+    let (code, logical) = super::reduction(op, rank)?;
     let tx = real(e, x, rank)?;
     let name = e.value_name(op.results[0]);
     let kept = reduce_kept(e, code, tx, &stored_axes(&logical, rank), &format!("{name}.kept"));
