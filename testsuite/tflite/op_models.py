@@ -141,6 +141,12 @@ def models():
                                           node("Concat", ["a", "b"], axis=2)],
                                     [i64("f1", [1, C, H * W]), i64("f2", [1, C, H * W // 4])],
                                     (1, C, H * W + H * W // 4))
+    # GELU as exporters write it (x/2 · (1 + erf(x/√2))), found by edgec's
+    # recognition rules: TFLite's int8 GELU, a table Vela runs on the NPU.
+    mk = helper.make_node
+    m["gelu"] = model("c", [mk("Div", ["x", "r2"], ["d"]), mk("Erf", ["d"], ["e"]), mk("Add", ["e", "one"], ["p"]),
+                            mk("Mul", ["x", "p"], ["h"]), node("Mul", ["h", "half"])],
+                      [const("r2", 2 ** 0.5), const("one", 1.0), const("half", 0.5)], full)
     return m
 
 
@@ -176,16 +182,7 @@ def limit_models():
     # NPU operations (a 2^20-wide conv into 16384): no dim limit to predict.
     m["lim_dim_65536"] = model("c", [node("Sigmoid", ["x"])], [], (1, 1, 1, 65536), in_shape=(1, 1, 1, 65536))
     # No integer TFLite form: float32 between DEQUANTIZE and QUANTIZE, on the CPU.
-    # GELU as exporters write it (x/2 · (1 + erf(x/√2))), found by edgec's
-    # recognition rules, between int8 ops (a Relu, exact on the integers, and
-    # a 1×1 conv: one rounding each side of the island).
     mk = helper.make_node
-    w1 = conv_w("w1", C, C, 1)
-    m["cpu_gelu"] = model("c", [mk("Relu", ["x"], ["x1"]), mk("Div", ["x1", "r2"], ["d"]),
-                                mk("Erf", ["d"], ["e"]), mk("Add", ["e", "one"], ["p"]), mk("Mul", ["x1", "p"], ["h"]),
-                                mk("Mul", ["h", "half"], ["g"]), conv("g", "y", "w1", "b8")],
-                          [w1, b8, const("r2", 2 ** 0.5), const("one", 1.0), const("half", 0.5)], x16,
-                          in_shape=x16)
     # x / sqrt(x² + 1): the step (+1) is applied in float with the SQRT reading
     # it, the division by an activation in float too.
     m["cpu_rsqrt_scale"] = model("c", [mk("Mul", ["x", "x"], ["s"]), mk("Add", ["s", "one"], ["v"]),

@@ -74,13 +74,13 @@ mod tests {
 
     #[test]
     fn sums_cycles_and_lists_cpu_operators() {
-        let island = "Dequantize,Passthrough,CPU,0,g.f32\nGelu,Passthrough,CPU,7,g\nQuantize,Passthrough,CPU,0,q\n";
+        let island = "Dequantize,Passthrough,CPU,0,s.f32\nSqrt,Passthrough,CPU,7,s\nQuantize,Passthrough,CPU,0,q\n";
         let csv =
             format!("{HEADER}Conv2D,Conv2D,NPU,100,a\nHardSwish,LUT,NPU,0,a\nQuantize,Quantize,NPU,1,r\n{island}");
         let v = read("m.csv", &csv).unwrap();
         assert_eq!(v.cycles, 108.0);
         assert_eq!(v.npu_rows, 3);
-        assert_eq!(v.cpu_ops, vec!["Gelu".to_string()]);
+        assert_eq!(v.cpu_ops, vec!["Sqrt".to_string()]);
         assert_eq!(v.cpu_conversions, 2);
     }
 

@@ -74,6 +74,7 @@ pub(super) fn lowering(op: Opcode) -> Option<Lower> {
         Opcode::CoreReduce => reduce,
         Opcode::Relu => |e, op| unary(e, op, B::Relu, None),
         Opcode::HardSwish => hard_swish,
+        Opcode::Gelu => gelu,
         Opcode::Sigmoid => |e, op| unary(e, op, B::Logistic, Some((1.0 / 256.0, -128))),
         Opcode::Tanh => |e, op| unary(e, op, B::Tanh, Some((1.0 / 128.0, 0))),
         Opcode::LeakyRelu => leaky_relu,
@@ -553,6 +554,23 @@ fn hard_swish(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     let options =
         O::MulOptions(Box::new(tfl::MulOptions { fused_activation_function: tfl::ActivationFunctionType::None }));
     e.g.op(B::Mul, &[tx, th], &[ty], Some(options));
+    Ok(())
+}
+
+/// GELU on int8: LiteRT's kernel is a table of the float GELU (exact, or
+/// the tanh form as ONNX's `approximate` says) of every input value, so it
+/// computes the QDQ form per value; Vela runs it on the NPU, on 8-bit
+/// tensors only.
+fn gelu(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
+    let tx = e.stored(op.operand(0).ok_or("no input")?)?;
+    if e.g.dtype(tx) != tfl::TensorType::Int8 {
+        return Err("a 16-bit GELU: Vela runs GELU on 8-bit tensors only (quantize it as int8)".into());
+    }
+    let approximate = op.attrs.str("approximate") == Some("tanh");
+    unary_on(e, op, tx, B::Gelu, None)?;
+    if let Some(o) = e.g.last_options() {
+        *o = Some(O::GeluOptions(Box::new(tfl::GeluOptions { approximate })));
+    }
     Ok(())
 }
 
