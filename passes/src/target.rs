@@ -26,6 +26,7 @@ mod support;
 mod tests;
 pub mod work;
 
+pub use edgec_numeric::fixed::Arithmetic;
 use ir::{Attr, Attrs, DType, Opcode, TensorType};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -180,6 +181,10 @@ pub struct TargetProfile {
     /// with no runtime to compute them at start-up, as a TFLite graph,
     /// folds them all).
     pub fold_bytes: Option<u64>,
+    /// Whose integer arithmetic the device computes (`arithmetic`): the
+    /// `quant-fold` pass gives its integer ops that rounding, so the
+    /// interpreter computes what the device does.
+    pub arithmetic: Arithmetic,
     /// The NPU's cycle model (`[cycles]`), for `edgec report`'s per-op
     /// estimates; extraction uses the linear costs above.
     pub cycles: Option<CycleModel>,

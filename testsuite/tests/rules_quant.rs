@@ -166,6 +166,36 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
         }
     }
     prop_assert!(diff * 100 <= total, "{diff} of {total} elements differ by 1 LSB");
+    if matches!(case.act, "none" | "relu" | "clip") {
+        check_tflite_rounding(case, &q.module, &folded, scale)?;
+    }
+    Ok(())
+}
+
+/// A target computing TFLite's arithmetic folds the same conv with ruy's
+/// rounding (the `rounding` attribute): within 1 LSB of edgec's single
+/// rounding everywhere, equal on all but the few values LiteRT's first
+/// rounding moves onto a half.
+fn check_tflite_rounding(case: &Case, qdq: &ir::Module, single: &ir::Module, scale: f32) -> Result<(), TestCaseError> {
+    let fail = |e: String| TestCaseError::fail(e);
+    let (popts, _) = compiler::optimize::pipeline_options("ethos-u55-256", &[]).map_err(|e| fail(e.to_string()))?;
+    let (tfl, report) = fold_integer(qdq, &popts).map_err(|e| fail(e.to_string()))?;
+    prop_assert_eq!(report.integer_ops, 1, "ethos-u55-256: declined {:?}", report.declined);
+    let f = tfl.func("main").expect("main");
+    let conv = f.live_ops().into_iter().find(|&o| f.ops[o].opcode.name() == "quant.conv").expect("quant.conv");
+    prop_assert_eq!(f.ops[conv].attrs.str("rounding"), Some("ruy"));
+    let (mut diff, mut total) = (0usize, 0usize);
+    for inputs in case.samples(case.seed ^ 3, 2) {
+        let a = ir::interp::run(single, "main", inputs.clone()).map_err(|e| fail(e.to_string()))?;
+        let b = ir::interp::run(&tfl, "main", inputs).map_err(|e| fail(e.to_string()))?;
+        let (Data::F32(a), Data::F32(b)) = (&a[0].data, &b[0].data) else { panic!("f32 outputs") };
+        for (x, y) in a.iter().zip(b) {
+            prop_assert!(((x - y).abs() / scale).round() <= 1.0, "{x} vs {y} (scale {scale})");
+            diff += usize::from(x != y);
+            total += 1;
+        }
+    }
+    prop_assert!(diff * 20 <= total, "{diff} of {total} elements differ between the roundings");
     Ok(())
 }
 
@@ -426,6 +456,138 @@ fn unary_ops_between_grids_become_exact_tables() {
             let a = ir::interp::run(&m, "main", input.clone()).expect("runs");
             let b = ir::interp::run(&folded, "main", input).expect("runs");
             assert_eq!(a[0].data, b[0].data, "{what}");
+        }
+    }
+}
+
+/// `Q(PRelu(DQ(x), DQ(k)))` with a quantized per-channel slope `k` of shape
+/// `[C, 1, 1]` (values `slopes` on the grid 0.01) on an i8 `x` of shape
+/// `[1, C, 4, 64]`.
+fn qdq_prelu(slopes: &[i8]) -> ir::Module {
+    let c = slopes.len();
+    let k: Vec<String> = slopes.iter().map(|v| v.to_string()).collect();
+    let src = format!(
+        r#"module @m attributes {{phase = "core"}} {{
+  const @sx : f32[] = dense<[0.043]>
+  const @zx : i8[] = dense<[-7]>
+  const @k : i8[{c}, 1, 1] = dense<[{}]>
+  const @sk : f32[] = dense<[0.01]>
+  const @zk : i8[] = dense<[0]>
+  const @sy : f32[] = dense<[0.029]>
+  const @zy : i8[] = dense<[11]>
+  func @main(%x: i8[1, {c}, 4, 64]) -> (i8[1, {c}, 4, 64]) {{
+    %sx = core.const {{value = @sx}} : f32[]
+    %zx = core.const {{value = @zx}} : i8[]
+    %k = core.const {{value = @k}} : i8[{c}, 1, 1]
+    %sk = core.const {{value = @sk}} : f32[]
+    %zk = core.const {{value = @zk}} : i8[]
+    %sy = core.const {{value = @sy}} : f32[]
+    %zy = core.const {{value = @zy}} : i8[]
+    %0 = onnx.DequantizeLinear %x, %sx, %zx : f32[1, {c}, 4, 64]
+    %1 = onnx.DequantizeLinear %k, %sk, %zk : f32[{c}, 1, 1]
+    %2 = onnx.PRelu %0, %1 : f32[1, {c}, 4, 64]
+    %3 = onnx.QuantizeLinear %2, %sy, %zy : i8[1, {c}, 4, 64]
+    return %3
+  }}
+}}"#,
+        k.join(", ")
+    );
+    ir::text::parse_module(&src, "prelu.eir", None).expect("parses").module
+}
+
+/// Every i8 value in each of the `c` channels of a `[1, c, 4, 64]` input.
+fn every_value(c: usize) -> Vec<Tensor> {
+    let x: Vec<i8> = (0..c * 256).map(|i| (i % 256) as u8 as i8).collect();
+    vec![Tensor { shape: vec![1, c, 4, 64], data: Data::I8(x) }]
+}
+
+/// `Q(PRelu(DQ(x), DQ(k)))` with one slope per channel becomes `quant.lut`
+/// with a row per channel, giving the QDQ form's bits on every value of
+/// every channel.
+#[test]
+fn prelu_becomes_exact_per_channel_tables() {
+    let m = qdq_prelu(&[25, -30, 100, 0, 73]);
+    let (popts, _) = compiler::optimize::pipeline_options("cpu", &[]).expect("cpu");
+    let (folded, report) = fold_integer(&m, &popts).expect("folds");
+    assert_eq!(report.integer_ops, 1, "{:?}", report.declined);
+    let a = ir::interp::run(&m, "main", every_value(5)).expect("runs");
+    let b = ir::interp::run(&folded, "main", every_value(5)).expect("runs");
+    assert_eq!(a[0].data, b[0].data);
+}
+
+/// On a target computing TFLite's arithmetic, LeakyRelu and PRelu (slopes
+/// outside [0, 1]) fold into tables of LiteRT's integer kernels
+/// (`edgec_numeric::fixed`), recorded as approximations; a PRelu whose
+/// slopes all lie in [0, 1], which the TFLite writer writes as
+/// `max(x, a·x)`, keeps its QDQ form.
+#[test]
+fn tflite_arithmetic_tables_are_litert_kernels() {
+    use edgec_numeric::fixed::{leaky_relu_gemmlowp, prelu_gemmlowp};
+    let (popts, _) = compiler::optimize::pipeline_options("ethos-u55-256", &[]).expect("ethos");
+    let ints = |d: &Data| match d {
+        Data::I8(v) => v.iter().map(|&x| x as i32).collect::<Vec<_>>(),
+        _ => panic!("i8 output"),
+    };
+    let slopes = [25i8, -30, 100, 0, -73];
+    let (folded, report) = fold_integer(&qdq_prelu(&slopes), &popts).expect("folds");
+    assert_eq!(report.integer_ops, 1, "{:?}", report.declined);
+    let noted = format!("{:?}", folded.attrs.get(passes::approx::APPROXIMATIONS));
+    assert!(noted.contains("quant-lut-prelu-tflite"), "{noted}");
+    let y = ints(&ir::interp::run(&folded, "main", every_value(5)).expect("runs")[0].data);
+    for (i, &got) in y.iter().enumerate() {
+        let (c, v) = (i / 256, (i % 256) as u8 as i8 as i32);
+        assert_eq!(Some(got), prelu_gemmlowp(v, -7, 0.043, slopes[c] as i32, 0, 0.01, 0.029, 11, -128, 127), "{c} {v}");
+    }
+    let (_, report) = fold_integer(&qdq_prelu(&[25, 0, 100]), &popts).expect("folds");
+    assert_eq!(report.integer_ops, 0);
+    assert!(format!("{:?}", report.declined).contains("max(x, a·x)"), "{:?}", report.declined);
+    let (sx, zx, sy, zy) = (0.037f32, 12, 0.021f32, -5);
+    let m = qdq_unary("onnx.LeakyRelu", " {alpha = 0.2}", ("i8", "i8"), (&[16, 16], &[16, 16]), (sx, zx), (sy, zy));
+    let (folded, report) = fold_integer(&m, &popts).expect("folds");
+    assert_eq!(report.integer_ops, 1, "{:?}", report.declined);
+    let x: Vec<i8> = (0..=255u8).map(|v| v as i8).collect();
+    let input = vec![Tensor { shape: vec![16, 16], data: Data::I8(x.clone()) }];
+    let y = ints(&ir::interp::run(&folded, "main", input).expect("runs")[0].data);
+    for (&v, &got) in x.iter().zip(&y) {
+        assert_eq!(Some(got), leaky_relu_gemmlowp(v as i32, zx, sx, 0.2, sy, zy, -128, 127), "{v}");
+    }
+}
+
+/// On a target computing TFLite's arithmetic, a QDQ Mul folds into
+/// `quant.mul` with gemmlowp's rounding: every element is LiteRT's MUL of
+/// the pair (`edgec_numeric::fixed::mul_gemmlowp`), within 1 LSB of the QDQ
+/// form.
+#[test]
+fn tflite_arithmetic_muls_are_litert_kernels() {
+    use edgec_numeric::fixed::{mul_gemmlowp, mul_multiplier};
+    let (popts, _) = compiler::optimize::pipeline_options("ethos-u55-256", &[]).expect("ethos");
+    for (k, (t, sb)) in [("i8", vec![2usize, 8, 4, 5]), ("u8", vec![2, 8, 1, 1])].into_iter().enumerate() {
+        let m = qdq_binary("Mul", t, &[2, 8, 4, 5], &sb, false, 40 + k as u64);
+        let (folded, report) = fold_integer(&m, &popts).expect("folds");
+        assert_eq!(report.integer_ops, 1, "{:?}", report.declined);
+        let f = folded.func("main").expect("main");
+        let op = f.live_ops().into_iter().find(|&o| f.ops[o].opcode.name() == "quant.mul").expect("quant.mul");
+        let at = &f.ops[op].attrs;
+        assert_eq!(at.str("rounding"), Some("gemmlowp"));
+        let grid =
+            |g: &str| (at.float(&format!("{g}_scale")).unwrap(), at.int(&format!("{g}_zero_point")).unwrap() as i32);
+        let ((sa, za), (sbb, zb), (sy, zy)) = (grid("a"), grid("b"), grid("y"));
+        let mm = mul_multiplier(sa, sbb, sy).expect("in range");
+        let mut s = 7 + k as u64;
+        let input = vec![q8_tensor(t, &[2, 8, 4, 5], &mut s), q8_tensor(t, &sb, &mut s)];
+        let ints = |d: &Data| match d {
+            Data::U8(v) => v.iter().map(|&x| x as i32).collect::<Vec<_>>(),
+            Data::I8(v) => v.iter().map(|&x| x as i32).collect(),
+            _ => panic!("8-bit"),
+        };
+        let (a, b) = (ints(&input[0].data), ints(&input[1].data));
+        let (lo, hi) = if t == "u8" { (0, 255) } else { (-128, 127) };
+        let qdq = ints(&ir::interp::run(&m, "main", input.clone()).expect("runs")[0].data);
+        let y = ints(&ir::interp::run(&folded, "main", input).expect("runs")[0].data);
+        for (i, (&got, &want)) in y.iter().zip(&qdq).enumerate() {
+            let bi = if b.len() == a.len() { i } else { (i / 20) % b.len() };
+            assert_eq!(got, mul_gemmlowp(a[i], za, b[bi], zb, mm, zy, lo, hi), "{t} element {i}");
+            assert!((got - want).abs() <= 1, "{t} element {i}: {got} vs QDQ {want}");
         }
     }
 }

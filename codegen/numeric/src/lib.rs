@@ -22,6 +22,7 @@ pub mod axis;
 pub mod boxes;
 pub mod det;
 pub mod einsum;
+pub mod fixed;
 pub mod float;
 pub mod hash;
 pub mod lowp;

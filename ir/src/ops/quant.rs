@@ -340,14 +340,17 @@ pub fn quant_binary(ctx: &InferCtx<'_>) -> InferResult {
     Ok(vec![a.clone()])
 }
 
-/// quant.lut: X u8/i8; Table `[256]` u8/i8; the result has X's shape and
-/// the table's type.
+/// quant.lut: X u8/i8; Table u8/i8, `[256]` (one table) or `[C, 256]` (one
+/// per channel, X's axis 1 of size C); the result has X's shape and the
+/// table's type.
 pub fn quant_lut(ctx: &InferCtx<'_>) -> InferResult {
     let (x, t) = (q8(ctx, 0, "X")?, q8(ctx, 1, "Table")?);
+    let channels = x.dims().and_then(|d| d.get(1).copied()).unwrap_or(Dim::Unknown);
     match t.dims() {
         Some([d]) if d.compatible(Dim::Static(256)) => {}
+        Some([c, d]) if d.compatible(Dim::Static(256)) && c.compatible(channels) => {}
         None => {}
-        _ => return Err(format!("Table {t} must have shape [256]")),
+        _ => return Err(format!("Table {t} must have shape [256] or [{channels}, 256] (X {x})")),
     }
     Ok(vec![TensorType::new(t.dtype, x.shape.clone())])
 }

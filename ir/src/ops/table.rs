@@ -63,7 +63,8 @@ const CORE_CONV_ATTRS: &[super::AttrSpec] = &[
     a("pads", Ints),
     a("strides", Ints),
 ];
-/// quant.conv: onnx.Conv's window attributes, the zero points and the clamp range of the result.
+/// quant.conv: onnx.Conv's window attributes, the zero points, the clamp range of the result
+/// and how the fixed-point multiplier rounds (`edgec_numeric::fixed::Rounding`; absent: single).
 const QUANT_CONV_ATTRS: &[super::AttrSpec] = &[
     a("act", ACT),
     a("act_alpha", Float),
@@ -75,6 +76,7 @@ const QUANT_CONV_ATTRS: &[super::AttrSpec] = &[
     a("pads", Ints),
     a_req("qmax", Int),
     a_req("qmin", Int),
+    a("rounding", Enum(&["single", "gemmlowp", "ruy"])),
     a("strides", Ints),
     a_req("x_zero_point", Int),
     a_req("y_zero_point", Int),
@@ -89,6 +91,18 @@ const QUANT_BINARY_ATTRS: &[super::AttrSpec] = &[
     a_req("y_scale", Float),
     a_req("y_zero_point", Int),
     a("qmin", Int),
+];
+/// quant.mul: quant.add's, and how the integer product is rescaled: absent or `single` as QDQ's
+/// float steps, `gemmlowp` as TFLite's MUL (`edgec_numeric::fixed::mul_gemmlowp`).
+const QUANT_MUL_ATTRS: &[super::AttrSpec] = &[
+    a_req("a_scale", Float),
+    a_req("a_zero_point", Int),
+    a_req("b_scale", Float),
+    a_req("b_zero_point", Int),
+    a_req("y_scale", Float),
+    a_req("y_zero_point", Int),
+    a("qmin", Int),
+    a("rounding", Enum(&["single", "gemmlowp"])),
 ];
 const CORE_CONV_TRANSPOSE_ATTRS: &[super::AttrSpec] = &[
     a("act", ACT),
@@ -570,7 +584,7 @@ define_ops! {
     /// `Q(Sub(DQ(A), DQ(B)))` fused like `quant.add` (`edgec_numeric::quant::qsub`; exact); B as in `quant.add`.
     QuantSub = "quant.sub" { family: Quant, operands: AB, attrs: QUANT_BINARY_ATTRS, infer: quant::quant_binary }
     /// `Q(Mul(DQ(A), DQ(B)))` fused like `quant.add` (`edgec_numeric::quant::qmul`: the unfused ops' f32 steps, so it is exact); B as in `quant.add`.
-    QuantMul = "quant.mul" { family: Quant, operands: AB, attrs: QUANT_BINARY_ATTRS, infer: quant::quant_binary }
+    QuantMul = "quant.mul" { family: Quant, operands: AB, attrs: QUANT_MUL_ATTRS, infer: quant::quant_binary }
     /// An 8-bit lookup: `Y[i] = Table[X[i] + 128·(X is i8)]`, Table `[256]` of u8/i8 (the result type); the exact form of `Q(f(DQ(X)))` for an elementwise unary `f`, its table the QDQ ops folded on every input value.
     QuantLut = "quant.lut" { family: Quant, operands: &[req("X"), req("Table")], infer: quant::quant_lut }
     /// `Q(GlobalAveragePool(DQ(X)))` on u8/i8 `[N, C, D...]` → `[N, C, 1...]`: the exact i32 sum `Σ(x − x_zero_point)` per plane, then `requantize_act(sum, mean_scale(x_scale, n), none, y_scale, y_zero_point)` (`edgec_numeric::quant`).

@@ -42,6 +42,10 @@ pub trait TargetInfo: Sync + Send {
     fn onchip_bytes(&self) -> Option<u64> {
         None
     }
+    /// Whose integer arithmetic the device computes.
+    fn arithmetic(&self) -> edgec_numeric::fixed::Arithmetic {
+        edgec_numeric::fixed::Arithmetic::Single
+    }
 }
 
 /// Adapts a [`TargetInfo`] to the extractor's cost model.

@@ -38,4 +38,7 @@ impl TargetInfo for TargetProfile {
     fn onchip_bytes(&self) -> Option<u64> {
         self.onchip_bytes
     }
+    fn arithmetic(&self) -> edgec_numeric::fixed::Arithmetic {
+        self.arithmetic
+    }
 }

@@ -5,6 +5,7 @@
 use super::args::{lit_to_attr, ArgVal};
 use super::env::{num, text, Env};
 use crate::egraph::lang::ENode;
+use edgec_numeric::fixed::Arithmetic;
 use ir::{Attr, DType, Dim};
 use std::ops::RangeInclusive;
 
@@ -63,10 +64,14 @@ conds! {
     "perm_identity" (attrs) [1..=1] "the `perm` attribute is the identity" =>
         |e, a| e.attrs(&a[0]).and_then(|x| x.ints("perm")).is_some_and(|p| p.iter().enumerate().all(|(i, &v)| v == i as i64));
     "same_axes" (a, b, x) [3..=3] "constant axes a and b name the same axes of a rank-(rank(x)+len) tensor" => same_axes;
+    "axes_from" (attrs, n) [2..=2] "every entry of the `axes` attribute (non-negative, as core ops store it) is at least n" =>
+        |e, a| e.attrs(&a[0]).and_then(|x| x.ints("axes")).zip(num(&a[1])).is_some_and(|(v, n)| !v.is_empty() && v.iter().all(|&x| x as f64 >= n));
     "axes_trailing" (axes, x) [2..=2] "constant axes are exactly the last len(axes) dims of x" => axes_trailing;
     "cast_noop" (x, attrs) [2..=2] "a Cast with these attributes leaves x unchanged" =>
         |e, a| e.ty(&a[0]).zip(e.attrs(&a[1]).and_then(|x| x.dtype("to"))).is_some_and(|(t, d)| t.dtype == d);
     "no_activation" (x) [1..=1] "x is a fusable conv/linear without an activation yet" => no_activation;
+    "arithmetic_is" (name) [1..=1] "the target computes this integer arithmetic (`single`, also without a target; `tflite`: LiteRT's kernels)" =>
+        |e, a| text(&a[0]).is_some_and(|n| e.target.map_or(Arithmetic::Single, |t| t.arithmetic()).name() == n);
     "target_supports" (x) [1..=1] "the target runs the left-hand side's root op of class x natively" => target_supports;
 }
 

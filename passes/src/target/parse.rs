@@ -11,6 +11,7 @@ use super::{
     work, AttrRule, CostModel, CycleModel, Diagnostic, Form, OpCycles, OpRule, TargetError, TargetProfile, Transfer,
     DEFAULT_FALLBACK_COSTS,
 };
+use edgec_numeric::fixed::Arithmetic;
 use ir::ops::AttrSpec;
 use ir::{Attr, AttrKind, DType, Opcode};
 use serde::de::DeserializeOwned;
@@ -42,6 +43,7 @@ struct RawHeader {
     backend: Option<String>,
     vela_accelerator: Option<String>,
     fold_bytes: Option<u64>,
+    arithmetic: Option<Spanned<String>>,
     transfer: Option<RawTransfer>,
     memory: Option<RawMemory>,
     fallback_costs: Option<RawCost>,
@@ -480,6 +482,12 @@ fn build(
         }
     }
     let transfer = h.transfer.map_or(DEFAULT_TRANSFER, |t| transfer(d, t));
+    let arithmetic = h.arithmetic.map_or(Arithmetic::Single, |r| {
+        Arithmetic::from_name(r.get_ref()).unwrap_or_else(|| {
+            d.at(r.span(), format!("`arithmetic` is `single` or `tflite`, found `{}`", r.get_ref()));
+            Arithmetic::Single
+        })
+    });
     let fallback_costs = h.fallback_costs.map_or(DEFAULT_FALLBACK_COSTS, |c| CostModel {
         ns_per_mac: coef(d, "ns_per_mac", &c.ns_per_mac).unwrap_or(DEFAULT_FALLBACK_COSTS.ns_per_mac),
         ns_per_elem: coef(d, "ns_per_elem", &c.ns_per_elem).unwrap_or(DEFAULT_FALLBACK_COSTS.ns_per_elem),
@@ -503,6 +511,7 @@ fn build(
         fallback_costs,
         vela_accelerator: h.vela_accelerator,
         fold_bytes: h.fold_bytes,
+        arithmetic,
         cycles: h.cycles.map(|c| cycle_model(d, c)),
     }
 }

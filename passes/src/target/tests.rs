@@ -14,6 +14,7 @@ convert_from = ["f32"]
 max_rank = 4
 fallback = "cpu"
 fold_bytes = 65536
+arithmetic = "tflite"
 
 [transfer]
 bytes_per_ns = 4.0
@@ -98,6 +99,8 @@ fn parses_every_section() {
     assert_eq!(p.onchip_bytes, Some(1 << 20));
     assert_eq!(p.fold_bytes, Some(65536));
     assert_eq!(cpu().fold_bytes, None);
+    assert_eq!(p.arithmetic, Arithmetic::Tflite);
+    assert_eq!(cpu().arithmetic, Arithmetic::Single);
     assert_eq!(p.transfer, Transfer { bytes_per_ns: 4.0, latency_ns: 20000.0 });
     assert_eq!(p.fallback_costs, CostModel { ns_per_mac: 0.05, ns_per_elem: 0.5, ns_fixed: 50.0 });
     // Op entries inherit unset costs from [default] and are supported unless they say otherwise.
@@ -241,6 +244,12 @@ fn error_unknown_ops_all_reported() {
 fn error_negative_cost() {
     let e = errors(&format!("{CPU}[ops.\"onnx.Relu\"]\nns_per_elem = -0.5\n"));
     assert_eq!(e, ["bad.toml:8:15: `ns_per_elem` must be a finite number >= 0, found -0.5"]);
+}
+
+#[test]
+fn error_unknown_arithmetic() {
+    let e = errors(&CPU.replacen("\n", "\narithmetic = \"nearest\"\n", 1));
+    assert_eq!(e, ["bad.toml:2:14: `arithmetic` is `single` or `tflite`, found `nearest`"]);
 }
 
 #[test]

@@ -177,6 +177,29 @@ pub fn quant_lut<X: LutIndex, Y: Copy>(x: &[X], table: &[Y], y: &mut [Y]) {
     }
 }
 
+/// `quant.lut` with one 256-entry table per channel: `table` holds
+/// `table.len() / 256` rows, and element `i` of `x` (`inner` elements per
+/// channel and image) reads row `(i / inner) % rows`.
+pub fn quant_lut_channels<X: LutIndex, Y: Copy>(x: &[X], table: &[Y], inner: usize, y: &mut [Y]) {
+    let rows = table.len() / 256;
+    if x.is_empty() && y.is_empty() {
+        return;
+    }
+    assert!(
+        x.len() == y.len() && rows > 0 && table.len() == rows * 256 && inner > 0 && x.len().is_multiple_of(rows * inner),
+        "quant.lut: {} into {}, {} entries, {inner} per channel",
+        x.len(),
+        y.len(),
+        table.len()
+    );
+    for (k, (xs, ys)) in x.chunks(inner).zip(y.chunks_mut(inner)).enumerate() {
+        let row: &[Y; 256] = table[k % rows * 256..][..256].try_into().expect("256 entries");
+        for (o, &v) in ys.iter_mut().zip(xs) {
+            *o = row[v.index()];
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,6 +220,16 @@ mod tests {
             QBinary::Mul => da * db,
         };
         q(v, p.y_scale, p.y_zero, lo, hi)
+    }
+
+    #[test]
+    fn per_channel_tables_read_each_channels_row() {
+        // Two images of three channels with two elements each; row c maps v to v + c.
+        let table: Vec<u8> = (0..3).flat_map(|c| (0..=255u8).map(move |v| v.wrapping_add(c))).collect();
+        let x: Vec<u8> = (0..12).map(|i| 10 * i as u8).collect();
+        let mut y = vec![0u8; 12];
+        quant_lut_channels(&x, &table, 2, &mut y);
+        assert_eq!(y, [0, 10, 21, 31, 42, 52, 60, 70, 81, 91, 102, 112]);
     }
 
     #[test]

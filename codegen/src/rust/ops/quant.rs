@@ -391,6 +391,11 @@ fn conv_int(cx: &mut OpCx<'_, '_>, qlinear: bool) -> Result<(), String> {
 fn quant_conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     want_class(cx, 0, &[Class::U8, Class::I8], "X")?;
     want_class(cx, 1, &[Class::I8], "W")?;
+    if cx.op.attrs.str("rounding").is_some_and(|r| r != "single") {
+        return Err("LiteRT's rounding (an integer module folded for a TFLite target) has no Rust kernel: \
+                    quantize for the CPU target instead"
+            .into());
+    }
     let float = cx.op.operand(5).is_some();
     let params: &[usize] = if float { &[5] } else { &[3, 4] };
     for &i in params {
@@ -498,6 +503,11 @@ fn grid_lit(cx: &OpCx<'_, '_>, k: &str) -> (String, i64) {
 /// otherwise).
 fn quant_binary(cx: &mut OpCx<'_, '_>, op: &str) -> Result<(), String> {
     want_class(cx, 0, &[Class::U8, Class::I8], "A")?;
+    if cx.op.attrs.str("rounding").is_some_and(|r| r != "single") {
+        return Err("LiteRT's rounding (an integer module folded for a TFLite target) has no Rust kernel: \
+                    quantize for the CPU target instead"
+            .into());
+    }
     let same: Vec<Class> = cx.in_class(0).into_iter().collect();
     want_class(cx, 1, &same, "B")?;
     let ((sa, za), (sb, zb), (sy, zy)) = (grid_lit(cx, "a"), grid_lit(cx, "b"), grid_lit(cx, "y"));
@@ -525,9 +535,17 @@ fn quant_binary(cx: &mut OpCx<'_, '_>, op: &str) -> Result<(), String> {
 fn quant_lut(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     want_class(cx, 0, &[Class::U8, Class::I8], "X")?;
     want_class(cx, 1, &[Class::U8, Class::I8], "Table")?;
+    let rows = cx.in_dims(1);
+    let xd = cx.in_dims(0);
     let out = cx.begin(0);
     let (x, t) = (cx.input(0)?, cx.input(1)?);
-    cx.line(format!("k::quant::fused::quant_lut({x}, {t}, {out});"));
+    if rows.len() == 2 {
+        // One table per channel (axis 1), `inner` elements each.
+        let inner = Sz::product(xd.get(2..).unwrap_or(&[]));
+        cx.line(format!("k::quant::fused::quant_lut_channels({x}, {t}, {inner}, {out});"));
+    } else {
+        cx.line(format!("k::quant::fused::quant_lut({x}, {t}, {out});"));
+    }
     Ok(())
 }
 

@@ -163,11 +163,13 @@ fn i32_per_channel(t: &Tensor, m: usize, what: &str) -> Result<Vec<i32>, String>
 
 /// `quant.conv`: the integer conv of `X - x_zero_point` and `W` plus `B`,
 /// requantized per output channel by the fixed-point `multiplier`/`shift`
-/// (`edgec_numeric::quant::requantize`) or, with `acc_scale`, through the
+/// (rounded once or, with `rounding = "double"`, as TFLite:
+/// `edgec_numeric::fixed::requantize_with`) or, with `acc_scale`, through the
 /// float activation (`requantize_act`), `+ y_zero_point`, clamped to
 /// `[qmin, qmax]`; the result has X's type.
 pub fn quant_conv(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
-    use edgec_numeric::quant::{requantize, requantize_act, MAX_SHIFT, MIN_SHIFT};
+    use edgec_numeric::fixed::{requantize_with, Rounding};
+    use edgec_numeric::quant::{requantize_act, MAX_SHIFT, MIN_SHIFT};
     let (x, w) = (ctx.input(0)?, ctx.input(1)?);
     let group = check(ctx, x, w)?;
     let (mut xv, wv) = (q8_values(x, "X")?, q8_values(w, "W")?);
@@ -198,9 +200,10 @@ pub fn quant_conv(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
             if let Some(s) = shift.iter().find(|s| !(MIN_SHIFT..=MAX_SHIFT).contains(s)) {
                 return Err(format!("shift {s} is outside {MIN_SHIFT}..={MAX_SHIFT}"));
             }
+            let rounding = Rounding::from_name(ctx.str("rounding", "single")).ok_or("unknown rounding")?;
             acc.iter()
                 .enumerate()
-                .map(|(i, &a)| requantize(a, mult[(i / os) % m], shift[(i / os) % m], zp, lo, hi))
+                .map(|(i, &a)| requantize_with(rounding, a, mult[(i / os) % m], shift[(i / os) % m], zp, lo, hi))
                 .collect()
         }
     };

@@ -34,6 +34,13 @@ fn q8_data(like: &Tensor, y: impl Iterator<Item = i32>) -> Data {
 type QBinaryFn = fn(i32, i32, f32, i32, i32, f32, f32, i32, i32, i32) -> i32;
 
 fn binary(ctx: &EvalCtx<'_>, f: QBinaryFn) -> Result<Vec<Tensor>, String> {
+    let ((sa, _), (sb, _), (sy, _)) = (grid(ctx, "a"), grid(ctx, "b"), grid(ctx, "y"));
+    binary_ints(ctx, |a, za, b, zb, zy, lo, hi| f(a, za, sa, b, zb, sb, sy, zy, lo, hi))
+}
+
+/// A binary op per element by `f(a, za, b, zb, zy, lo, hi)`, B broadcast
+/// along A's leading and trailing dims.
+fn binary_ints(ctx: &EvalCtx<'_>, f: impl Fn(i32, i32, i32, i32, i32, i32, i32) -> i32) -> Result<Vec<Tensor>, String> {
     let (a, b) = (ctx.input(0)?, ctx.input(1)?);
     let block = broadcast_block(&a.shape, &b.shape).ok_or_else(|| {
         format!("B {:?} must equal A {:?} or broadcast along A's leading and trailing dims", b.shape, a.shape)
@@ -42,10 +49,10 @@ fn binary(ctx: &EvalCtx<'_>, f: QBinaryFn) -> Result<Vec<Tensor>, String> {
     if a.data.dtype() != b.data.dtype() {
         return Err(format!("A is {}, B is {}: one 8-bit type expected", a.dtype(), b.dtype()));
     }
-    let ((sa, za), (sb, zb), (sy, zy)) = (grid(ctx, "a"), grid(ctx, "b"), grid(ctx, "y"));
+    let ((_, za), (_, zb), (_, zy)) = (grid(ctx, "a"), grid(ctx, "b"), grid(ctx, "y"));
     let (lo, hi) = range(a);
     let lo = (ctx.int("qmin", lo as i64) as i32).clamp(lo, hi);
-    let y = av.iter().enumerate().map(|(i, &x)| f(x, za, sa, bv[(i / block) % bv.len()], zb, sb, sy, zy, lo, hi));
+    let y = av.iter().enumerate().map(|(i, &x)| f(x, za, bv[(i / block) % bv.len()], zb, zy, lo, hi));
     Ok(vec![Tensor::new(a.shape.clone(), q8_data(a, y))])
 }
 
@@ -59,9 +66,19 @@ pub fn quant_sub(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
     binary(ctx, qsub)
 }
 
-/// `quant.mul`: `qmul` per element.
+/// `quant.mul`: `qmul` per element, or with `rounding = "gemmlowp"`
+/// TFLite's MUL (`edgec_numeric::fixed::mul_gemmlowp`).
 pub fn quant_mul(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
-    binary(ctx, qmul)
+    use edgec_numeric::fixed::{mul_gemmlowp, mul_multiplier};
+    match ctx.str("rounding", "single") {
+        "single" => binary(ctx, qmul),
+        "gemmlowp" => {
+            let ((sa, _), (sb, _), (sy, _)) = (grid(ctx, "a"), grid(ctx, "b"), grid(ctx, "y"));
+            let mm = mul_multiplier(sa, sb, sy).ok_or("the multiplier a_scale·b_scale/y_scale is out of range")?;
+            binary_ints(ctx, |a, za, b, zb, zy, lo, hi| mul_gemmlowp(a, za, b, zb, mm, zy, lo, hi))
+        }
+        other => Err(format!("unknown rounding `{other}`")),
+    }
 }
 
 /// `quant.global_avg_pool`: per `[n, c]` plane the sum of `x − zx` in i32
@@ -87,14 +104,17 @@ pub fn quant_global_avg_pool(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
     Ok(vec![Tensor::new(shape, q8_data(x, y))])
 }
 
-/// `quant.lut`: `table[x]`, i8 values offset by 128.
+/// `quant.lut`: `table[x]`, i8 values offset by 128; with a `[C, 256]`
+/// table, the row of each element's channel (X's axis 1).
 pub fn quant_lut(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
     let (x, t) = (ctx.input(0)?, ctx.input(1)?);
     let (xv, tv) = (q8_values(x, "X")?, q8_values(t, "Table")?);
-    if tv.len() != 256 {
-        return Err(format!("Table has {} elements, expected 256", tv.len()));
+    let channels = tv.len() / 256;
+    let inner: usize = x.shape.get(2..).map_or(1, |d| d.iter().product());
+    if !tv.len().is_multiple_of(256) || (channels > 1 && x.shape.get(1) != Some(&channels)) {
+        return Err(format!("Table of shape {:?} for X of shape {:?}", t.shape, x.shape));
     }
     let bias = if matches!(x.data, Data::U8(_)) { 0 } else { 128 };
-    let y = xv.iter().map(|&v| tv[(v + bias) as usize]);
+    let y = xv.iter().enumerate().map(|(i, &v)| tv[(i / inner.max(1)) % channels * 256 + (v + bias) as usize]);
     Ok(vec![Tensor::new(x.shape.clone(), q8_data(t, y))])
 }

@@ -10,12 +10,20 @@
 //! rounding is monotonic); any other activation takes the float-activation
 //! epilogue (`acc_scale = s_x·s_w[m]`, `y_scale = s_y`: QDQ's own arithmetic
 //! on the exact integer sum). Anything else declines with the reason.
+//!
+//! A target that computes TFLite's arithmetic (`arithmetic = "tflite"` in
+//! its profile) gets its fixed-point epilogues with LiteRT's rounding, and its
+//! LeakyRelu tables computed by TFLite's integer LEAKY_RELU rather than the
+//! QDQ ops: the integer module then computes what the device does.
 
 use super::ApplierDef;
+
+mod tables;
 use crate::egraph::analysis::EAnalysis;
 use crate::rules::args::ArgVal;
 use crate::rules::env::ApplyEnv;
 use edgec_numeric::act::Activation;
+use edgec_numeric::fixed::{Arithmetic, Rounding};
 use edgec_numeric::quant::quantize_multiplier;
 use egg::Id;
 use ir::{Attr, Attrs, ConstData, Constant, DType, Opcode, TensorType};
@@ -53,6 +61,14 @@ pub static APPLIERS: &[ApplierDef] = &[
         apply: quant_mul,
     },
     ApplierDef {
+        name: "quant_mul_tflite",
+        arity: 8..=8,
+        signature: "a, sa, za, b, sb, zb, sy, zy",
+        doc: "Q(Mul(DQ(a), DQ(b))) as quant.mul with rounding = gemmlowp: TFLite's MUL, the integer product scaled \
+          by the fixed-point multiplier sa·sb/sy (like quant_add otherwise)",
+        apply: quant_mul_tflite,
+    },
+    ApplierDef {
         name: "quant_lut",
         arity: 7..=7,
         signature: "x, sx, zx, sy, zy, Op, op_attrs",
@@ -60,6 +76,23 @@ pub static APPLIERS: &[ApplierDef] = &[
             "Q(op(DQ(x))) for an elementwise unary onnx.Op (or core.Op) as quant.lut(x, table): the QDQ ops folded on \
           all 256 values of x's type (exact)",
         apply: quant_lut,
+    },
+    ApplierDef {
+        name: "quant_lut_tflite",
+        arity: 7..=7,
+        signature: "x, sx, zx, sy, zy, Op, op_attrs",
+        doc: "Q(op(DQ(x))) as quant.lut(x, table) holding LiteRT's integer kernel of op on all 256 values of x's \
+          type (LeakyRelu: two fixed-point multipliers, gemmlowp's rounding)",
+        apply: tables::quant_lut_tflite,
+    },
+    ApplierDef {
+        name: "quant_lut_prelu",
+        arity: 8..=9,
+        signature: "x, sx, zx, k, sk, zk, sy, zy, [tflite]",
+        doc: "Q(PRelu(DQ(x), DQ(k))) for a constant k with one slope or one per channel (x's axis 1) as \
+          quant.lut(x, table) with a row per channel: the QDQ ops on all 256 values (exact), or with `tflite` \
+          LiteRT's integer PRELU (the TFLite writer's form for slopes outside [0, 1])",
+        apply: tables::quant_lut_prelu,
     },
     ApplierDef {
         name: "quant_global_avg_pool",
@@ -192,8 +225,17 @@ fn quant_conv(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
         mult.push(mm);
         shift.push(s);
     }
+    let rounding = arithmetic(a).conv();
+    if rounding != Rounding::Single {
+        attrs.set("rounding", Attr::Str(rounding.name().into()));
+    }
     let (mc, sc) = (a.add_const(i32_const(&mult)), a.add_const(i32_const(&shift)));
     a.add_op(Opcode::QuantConv, &[x, wc, bias, mc, sc], &attrs)
+}
+
+/// Whose integer arithmetic the target computes (edgec's without one).
+fn arithmetic(a: &ApplyEnv<'_>) -> Arithmetic {
+    a.env().target.map_or(Arithmetic::Single, |t| t.arithmetic())
 }
 
 /// The i32 bias class (or the absent leaf): it must be dequantized with zero
@@ -246,19 +288,19 @@ fn grid_attrs(grids: &[(&str, (f32, i64))]) -> Attrs {
 }
 
 fn quant_add(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
-    quant_binary(a, args, Opcode::QuantAdd, false)
+    quant_binary(a, args, Opcode::QuantAdd, false, Rounding::Single)
 }
 
 fn quant_add_relu(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
-    quant_binary(a, args, Opcode::QuantAdd, true)
+    quant_binary(a, args, Opcode::QuantAdd, true, Rounding::Single)
 }
 
 fn quant_sub(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
-    quant_binary(a, args, Opcode::QuantSub, false)
+    quant_binary(a, args, Opcode::QuantSub, false, Rounding::Single)
 }
 
 fn quant_mul(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
-    quant_binary(a, args, Opcode::QuantMul, false)
+    quant_binary(a, args, Opcode::QuantMul, false, Rounding::Single)
 }
 
 /// Static dims of a class's type as `usize`.
@@ -270,7 +312,17 @@ fn static_dims(t: &TensorType) -> Option<Vec<usize>> {
 /// add and mul the operand that broadcasts becomes B (both commute exactly
 /// in f32); a sub keeps its order, so only B may broadcast. `relu`: the
 /// result clamped below at its zero point (`qmin`).
-fn quant_binary(a: &mut ApplyEnv<'_>, args: &[ArgVal], op: Opcode, relu: bool) -> Result<Id, String> {
+fn quant_mul_tflite(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
+    quant_binary(a, args, Opcode::QuantMul, false, Rounding::Gemmlowp)
+}
+
+fn quant_binary(
+    a: &mut ApplyEnv<'_>,
+    args: &[ArgVal],
+    op: Opcode,
+    relu: bool,
+    rounding: Rounding,
+) -> Result<Id, String> {
     let (x, y) = (a.class(&args[0])?, a.class(&args[3])?);
     let (xt, yt) = (a.eg[x].data.ty().cloned(), a.eg[y].data.ty().cloned());
     let (Some(xt), Some(yt)) = (xt, yt) else { return Err("operands without types".into()) };
@@ -295,6 +347,9 @@ fn quant_binary(a: &mut ApplyEnv<'_>, args: &[ArgVal], op: Opcode, relu: bool) -
     let mut attrs = grid_attrs(&[("a", (sa, za)), ("b", (sb, zb)), ("y", (sy, zy))]);
     if relu {
         attrs.set("qmin".to_string(), Attr::Int(zy));
+    }
+    if rounding != Rounding::Single {
+        attrs.set("rounding".to_string(), Attr::Str(rounding.name().into()));
     }
     let (ca, cb) = if first == 0 { (x, y) } else { (y, x) };
     a.add_op(op, &[ca, cb], &attrs)
