@@ -330,8 +330,50 @@ fn every_fusion_rule_is_exercised() {
             }
         }
     }
+    for seed in 0..4u64 {
+        fired.extend(check_bn_behind_squeeze(seed).fired.keys().cloned());
+    }
     // bn-fold-static needs static, non-literal weights: tests/rules_fusion_static.rs covers it.
     let missing: Vec<&str> =
         rules.rules.iter().map(|r| r.name.as_str()).filter(|n| !fired.contains(*n) && *n != "bn-fold-static").collect();
     assert!(missing.is_empty(), "fusion rules never fired: {missing:?}");
 }
+
+/// Conv → Squeeze of its unit H → BatchNormalization (PP-OCR recognizers'
+/// head): the BN sinks through the squeeze (bn-sink-squeeze) and folds
+/// into the conv (bn-fold), and the result equals the unfused graph.
+fn check_bn_behind_squeeze(seed: u64) -> RuleRun {
+    let mut r = Rng(seed + 77);
+    let mut vals = |n: usize, lo: f32, hi: f32| -> String {
+        (0..n).map(|_| lit(r.grid(lo, hi, 0.03125))).collect::<Vec<_>>().join(", ")
+    };
+    let (w, bs, bb, mean, var) = (vals(4 * 3 * 3, -1.0, 1.0), vals(4, 0.5, 2.0), vals(4, -1.0, 1.0), vals(4, -1.0, 1.0), vals(4, 0.25, 2.0));
+    let src = format!(
+        r#"module @m attributes {{phase = "onnx"}} {{
+  const @w : f32[4, 3, 1, 3] = dense<[{w}]>
+  const @s : f32[4] = dense<[{bs}]>
+  const @b : f32[4] = dense<[{bb}]>
+  const @mean : f32[4] = dense<[{mean}]>
+  const @var : f32[4] = dense<[{var}]>
+  func @main(%x: f32[1, 3, 1, 8]) -> (f32[1, 4, 8]) {{
+    %w = core.const {{value = @w}} : f32[4, 3, 1, 3]
+    %s = core.const {{value = @s}} : f32[4]
+    %b = core.const {{value = @b}} : f32[4]
+    %mean = core.const {{value = @mean}} : f32[4]
+    %var = core.const {{value = @var}} : f32[4]
+    %0 = onnx.Conv %x, %w {{kernel_shape = [1, 3], pads = [0, 1, 0, 1]}} : f32[1, 4, 1, 8]
+    %1 = core.squeeze %0 {{axes = [2]}} : f32[1, 4, 8]
+    %2 = onnx.BatchNormalization %1, %s, %b, %mean, %var : f32[1, 4, 8]
+    return %2
+  }}
+}}"#
+    );
+    let x: Vec<f32> = (0..24).map(|i| ((i * 7 + seed as usize) % 13) as f32 * 0.25 - 1.5).collect();
+    let input = vec![Tensor { shape: vec![1, 3, 1, 8], data: ir::interp::Data::F32(x) }];
+    let run = check(&src, &input).unwrap_or_else(|e| panic!("{e}"));
+    for rule in ["bn-sink-squeeze", "bn-fold"] {
+        assert_eq!(run.count(rule), 1, "{rule} on\n{src}\nfired: {:?}", run.fired);
+    }
+    run
+}
+

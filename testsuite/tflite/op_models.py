@@ -69,6 +69,12 @@ def models():
     m["gemm"] = model("c", [node("Gemm", ["x", "gw", "gb"], transB=1)],
                       [const("gw", RNG.normal(0, 0.3, (5, C))), const("gb", RNG.normal(0, 0.1, 5))], (1, 5),
                       in_shape=(1, C))
+    # A MatMul of a rank-3 activation by constant weights, plus a bias (a
+    # recognizer's head): FULLY_CONNECTED on the [rows, K] flattening, then
+    # RESHAPE to the op's result.
+    m["linear_rank3"] = model("c", [helper.make_node("MatMul", ["x", "lw"], ["t"]), node("Add", ["t", "lb"])],
+                              [const("lw", RNG.normal(0, 0.3, (C, 5))), const("lb", RNG.normal(0, 0.1, 5))],
+                              (1, 6, 5), in_shape=(1, 6, C))
     wt = const("wt", RNG.normal(0, 0.3, (C, C, 2, 2)))
     m["conv_transpose"] = model("c", [node("ConvTranspose", ["x", "wt", "b8"], strides=[2, 2])], [wt, b8],
                                 (1, C, 2 * H, 2 * W))

@@ -247,14 +247,20 @@ pub(super) fn bias_tensor(
     Ok(e.g.constant(name, &[n], tfl::TensorType::Int32, Some(q), data))
 }
 
-/// `core.linear` on a rank-2 input: FULLY_CONNECTED with `[out, in]` weights.
+/// `core.linear`: FULLY_CONNECTED with `[out, in]` weights. An input of
+/// rank 3 (or above 4: any rank whose default layout is the value's own
+/// order) is read as its `[rows, K]` flattening, which FULLY_CONNECTED
+/// takes as it is, and the `[rows, N]` result is reshaped to the op's.
 pub(super) fn linear(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     let a = op.operand(0).ok_or("no input")?;
     let ta = e.activation(a)?;
     let ad = e.dims(a)?;
     let w = weight(e, op.operand(1).ok_or("no weights")?)?;
-    if ad.len() != 2 || w.dims.len() != 2 {
-        return Err(format!("only [M, K] × [K, N] products are written (A {ad:?}, B {:?})", w.dims));
+    if ad.len() < 2 || ad.len() == 4 || w.dims.len() != 2 {
+        return Err(format!(
+            "only [.., M, K] × [K, N] products with A of a rank other than 4 are written (A {ad:?}, B {:?})",
+            w.dims
+        ));
     }
     if op.opcode == Opcode::Gemm {
         let one = |k: &str| op.attrs.float(k).is_none_or(|v| v == 1.0);
@@ -275,7 +281,15 @@ pub(super) fn linear(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
         fused_activation_function: act,
         ..Default::default()
     }));
-    e.g.op(B::FullyConnected, &[ta, tw, tb], &[ty], Some(options));
+    if ad.len() == 2 {
+        e.g.op(B::FullyConnected, &[ta, tw, tb], &[ty], Some(options));
+        return Ok(());
+    }
+    let yd = e.g.shape(ty);
+    let rows = ad[..ad.len() - 1].iter().product::<usize>();
+    let flat = e.g.tensor(&format!("{name}.rows"), &[rows, w.dims[perm[0]]], e.g.dtype(ty), e.g.quant(ty));
+    e.g.op(B::FullyConnected, &[ta, tw, tb], &[flat], Some(options));
+    super::movement::reshape_into(e, flat, ty, &yd, &name);
     Ok(())
 }
 
