@@ -347,7 +347,8 @@ fn check_bn_behind_squeeze(seed: u64) -> RuleRun {
     let mut vals = |n: usize, lo: f32, hi: f32| -> String {
         (0..n).map(|_| lit(r.grid(lo, hi, 0.03125))).collect::<Vec<_>>().join(", ")
     };
-    let (w, bs, bb, mean, var) = (vals(4 * 3 * 3, -1.0, 1.0), vals(4, 0.5, 2.0), vals(4, -1.0, 1.0), vals(4, -1.0, 1.0), vals(4, 0.25, 2.0));
+    let (w, bs, bb, mean, var) =
+        (vals(4 * 3 * 3, -1.0, 1.0), vals(4, 0.5, 2.0), vals(4, -1.0, 1.0), vals(4, -1.0, 1.0), vals(4, 0.25, 2.0));
     let src = format!(
         r#"module @m attributes {{phase = "onnx"}} {{
   const @w : f32[4, 3, 1, 3] = dense<[{w}]>
@@ -376,4 +377,3 @@ fn check_bn_behind_squeeze(seed: u64) -> RuleRun {
     }
     run
 }
-

@@ -589,5 +589,11 @@ fn tflite_arithmetic_muls_are_litert_kernels() {
             assert_eq!(got, mul_gemmlowp(a[i], za, b[bi], zb, mm, zy, lo, hi), "{t} element {i}");
             assert!((got - want).abs() <= 1, "{t} element {i}: {got} vs QDQ {want}");
         }
+        // edgec's kernels round once: the Rust backend names the op it cannot take.
+        let opts = codegen::rust::EmitOptions { name: "m".into(), source: "m".into() };
+        let mut target = folded.clone();
+        codegen::rust::prepare(&mut target, passes::PassOptions::default(), &mut std::io::sink()).expect("prepares");
+        let err = codegen::rust::emit(&target, &opts).expect_err("LiteRT's rounding has no Rust kernel").to_string();
+        assert!(err.contains("quant.mul") && err.contains("rounding = gemmlowp"), "{err}");
     }
 }

@@ -82,28 +82,26 @@ const QUANT_CONV_ATTRS: &[super::AttrSpec] = &[
     a_req("y_zero_point", Int),
     a("y_scale", Float),
 ];
-/// quant.add / quant.mul: the per-tensor grids of both operands and the result.
-const QUANT_BINARY_ATTRS: &[super::AttrSpec] = &[
-    a_req("a_scale", Float),
-    a_req("a_zero_point", Int),
-    a_req("b_scale", Float),
-    a_req("b_zero_point", Int),
-    a_req("y_scale", Float),
-    a_req("y_zero_point", Int),
-    a("qmin", Int),
-];
+/// quant.add / quant.sub / quant.mul: the per-tensor grids of both operands and the result, the
+/// optional raised lower clamp (a fused Relu's), and the op's `extra` attributes.
+macro_rules! quant_binary_attrs {
+    ($($extra:expr),*) => {
+        &[
+            a_req("a_scale", Float),
+            a_req("a_zero_point", Int),
+            a_req("b_scale", Float),
+            a_req("b_zero_point", Int),
+            a_req("y_scale", Float),
+            a_req("y_zero_point", Int),
+            a("qmin", Int),
+            $($extra),*
+        ]
+    };
+}
+const QUANT_BINARY_ATTRS: &[super::AttrSpec] = quant_binary_attrs!();
 /// quant.mul: quant.add's, and how the integer product is rescaled: absent or `single` as QDQ's
 /// float steps, `gemmlowp` as TFLite's MUL (`edgec_numeric::fixed::mul_gemmlowp`).
-const QUANT_MUL_ATTRS: &[super::AttrSpec] = &[
-    a_req("a_scale", Float),
-    a_req("a_zero_point", Int),
-    a_req("b_scale", Float),
-    a_req("b_zero_point", Int),
-    a_req("y_scale", Float),
-    a_req("y_zero_point", Int),
-    a("qmin", Int),
-    a("rounding", Enum(&["single", "gemmlowp"])),
-];
+const QUANT_MUL_ATTRS: &[super::AttrSpec] = quant_binary_attrs!(a("rounding", Enum(&["single", "gemmlowp"])));
 const CORE_CONV_TRANSPOSE_ATTRS: &[super::AttrSpec] = &[
     a("act", ACT),
     a("act_alpha", Float),

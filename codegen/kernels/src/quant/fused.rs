@@ -186,7 +186,11 @@ pub fn quant_lut_channels<X: LutIndex, Y: Copy>(x: &[X], table: &[Y], inner: usi
         return;
     }
     assert!(
-        x.len() == y.len() && rows > 0 && table.len() == rows * 256 && inner > 0 && x.len().is_multiple_of(rows * inner),
+        x.len() == y.len()
+            && rows > 0
+            && table.len() == rows * 256
+            && inner > 0
+            && x.len().is_multiple_of(rows * inner),
         "quant.lut: {} into {}, {} entries, {inner} per channel",
         x.len(),
         y.len(),

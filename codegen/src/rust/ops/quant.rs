@@ -388,14 +388,22 @@ fn conv_int(cx: &mut OpCx<'_, '_>, qlinear: bool) -> Result<(), String> {
 /// `quant.conv`: with constant weights and parameters on a 1-D or 2-D window,
 /// the packed integer GEMM / depthwise kernel (`k::quant::qconv`), weights
 /// arranged once at construction; otherwise the direct N-D loop.
+/// The kernels round as edgec's arithmetic does: an op folded for a target
+/// computing LiteRT's (`rounding` other than `single`) has no kernel here.
+fn single_rounding(cx: &OpCx<'_, '_>) -> Result<(), String> {
+    match cx.op.attrs.str("rounding") {
+        Some(r) if r != "single" => Err(format!(
+            "`rounding = {r}` (LiteRT's arithmetic, an integer module folded for a TFLite target) has no Rust \
+             kernel: quantize for the CPU target instead"
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn quant_conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     want_class(cx, 0, &[Class::U8, Class::I8], "X")?;
     want_class(cx, 1, &[Class::I8], "W")?;
-    if cx.op.attrs.str("rounding").is_some_and(|r| r != "single") {
-        return Err("LiteRT's rounding (an integer module folded for a TFLite target) has no Rust kernel: \
-                    quantize for the CPU target instead"
-            .into());
-    }
+    single_rounding(cx)?;
     let float = cx.op.operand(5).is_some();
     let params: &[usize] = if float { &[5] } else { &[3, 4] };
     for &i in params {
@@ -503,11 +511,7 @@ fn grid_lit(cx: &OpCx<'_, '_>, k: &str) -> (String, i64) {
 /// otherwise).
 fn quant_binary(cx: &mut OpCx<'_, '_>, op: &str) -> Result<(), String> {
     want_class(cx, 0, &[Class::U8, Class::I8], "A")?;
-    if cx.op.attrs.str("rounding").is_some_and(|r| r != "single") {
-        return Err("LiteRT's rounding (an integer module folded for a TFLite target) has no Rust kernel: \
-                    quantize for the CPU target instead"
-            .into());
-    }
+    single_rounding(cx)?;
     let same: Vec<Class> = cx.in_class(0).into_iter().collect();
     want_class(cx, 1, &same, "B")?;
     let ((sa, za), (sb, zb), (sy, zy)) = (grid_lit(cx, "a"), grid_lit(cx, "b"), grid_lit(cx, "y"));

@@ -17,8 +17,6 @@
 //! QDQ ops: the integer module then computes what the device does.
 
 use super::ApplierDef;
-
-mod tables;
 use crate::egraph::analysis::EAnalysis;
 use crate::rules::args::ArgVal;
 use crate::rules::env::ApplyEnv;
@@ -27,6 +25,8 @@ use edgec_numeric::fixed::{Arithmetic, Rounding};
 use edgec_numeric::quant::quantize_multiplier;
 use egg::Id;
 use ir::{Attr, Attrs, ConstData, Constant, DType, Opcode, TensorType};
+
+mod tables;
 
 /// The appliers of this family.
 pub static APPLIERS: &[ApplierDef] = &[
