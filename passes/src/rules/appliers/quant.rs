@@ -12,9 +12,10 @@
 //! on the exact integer sum). Anything else declines with the reason.
 //!
 //! A target that computes TFLite's arithmetic (`arithmetic = "tflite"` in
-//! its profile) gets its fixed-point epilogues with LiteRT's rounding, and its
-//! LeakyRelu tables computed by TFLite's integer LEAKY_RELU rather than the
-//! QDQ ops: the integer module then computes what the device does.
+//! its profile) gets its fixed-point epilogues and MULs with LiteRT's
+//! rounding, and its LeakyRelu and PRelu tables computed by LiteRT's integer
+//! kernels rather than the QDQ ops (the `-tflite` rules, approximations of
+//! the QDQ form): the integer module then computes what LiteRT does.
 
 use super::ApplierDef;
 use crate::egraph::analysis::EAnalysis;
@@ -313,7 +314,7 @@ fn static_dims(t: &TensorType) -> Option<Vec<usize>> {
 /// in f32); a sub keeps its order, so only B may broadcast. `relu`: the
 /// result clamped below at its zero point (`qmin`).
 fn quant_mul_tflite(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
-    quant_binary(a, args, Opcode::QuantMul, false, Rounding::Gemmlowp)
+    quant_binary(a, args, Opcode::QuantMul, false, Arithmetic::Tflite.elementwise())
 }
 
 fn quant_binary(
