@@ -5,7 +5,6 @@
 use super::args::{lit_to_attr, ArgVal};
 use super::env::{num, text, Env};
 use crate::egraph::lang::ENode;
-use edgec_numeric::fixed::Arithmetic;
 use ir::{Attr, DType, Dim};
 use std::ops::RangeInclusive;
 
@@ -71,7 +70,7 @@ conds! {
         |e, a| e.ty(&a[0]).zip(e.attrs(&a[1]).and_then(|x| x.dtype("to"))).is_some_and(|(t, d)| t.dtype == d);
     "no_activation" (x) [1..=1] "x is a fusable conv/linear without an activation yet" => no_activation;
     "arithmetic_is" (name) [1..=1] "the target computes this integer arithmetic (`single`, also without a target; `tflite`: LiteRT's kernels)" =>
-        |e, a| text(&a[0]).is_some_and(|n| e.target.map_or(Arithmetic::Single, |t| t.arithmetic()).name() == n);
+        |e, a| text(&a[0]).is_some_and(|n| e.arithmetic().name() == n);
     "target_supports" (x) [1..=1] "the target runs the left-hand side's root op of class x natively" => target_supports;
 }
 

@@ -34,6 +34,11 @@ pub fn class_of(root: Id, subst: &Subst, a: &ArgVal) -> Option<Id> {
 }
 
 impl Env<'_> {
+    /// Whose integer arithmetic the target computes (edgec's without one).
+    pub fn arithmetic(&self) -> edgec_numeric::fixed::Arithmetic {
+        self.target.map_or(edgec_numeric::fixed::Arithmetic::Single, |t| t.arithmetic())
+    }
+
     /// The class an argument names.
     pub fn class(&self, a: &ArgVal) -> Option<Id> {
         class_of(self.root, self.subst, a).map(|c| self.eg.find(c))

@@ -176,11 +176,6 @@ impl Graph {
         None
     }
 
-    /// The options of the last operator written.
-    pub fn last_options(&mut self) -> Option<&mut Option<tfl::BuiltinOptions>> {
-        self.operators.last_mut().map(|o| &mut o.builtin_options)
-    }
-
     /// The flatbuffer (file identifier `TFL3`, schema version 3).
     pub fn finish(self, name: &str, inputs: Vec<TensorId>, outputs: Vec<TensorId>, description: &str) -> Vec<u8> {
         let operator_codes = self

@@ -505,17 +505,18 @@ fn unary(
     fixed: Option<(f32, i64)>,
 ) -> Result<(), String> {
     let tx = e.stored(op.operand(0).ok_or("no input")?)?;
-    unary_on(e, op, tx, code, fixed)
+    unary_on(e, op, tx, code, fixed, None)
 }
 
 /// [`unary`] reading tensor `tx` (the operand, in the layout it is written
-/// in), the result stored in that layout.
+/// in), the result stored in that layout, with the operator's `options`.
 fn unary_on(
     e: &mut Emitter<'_>,
     op: &OpData,
     tx: TensorId,
     code: tfl::BuiltinOperator,
     fixed: Option<(f32, i64)>,
+    options: Option<tfl::BuiltinOptions>,
 ) -> Result<(), String> {
     let ty = e.output_stored(op, 0, e.perm(tx))?;
     if let Some((s8, z8)) = fixed {
@@ -530,7 +531,7 @@ fn unary_on(
             ));
         }
     }
-    e.g.op(code, &[tx], &[ty], None);
+    e.g.op(code, &[tx], &[ty], options);
     Ok(())
 }
 
@@ -542,7 +543,7 @@ fn unary_on(
 fn hard_swish(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
     let tx = e.stored(op.operand(0).ok_or("no input")?)?;
     if e.g.dtype(tx) != tfl::TensorType::Int16 {
-        return unary_on(e, op, tx, B::HardSwish, None);
+        return unary_on(e, op, tx, B::HardSwish, None, None);
     }
     let (perm, shape) = (e.perm(tx), e.g.shape(tx));
     let name = format!("{}.hard_sigmoid", e.value_name(op.results[0]));
@@ -567,11 +568,7 @@ fn gelu(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
         return Err("a 16-bit GELU: Vela runs GELU on 8-bit tensors only (quantize it as int8)".into());
     }
     let approximate = op.attrs.str("approximate") == Some("tanh");
-    unary_on(e, op, tx, B::Gelu, None)?;
-    if let Some(o) = e.g.last_options() {
-        *o = Some(O::GeluOptions(Box::new(tfl::GeluOptions { approximate })));
-    }
-    Ok(())
+    unary_on(e, op, tx, B::Gelu, None, Some(O::GeluOptions(Box::new(tfl::GeluOptions { approximate }))))
 }
 
 fn leaky_relu(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
@@ -615,11 +612,8 @@ fn softmax(e: &mut Emitter<'_>, op: &OpData) -> Result<(), String> {
         }
         t = e.activation(x)?;
     }
-    unary_on(e, op, t, B::Softmax, Some((1.0 / 256.0, -128)))?;
-    if let Some(o) = e.g.last_options() {
-        *o = Some(O::SoftmaxOptions(Box::new(tfl::SoftmaxOptions { beta: 1.0 })));
-    }
-    Ok(())
+    let options = O::SoftmaxOptions(Box::new(tfl::SoftmaxOptions { beta: 1.0 }));
+    unary_on(e, op, t, B::Softmax, Some((1.0 / 256.0, -128)), Some(options))
 }
 
 #[cfg(test)]

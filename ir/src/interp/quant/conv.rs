@@ -163,7 +163,7 @@ fn i32_per_channel(t: &Tensor, m: usize, what: &str) -> Result<Vec<i32>, String>
 
 /// `quant.conv`: the integer conv of `X - x_zero_point` and `W` plus `B`,
 /// requantized per output channel by the fixed-point `multiplier`/`shift`
-/// (rounded once or, with `rounding = "double"`, as TFLite:
+/// (rounded once or, with `rounding = "gemmlowp"` / `"ruy"`, as LiteRT:
 /// `edgec_numeric::fixed::requantize_with`) or, with `acc_scale`, through the
 /// float activation (`requantize_act`), `+ y_zero_point`, clamped to
 /// `[qmin, qmax]`; the result has X's type.

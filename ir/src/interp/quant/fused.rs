@@ -69,15 +69,15 @@ pub fn quant_sub(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
 /// `quant.mul`: `qmul` per element, or with `rounding = "gemmlowp"`
 /// TFLite's MUL (`edgec_numeric::fixed::mul_gemmlowp`).
 pub fn quant_mul(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
-    use edgec_numeric::fixed::{mul_gemmlowp, mul_multiplier};
-    match ctx.str("rounding", "single") {
-        "single" => binary(ctx, qmul),
-        "gemmlowp" => {
+    use edgec_numeric::fixed::{mul_gemmlowp, mul_multiplier, Rounding};
+    match Rounding::from_name(ctx.str("rounding", "single")) {
+        Some(Rounding::Single) => binary(ctx, qmul),
+        Some(Rounding::Gemmlowp) => {
             let ((sa, _), (sb, _), (sy, _)) = (grid(ctx, "a"), grid(ctx, "b"), grid(ctx, "y"));
             let mm = mul_multiplier(sa, sb, sy).ok_or("the multiplier a_scale·b_scale/y_scale is out of range")?;
             binary_ints(ctx, |a, za, b, zb, zy, lo, hi| mul_gemmlowp(a, za, b, zb, mm, zy, lo, hi))
         }
-        other => Err(format!("unknown rounding `{other}`")),
+        _ => Err(format!("quant.mul takes rounding single or gemmlowp, not `{}`", ctx.str("rounding", ""))),
     }
 }
 

@@ -226,17 +226,12 @@ fn quant_conv(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<Id, String> {
         mult.push(mm);
         shift.push(s);
     }
-    let rounding = arithmetic(a).conv();
+    let rounding = a.env().arithmetic().conv();
     if rounding != Rounding::Single {
         attrs.set("rounding", Attr::Str(rounding.name().into()));
     }
     let (mc, sc) = (a.add_const(i32_const(&mult)), a.add_const(i32_const(&shift)));
     a.add_op(Opcode::QuantConv, &[x, wc, bias, mc, sc], &attrs)
-}
-
-/// Whose integer arithmetic the target computes (edgec's without one).
-fn arithmetic(a: &ApplyEnv<'_>) -> Arithmetic {
-    a.env().target.map_or(Arithmetic::Single, |t| t.arithmetic())
 }
 
 /// The i32 bias class (or the absent leaf): it must be dequantized with zero

@@ -85,7 +85,7 @@ pub(super) fn quant_lut_prelu(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<I
     let k = konst(a, &args[3], "the slope")?.clone();
     let kq: Vec<i32> = k.to_i64s().ok_or("the slope is not an integer constant")?.iter().map(|&v| v as i32).collect();
     let n = kq.len();
-    let channels = per_channel(&xt, &k.ty, n)?;
+    per_channel(&xt, &k.ty, n)?;
     let yd = konst(a, &args[7], "y zero point")?.ty.dtype;
     let (sk, zk) = grid(a, &args[4], &args[5], k.ty.dtype, "the slope")?;
     let (sx, zx) = grid(a, &args[1], &args[2], xt.dtype, "x")?;
@@ -105,16 +105,15 @@ pub(super) fn quant_lut_prelu(a: &mut ApplyEnv<'_>, args: &[ArgVal]) -> Result<I
     } else {
         qdq_rows(a, args, &xt, &k, &values)?
     };
-    debug_assert_eq!(rows.len(), 256 * channels);
+    debug_assert_eq!(rows.len(), 256 * n);
     table_op(a, x, yd, rows)
 }
 
-/// The number of slopes when `k` (of type `kt`, `n` elements) has one, or
-/// one per channel of `x`'s axis 1 (right-aligned against x, every other
-/// dim 1); an error otherwise.
-fn per_channel(xt: &TensorType, kt: &TensorType, n: usize) -> Result<usize, String> {
+/// `Ok` when `k` (of type `kt`, `n` elements) has one slope, or one per
+/// channel of `x`'s axis 1 (right-aligned against x, every other dim 1).
+fn per_channel(xt: &TensorType, kt: &TensorType, n: usize) -> Result<(), String> {
     if n == 1 {
-        return Ok(1);
+        return Ok(());
     }
     let (Some(xd), Some(kd)) = (xt.shape.static_dims(), kt.shape.static_dims()) else {
         return Err("x or the slope has a dynamic shape".into());
@@ -125,7 +124,7 @@ fn per_channel(xt: &TensorType, kt: &TensorType, n: usize) -> Result<usize, Stri
     if !ok {
         return Err(format!("a slope of shape {kd:?} for x of shape {xd:?} (one per channel of axis 1 expected)"));
     }
-    Ok(n)
+    Ok(())
 }
 
 /// The QDQ form's rows: `Q(PRelu(DQ(v), DQ(k[r])))` for each slope `r` and
