@@ -59,6 +59,7 @@ pub mod norm;
 pub mod npy;
 pub mod plan;
 pub mod pool;
+pub mod profile;
 pub mod quant;
 pub mod reduce;
 pub mod resample;

@@ -116,6 +116,36 @@ proptest! {
         check_conv2d(p, act, bias, seed);
     }
 
+    /// Wide planes: the padded-plane depthwise kernel (column blocks of
+    /// 16, strides up to 4 and the fallback above, dilations, any pads).
+    #[test]
+    fn conv2d_depthwise_wide_matches(
+        c in 1usize..=20, mult in 1usize..=2, (kh, kw) in (1usize..=5, 1usize..=5), (h, w) in (1usize..=9, 12usize..=70),
+        (sh, sw, dh, dw) in (1usize..=3, 1usize..=5, 1usize..=2, 1usize..=2), pads in (0usize..=3, 0usize..=3, 0usize..=3, 0usize..=3),
+        act in act_strategy(), bias in any::<bool>(), seed in any::<u64>(),
+    ) {
+        let p = Conv2d {
+            n: 1, c_in: c, h, w, c_out: c * mult, kh, kw, stride_h: sh, stride_w: sw,
+            pad_top: pads.0, pad_left: pads.1, pad_bottom: pads.2, pad_right: pads.3, dil_h: dh, dil_w: dw, groups: c,
+        };
+        check_conv2d(p, act, bias, seed);
+    }
+
+    /// Shallow convolutions (stems: the direct kernel up to depth 32, im2col
+    /// beyond), output channels across several blocks of 8.
+    #[test]
+    fn conv2d_shallow_matches(
+        n in 1usize..=2, c_in in 1usize..=4, c_out in 1usize..=20, (kh, kw) in (1usize..=4, 1usize..=4),
+        (h, w) in (1usize..=9, 1usize..=40), (sh, sw, dh, dw) in (1usize..=2, 1usize..=5, 1usize..=2, 1usize..=2),
+        pads in (0usize..=2, 0usize..=2, 0usize..=2, 0usize..=2), act in act_strategy(), bias in any::<bool>(), seed in any::<u64>(),
+    ) {
+        let p = Conv2d {
+            n, c_in, h, w, c_out, kh, kw, stride_h: sh, stride_w: sw,
+            pad_top: pads.0, pad_left: pads.1, pad_bottom: pads.2, pad_right: pads.3, dil_h: dh, dil_w: dw, groups: 1,
+        };
+        check_conv2d(p, act, bias, seed);
+    }
+
     #[test]
     fn conv_nd_matches_onnx_conv(
         rank in 1usize..=3, groups in 1usize..=2, cg in 1usize..=2, mg in 1usize..=3, n in 1usize..=2,

@@ -43,7 +43,8 @@ pub fn numeric_toml() -> String {
 
 /// `src/main.rs`: `--input NAME=FILE.npy` (repeatable), `-o DIR` (writes
 /// `DIR/<output>.npy`), `--bench N` (N timed runs after warm-up; prints
-/// `median_ms=` and `min_ms=` lines).
+/// `median_ms=` and `min_ms=` lines), `--profile` (time per op over N runs,
+/// 20 without `--bench`, after the benchmark's own runs).
 pub fn main_rs(m: &Module, entry: &Entry<'_>, opts: &EmitOptions) -> String {
     let krate = opts.name.replace('-', "_");
     let (in_names, out_names) = io_names(m);
@@ -57,13 +58,14 @@ pub fn main_rs(m: &Module, entry: &Entry<'_>, opts: &EmitOptions) -> String {
     // crates cut each generated main.rs there (testsuite/src/rustbatch.rs).
     s += "fn arg_value(args: &[String], i: &mut usize, flag: &str) -> Result<String, String> {\n    *i += 1;\n    args.get(*i).cloned().ok_or(format!(\"{flag} needs a value\"))\n}\n\n";
     s += "/// Print one line; a closed stdout (`| head`) ends the program quietly.\nfn say(line: std::fmt::Arguments<'_>) -> Result<(), String> {\n    use std::io::Write;\n    match writeln!(std::io::stdout().lock(), \"{line}\") {\n        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),\n        r => r.map_err(|e| format!(\"stdout: {e}\")),\n    }\n}\n\n";
-    s += "/// The command line: `--input NAME=FILE.npy` (repeatable), `-o DIR`, `--bench N`.\npub fn cli(args: Vec<String>) -> Result<(), String> {\n";
-    s += "    let (mut bindings, mut out_dir, mut bench) = (Vec::new(), None, None);\n";
+    s += "/// The command line: `--input NAME=FILE.npy` (repeatable), `-o DIR`, `--bench N`, `--profile`.\npub fn cli(args: Vec<String>) -> Result<(), String> {\n";
+    s += "    let (mut bindings, mut out_dir, mut bench, mut profile) = (Vec::new(), None, None, false);\n";
     s += "    let mut i = 0;\n    while i < args.len() {\n        match args[i].as_str() {\n";
     s += "            \"--input\" => bindings.push(arg_value(&args, &mut i, \"--input\")?),\n";
     s += "            \"-o\" | \"--output\" => out_dir = Some(std::path::PathBuf::from(arg_value(&args, &mut i, \"-o\")?)),\n";
     s += "            \"--bench\" => bench = Some(arg_value(&args, &mut i, \"--bench\")?.parse::<usize>().map_err(|e| format!(\"--bench: {e}\"))?),\n";
-    s += "            other => return Err(format!(\"unknown argument `{other}` (usage: --input NAME=FILE.npy ... [-o DIR] [--bench N])\")),\n";
+    s += "            \"--profile\" => profile = true,\n";
+    s += "            other => return Err(format!(\"unknown argument `{other}` (usage: --input NAME=FILE.npy ... [-o DIR] [--bench N] [--profile])\")),\n";
     s += "        }\n        i += 1;\n    }\n";
     s += "    let file = |name: &str| -> Result<Vec<u8>, String> {\n";
     s += "        let b = bindings.iter().find_map(|b: &String| b.strip_prefix(name).and_then(|r| r.strip_prefix('=')));\n";
@@ -89,7 +91,10 @@ pub fn main_rs(m: &Module, entry: &Entry<'_>, opts: &EmitOptions) -> String {
     s += &format!("    let mut model = {krate}::Model::new().map_err(|e| e.to_string())?;\n");
     s += &format!("    if let Some(n) = bench {{\n        for _ in 0..(n / 10).max(3) {{\n            {call}.map_err(|e| e.to_string())?;\n        }}\n");
     s += &format!("        let mut times = Vec::with_capacity(n.max(1));\n        for _ in 0..n.max(1) {{\n            let t = Instant::now();\n            {call}.map_err(|e| e.to_string())?;\n            times.push(t.elapsed().as_secs_f64() * 1e3);\n        }}\n");
-    s += "        times.sort_by(|a, b| a.total_cmp(b));\n        say(format_args!(\"median_ms={:.6}\", times[times.len() / 2]))?;\n        say(format_args!(\"min_ms={:.6}\", times[0]))?;\n        return Ok(());\n    }\n";
+    s += "        times.sort_by(|a, b| a.total_cmp(b));\n        say(format_args!(\"median_ms={:.6}\", times[times.len() / 2]))?;\n        say(format_args!(\"min_ms={:.6}\", times[0]))?;\n        if !profile {\n            return Ok(());\n        }\n    }\n";
+    // Profiled runs come after the benchmark's, so its times are not the
+    // profiler's; without `--bench` three warm-up runs come first.
+    s += &format!("    if profile {{\n        let n = bench.unwrap_or(20).max(1);\n        if bench.is_none() {{\n            for _ in 0..3 {{\n                {call}.map_err(|e| e.to_string())?;\n            }}\n        }}\n        model.set_profiling(true);\n        for _ in 0..n {{\n            {call}.map_err(|e| e.to_string())?;\n        }}\n        model.set_profiling(false);\n        return say(format_args!(\"{{}}\", model.profile_table(n)));\n    }}\n");
     s += &format!("    let outs = {call}.map_err(|e| e.to_string())?;\n");
     if let Some(f) = main {
         for ((id, n), t) in outs.iter().zip(&out_names).zip(&f.result_types) {

@@ -54,6 +54,9 @@ pub struct ModelParts {
     pub hoist_methods: Vec<String>,
     /// Own buffers of values sized when their op runs: `(field, class)`.
     pub own_fields: Vec<(String, Class)>,
+    /// `k::profile::OpName` literals, one per timed op slot (the index in
+    /// the generated `PROFILE_OPS`).
+    pub profile: Vec<String>,
     names: HashSet<String>,
 }
 
@@ -88,6 +91,8 @@ pub struct Emitter<'a> {
     pub errors: Vec<String>,
     /// Op counts by name, for the report.
     pub ops: BTreeMap<String, usize>,
+    /// Emitting construction-time code (a `Consts` method, no profile slots).
+    pub hoisting: bool,
 }
 
 /// One function being emitted.

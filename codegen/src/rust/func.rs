@@ -57,6 +57,7 @@ impl<'a> Emitter<'a> {
     /// The op blocks of `cx`'s function (and its result copies).
     fn body(&mut self, cx: &FuncCx<'a>) -> String {
         let mut body = String::new();
+        self.hoisting = cx.hoist;
         let ops = if cx.hoist { &cx.plan.hoist_schedule } else { &cx.plan.schedule };
         for &id in ops {
             let op = &cx.f.ops[id];
@@ -115,7 +116,33 @@ impl<'a> Emitter<'a> {
             return Err(format!("{} with symbolic dims is not supported by the Rust backend yet", op.opcode.name()));
         }
         let header = format!("        // {}\n", describe(op, cx.f));
-        Ok(late + &header + &ocx.code())
+        let code = ocx.code();
+        if self.hoisting || code.is_empty() {
+            return Ok(late + &header + &code);
+        }
+        Ok(late + &header + &self.timed(cx.f, op, &code))
+    }
+
+    /// `code` between the start and the stop of a new profile slot for `op`
+    /// (`Model::set_profiling`): one branch per op while profiling is off.
+    fn timed(&mut self, f: &ir::Function, op: &ir::OpData, code: &str) -> String {
+        let slot = self.parts.profile.len();
+        let node = match &op.loc {
+            ir::Loc::Onnx { node, .. } => node.clone(),
+            ir::Loc::Fused(v) => v
+                .iter()
+                .filter_map(|l| match l {
+                    ir::Loc::Onnx { node, .. } => Some(node.as_str()),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join(" + "),
+            ir::Loc::Unknown => String::new(),
+        };
+        let tys: Vec<String> = op.results.iter().map(|&r| f.ty(r).to_string()).collect();
+        let (name, ty) = (op.opcode.name(), tys.join(", "));
+        self.parts.profile.push(format!("k::profile::OpName {{ node: {node:?}, op: {name:?}, ty: {ty:?} }}"));
+        format!("        let t{slot} = self.prof.start();\n{code}        self.prof.stop({slot}, t{slot});\n")
     }
 
     /// The statements computing the shapes of op `id`'s late results, with

@@ -206,8 +206,14 @@ pub fn emit(m: &Module, opts: &EmitOptions) -> Result<Generated, EmitErrors> {
         return Err(EmitErrors(e.0.iter().map(|d| d.to_string()).collect()));
     }
     let entry = entry(m).map_err(EmitErrors)?;
-    let mut e =
-        Emitter { m, weights: Default::default(), parts: Default::default(), errors: vec![], ops: BTreeMap::new() };
+    let mut e = Emitter {
+        m,
+        weights: Default::default(),
+        parts: Default::default(),
+        errors: vec![],
+        ops: BTreeMap::new(),
+        hoisting: false,
+    };
     let mut func_reports = Vec::new();
     let mut const_base: BTreeMap<crate::plan::Class, usize> = BTreeMap::new();
     let mut entry = entry;

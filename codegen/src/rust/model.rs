@@ -151,6 +151,10 @@ pub fn lib_rs(m: &Module, entry: &Entry<'_>, e: &mut Emitter<'_>, opts: &EmitOpt
         s += item;
         s.push('\n');
     }
+    s += &format!(
+        "/// The op of each profile slot (`Model::profile`).\nconst PROFILE_OPS: &[k::profile::OpName] = &[\n{}];\n\n",
+        e.parts.profile.iter().map(|o| format!("    {o},\n")).collect::<String>()
+    );
     s += &outputs_struct(main, &out_names, &outs_id, entry.view_api());
     let csizes = const_sizes(entry);
     s += &consts_struct(e, &csizes);
@@ -162,12 +166,39 @@ pub fn lib_rs(m: &Module, entry: &Entry<'_>, e: &mut Emitter<'_>, opts: &EmitOpt
         None => run_static(main, &entry.funcs[0].1, &ins, &in_names, &outs_id),
         Some((_, d)) => run_bucketed(main, entry, d, &ins, &in_names, &outs_id, &outs),
     };
+    s += PROFILE_METHODS;
     for mth in &e.parts.methods {
         s += mth;
     }
     s += "}\n";
     Ok(s)
 }
+
+/// The profiling API of every generated `Model`.
+const PROFILE_METHODS: &str = "    /// Time every op of the runs that follow (`false`: stop timing). Off by
+    /// default; while off, each op costs one branch.
+    pub fn set_profiling(&mut self, on: bool) {
+        self.prof.set(on);
+    }
+
+    /// Time per op accumulated while profiling was on, slowest first, each
+    /// op named by its ONNX node(s).
+    pub fn profile(&self) -> Vec<k::profile::ProfileLine> {
+        self.prof.lines(PROFILE_OPS)
+    }
+
+    /// [`Model::profile`] as a table: milliseconds per run over `runs` runs,
+    /// each op's share of the total, then the time per op type.
+    pub fn profile_table(&self, runs: usize) -> String {
+        self.prof.table(PROFILE_OPS, runs)
+    }
+
+    /// Forget the time accumulated so far.
+    pub fn reset_profile(&mut self) {
+        self.prof.reset();
+    }
+
+";
 
 fn header(
     m: &Module,
@@ -247,7 +278,7 @@ fn model_struct(e: &Emitter<'_>, sizes: &BTreeMap<Class, usize>, entry: &Entry<'
             s += &format!("    a{}: Vec<{}>,\n", c.suffix(), c.rust());
         }
     }
-    s += "    scratch: Vec<f32>,\n";
+    s += "    scratch: Vec<f32>,\n    prof: k::profile::Profile,\n";
     for (n, ty, _) in &e.parts.fields {
         s += &format!("    {n}: {ty},\n");
     }
@@ -305,7 +336,7 @@ fn constructor(
     for (c, n) in sizes {
         s += &format!("            a{}: vec![{}; {n}],\n", c.suffix(), zero(*c));
     }
-    s += "            scratch: vec![0.0; scratch],\n";
+    s += "            scratch: vec![0.0; scratch],\n            prof: k::profile::Profile::new(PROFILE_OPS.len()),\n";
     for (n, _, _) in &e.parts.fields {
         s += &format!("            {n},\n");
     }

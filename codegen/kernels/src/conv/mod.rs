@@ -4,7 +4,10 @@
 //! 2-D fast paths, chosen once when the weights are packed ([`PackedConv`]):
 //! - 1×1, stride 1, unpadded: a plain GEMM per (image, group), the input
 //!   planes read directly as the B operand (no im2col);
-//! - depthwise (`groups == c_in`, any channel multiplier): direct loops;
+//! - depthwise (`groups == c_in`, any channel multiplier): direct loops
+//!   over zero-padded planes (wide outputs) or over channel blocks;
+//! - shallow (`c_in · kh · kw` ≤ 32, one group: stems): direct loops over
+//!   zero-padded planes;
 //! - everything else (strides, dilations, asymmetric pads, groups): GEMM with
 //!   the weights as a pre-packed A and the im2col matrix packed on the fly,
 //!   panel by panel, straight from the input (never materialized).
@@ -22,6 +25,7 @@ pub mod deform;
 mod depthwise;
 mod im2col;
 mod nd;
+mod padded;
 mod transpose;
 pub mod window;
 
@@ -116,10 +120,12 @@ impl Conv2d {
             "groups do not divide channels: {self:?}"
         );
     }
-    /// The same weights (channels, kernel, groups) as `o`; batch, input size,
+    /// The same weights (channels, kernel, groups, strides, dilations) as `o`
+    /// (so the path chosen at packing holds); batch, input size,
     /// and with them `auto_pad` padding, may differ.
     fn same_weights_geometry(&self, o: &Conv2d) -> bool {
-        (self.c_in, self.c_out, self.kh, self.kw, self.groups) == (o.c_in, o.c_out, o.kh, o.kw, o.groups)
+        let geometry = |p: &Conv2d| (p.c_in, p.c_out, p.kh, p.kw, p.groups, p.stride_h, p.stride_w, p.dil_h, p.dil_w);
+        geometry(self) == geometry(o)
     }
 }
 
@@ -132,6 +138,9 @@ enum Path {
     Im2col(Vec<PackedA>),
     /// Depthwise direct: the weights as given.
     Depthwise(Vec<f32>),
+    /// Shallow (stem) convolution, direct over padded planes: the weights
+    /// as given.
+    Direct(Vec<f32>),
 }
 
 /// Convolution weights arranged for their path, at model construction.
@@ -154,6 +163,8 @@ impl PackedConv {
             Path::Depthwise(w.to_vec())
         } else if p.is_1x1() {
             Path::Pointwise(packed())
+        } else if padded::takes_direct(p) {
+            Path::Direct(w.to_vec())
         } else {
             Path::Im2col(packed())
         };
@@ -165,7 +176,9 @@ impl PackedConv {
 pub fn conv2d_scratch_len(p: &Conv2d) -> usize {
     let n = p.out_h() * p.out_w();
     if p.is_depthwise() {
-        depthwise::scratch_len(p).max(depthwise::blocked_scratch_len(p))
+        depthwise::scratch_len(p).max(depthwise::blocked_scratch_len(p)).max(padded::scratch_len(p))
+    } else if padded::takes_direct(p) && !p.is_1x1() {
+        padded::direct_scratch_len(p)
     } else {
         gemm::packed_a_scratch_len(p.mg(), n, p.depth())
     }
@@ -198,12 +211,16 @@ pub fn conv2d(
     }
     let (a, pointwise) = match &w.path {
         Path::Depthwise(wv) => {
+            if padded::takes(p) {
+                return padded::depthwise_padded(p, x, wv, bias, act, y, scratch);
+            }
             // Channel blocks need no row tails: used for multiplier 1 and up to 8x8 kernels.
             if p.c_out == p.c_in && p.kh * p.kw <= 64 {
                 return depthwise::depthwise_blocked(p, x, wv, bias, act, y, scratch);
             }
             return depthwise::depthwise2d(p, x, wv, bias, act, y, scratch);
         }
+        Path::Direct(wv) => return padded::conv_direct(p, x, wv, bias, act, y, scratch),
         Path::Pointwise(a) => (a, true),
         Path::Im2col(a) => (a, false),
     };
