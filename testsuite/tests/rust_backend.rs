@@ -286,3 +286,47 @@ fn generated_cli_survives_a_closed_stdout() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+/// `--profile` times every op the model runs: one line per profile slot
+/// (a model without control flow runs each once), named by its ONNX node,
+/// after the benchmark's own lines.
+#[test]
+fn generated_cli_profiles_every_op() {
+    set_target_dir();
+    let model = models_root().join("det_head").join("model.onnx");
+    let (dir, _) = compile(&model, "det_head_profile", &[]).expect("compile");
+    let exe = compiler::compile::build_crate(&dir, &compiler::cross::BuildTarget::host()).expect("build");
+    let m = compiler::driver::load_eir(&dir.join("edgec/model.eir").display().to_string()).expect("eir").module;
+    let inputs = testsuite::conformance::light_inputs(m.func("main").expect("main"));
+    let input = dir.join("x.npy");
+    std::fs::write(&input, compiler::npy::write_npy(&inputs[0])).expect("write input");
+    let out = std::process::Command::new(&exe)
+        .arg("--input")
+        .arg(format!("x={}", input.display()))
+        .args(["--bench", "5", "--profile"])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.starts_with("median_ms="), "{text}");
+    let lib = std::fs::read_to_string(dir.join("src/lib.rs")).expect("lib.rs");
+    let slots = lib.matches("k::profile::OpName {").count();
+    assert!(slots > 0, "no profile slots in the generated code");
+    assert!(text.contains(&format!("total of {slots} ops")), "{slots} slots:\n{text}");
+    let op_lines = text.lines().filter(|l| l.contains("core.") || l.contains("onnx.")).count();
+    assert!(op_lines > slots, "{slots} slots, one line each plus the per-type summary:\n{text}");
+    let convs: Vec<String> = m
+        .func("main")
+        .expect("main")
+        .ops
+        .iter()
+        .filter_map(|(_, op)| match &op.loc {
+            ir::Loc::Onnx { node, .. } if op.opcode == ir::Opcode::CoreConv => Some(node.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(!convs.is_empty(), "det_head has convs named by their ONNX nodes");
+    for node in convs {
+        assert!(text.contains(&node), "conv node {node} missing:\n{text}");
+    }
+}
