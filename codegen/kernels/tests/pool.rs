@@ -135,7 +135,7 @@ proptest! {
 
     #[test]
     fn global_pools_match(
-        n in 1usize..=2, c in 1usize..=4, spatial in prop::collection::vec(1usize..=6, 1..=3),
+        n in 1usize..=2, c in 1usize..=4, spatial in prop::collection::vec(1usize..=12, 1..=3),
         nan_at in prop::option::of(0usize..1000), seed in any::<u64>(),
     ) {
         let shape: Vec<usize> = [n, c].into_iter().chain(spatial.iter().copied()).collect();

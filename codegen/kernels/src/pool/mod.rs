@@ -491,14 +491,33 @@ fn planes(shape: &[usize], x: &[f32], y: &[f32]) -> (usize, usize) {
     (nc, plane)
 }
 
-/// Mean over all spatial axes: `x` of `shape` `[n, c, spatial..]` → `y`
-/// `[n, c, 1, ..]` (`n·c` values; an empty plane gives NaN).
-pub fn global_avg_pool(shape: &[usize], x: &[f32], y: &mut [f32]) {
-    let (nc, plane) = planes(shape, x, y);
-    for (i, yv) in y.iter_mut().enumerate().take(nc) {
-        *yv = x[i * plane..(i + 1) * plane].iter().sum::<f32>() / plane as f32;
+crate::multiversion! {
+    /// Mean over all spatial axes: `x` of `shape` `[n, c, spatial..]` → `y`
+    /// `[n, c, 1, ..]` (`n·c` values; an empty plane gives NaN).
+    pub fn global_avg_pool(shape: &[usize], x: &[f32], y: &mut [f32]) {
+        let (nc, plane) = planes(shape, x, y);
+        for (i, yv) in y.iter_mut().enumerate().take(nc) {
+            *yv = lane_sum(&x[i * plane..(i + 1) * plane]) / plane as f32;
+        }
     }
 }
+
+/// Partial sums per lane of `SUM_LANES` (independent adds, so they
+/// vectorize and overlap), then the lanes and the tail in order.
+#[inline(always)]
+fn lane_sum(v: &[f32]) -> f32 {
+    let mut acc = [0f32; SUM_LANES];
+    let mut chunks = v.chunks_exact(SUM_LANES);
+    for c in &mut chunks {
+        for (a, &x) in acc.iter_mut().zip(c) {
+            *a += x;
+        }
+    }
+    acc.iter().sum::<f32>() + chunks.remainder().iter().sum::<f32>()
+}
+
+/// Lanes of [`lane_sum`]: four AVX-512 vectors.
+const SUM_LANES: usize = 64;
 
 /// Maximum over all spatial axes (NaN propagates; an empty plane gives −∞).
 pub fn global_max_pool(shape: &[usize], x: &[f32], y: &mut [f32]) {
