@@ -80,7 +80,7 @@ impl Profile {
             .filter(|(_, (_, &c))| c > 0)
             .map(|(&name, (&ns, &calls))| ProfileLine { name, ns, calls })
             .collect();
-        v.sort_by(|a, b| b.ns.cmp(&a.ns));
+        v.sort_by_key(|l| std::cmp::Reverse(l.ns));
         v
     }
 

@@ -192,3 +192,27 @@ fn short_scratch_is_a_bug() {
     let mut c = vec![0.0; 16];
     gemm::sgemm(&g, &a, &b, &mut c, &Epilogue::default(), &mut []);
 }
+
+/// One row against a packed B (a linear layer on one token) and a packed A
+/// against one column (a 1×1 conv on a 1×1 map) take the matrix-vector
+/// path: rows of every length, depths around its chains of 4, bias and
+/// activation; equal weight rows give bit-equal results wherever their
+/// panel ends.
+#[test]
+fn matrix_vector_products_match() {
+    for (n, k) in [(1, 0), (1, 1), (5, 3), (33, 7), (64, 288), (100, 513), (17, 4)] {
+        for act in [Act::None, Act::HardSwish] {
+            let (a, b, bias) = (values(k, 1), values(k * n, 2), values(n, 3));
+            let attrs = act_attrs(act, Attrs::new().with("trans_b", Attr::Int(0)));
+            let inputs = [t(&[1, k], a.clone()), t(&[k, n], b.clone()), t(&[n], bias.clone())];
+            let (_, want) = oracle(Opcode::CoreLinear, &inputs, attrs);
+            let ep = Epilogue { bias: Bias::PerCol(&bias), act, ..Epilogue::default() };
+            each_isa(&want, &format!("row x packed B 1x{n}x{k} {act:?}"), || {
+                let pb = PackedB::new(&b, k, n, false);
+                let mut c = vec![f32::NAN; n];
+                gemm::sgemm_packed(1, &a, &pb, &mut c, &ep, &mut vec![f32::NAN; gemm::packed_scratch_len(1, &pb)]);
+                c
+            });
+        }
+    }
+}

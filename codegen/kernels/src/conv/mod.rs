@@ -230,7 +230,10 @@ pub fn conv2d(
             let xg = &x[(b * p.c_in + g * cg) * is..(b * p.c_in + (g + 1) * cg) * is];
             let yg = &mut y[(b * p.c_out + g * mg) * os..(b * p.c_out + (g + 1) * mg) * os];
             let ep = Epilogue::per_row(bias.map(|b| &b[g * mg..(g + 1) * mg]), act);
-            if pointwise {
+            if pointwise && os == 1 {
+                // A 1×1 map (squeeze-excite): a matrix-vector product.
+                gemm::packed_a_times_col(ag, xg, yg, 1, &ep);
+            } else if pointwise {
                 let src = Raw { data: xg, ld: is, trans: false };
                 gemm::gemm_packed_a(ag, os, &src, yg, os, &ep, scratch);
             } else {

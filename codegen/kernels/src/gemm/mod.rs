@@ -13,6 +13,7 @@
 
 mod driver;
 mod epilogue;
+mod gemv;
 mod isa;
 mod kernel;
 pub(crate) mod matmul;
@@ -141,6 +142,12 @@ pub fn sgemm_packed(m: usize, a: &[f32], b: &PackedB, c: &mut [f32], ep: &Epilog
     let (k, n) = (b.k(), b.n());
     assert_eq!(a.len(), m * k, "A has {} elements, expected {m}·{k}", a.len());
     assert_eq!(c.len(), m * n, "C has {} elements, expected {m}·{n}", c.len());
+    if m == 1 {
+        ep.check(1, n);
+        gemv::row_times_packed_b(a, b, c);
+        ep.apply(c, n, n, (0, 1), (0, n));
+        return;
+    }
     let ra = Raw { data: a, ld: k, trans: false };
     run_isa(b.isa(), Dims { m, n, k, ldc: n }, &ra, b, c, ep, scratch);
 }
@@ -162,4 +169,14 @@ pub(crate) fn gemm_packed_a<B: BSource>(
     scratch: &mut [f32],
 ) {
     run_isa(a.isa(), Dims { m: a.m(), n, k: a.k(), ldc }, a, b, c, ep, scratch);
+}
+
+/// `c = ep(a · x)` for one column `x` (`a.k()` values) with a pre-packed A;
+/// C has row stride `ldc`.
+pub(crate) fn packed_a_times_col(a: &PackedA, x: &[f32], c: &mut [f32], ldc: usize, ep: &Epilogue<'_>) {
+    assert_eq!(x.len(), a.k(), "column has {} elements, A is {}×{}", x.len(), a.m(), a.k());
+    assert!(a.m() == 0 || c.len() > (a.m() - 1) * ldc, "C too short for {} rows", a.m());
+    ep.check(a.m(), 1);
+    gemv::packed_a_times_col(a, x, c, ldc);
+    ep.apply(c, ldc, 1, (0, a.m()), (0, 1));
 }

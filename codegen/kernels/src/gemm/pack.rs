@@ -201,6 +201,14 @@ impl PackedB {
     pub fn isa(&self) -> Isa {
         self.isa
     }
+    /// Columns per panel.
+    pub(crate) fn nr(&self) -> usize {
+        self.nr
+    }
+    /// The panels (see the type's docs).
+    pub(crate) fn data(&self) -> &[f32] {
+        self.store.get()
+    }
 }
 
 impl BSource for PackedB {
@@ -250,6 +258,14 @@ impl PackedA {
     /// The micro-kernel family it was packed for.
     pub fn isa(&self) -> Isa {
         self.isa
+    }
+    /// Rows per panel.
+    pub(crate) fn mr(&self) -> usize {
+        self.mr
+    }
+    /// The panels (see the type's docs).
+    pub(crate) fn data(&self) -> &[f32] {
+        self.store.get()
     }
 }
 
