@@ -109,14 +109,16 @@ crate::multiversion! {
         let mult = p.c_out / p.c_in;
         let plane = &mut scratch[..g.rows * g.row_len(s)];
         plane.fill(0.0);
-        let o = Offsets::of(p, &g);
+        let (o, fma) = (Offsets::of(p, &g), fused());
         for b in 0..p.n {
             for ic in 0..p.c_in {
                 fill(p, &g, &o.phases[..s], &x[(b * p.c_in + ic) * is..][..is], plane);
                 for oc in ic * mult..(ic + 1) * mult {
                     let yp = &mut y[(b * p.c_out + oc) * os..][..os];
                     let b0 = bias.map_or(0.0, |b| b[oc]);
-                    channel(p, &g, (plane, plane.len()), &o.taps[..p.kw], &w[oc * ks..(oc + 1) * ks], b0, yp);
+                    let wk = &w[oc * ks..(oc + 1) * ks];
+                    let planes = (&plane[..], plane.len());
+                    channel(fma, p, &g, planes, &o.taps[..p.kw], wk, b0, (0, p.out_h()), yp);
                     act.apply_slice(yp);
                 }
             }
@@ -141,6 +143,10 @@ const DIRECT_OUT: usize = 16;
 /// Most input channels [`conv_direct`] takes (its scratch holds every
 /// input plane, padded).
 const DIRECT_IN: usize = 64;
+
+/// Output rows [`conv_direct`] computes for every output channel before
+/// moving on (their input rows, over all input planes, stay in L1).
+const BAND: usize = 4;
 
 /// True if [`conv_direct`] takes `p`: one group, a kernel at most
 /// [`MAX_KW`] wide, a column stride at most [`MAX_STRIDE`], at most
@@ -177,17 +183,35 @@ crate::multiversion! {
         let pl = scratch_len(p);
         let planes = &mut scratch[..p.c_in * pl];
         planes.fill(0.0);
-        let o = Offsets::of(p, &g);
+        let (o, fma) = (Offsets::of(p, &g), fused());
         for b in 0..p.n {
             for (ic, plane) in planes.chunks_exact_mut(pl).enumerate() {
                 fill(p, &g, &o.phases[..s], &x[(b * p.c_in + ic) * is..][..is], plane);
             }
-            for oc in 0..p.c_out {
-                let yp = &mut y[(b * p.c_out + oc) * os..][..os];
-                let b0 = bias.map_or(0.0, |b| b[oc]);
-                channel(p, &g, (planes, pl), &o.taps[..p.kw], &w[oc * depth..(oc + 1) * depth], b0, yp);
-                act.apply_slice(yp);
+            let yb = &mut y[b * p.c_out * os..(b + 1) * p.c_out * os];
+            // Every output channel of a band of rows while its input rows
+            // are in L1.
+            for oy0 in (0..p.out_h()).step_by(BAND) {
+                let rows = (oy0, (oy0 + BAND).min(p.out_h()));
+                let quads = p.c_out / 4 * 4;
+                for (q, y4) in yb[..quads * os].chunks_exact_mut(4 * os).enumerate() {
+                    let oc = 4 * q;
+                    let b4 = [0, 1, 2, 3].map(|i| bias.map_or(0.0, |b| b[oc + i]));
+                    let w4 = &w[oc * depth..(oc + 4) * depth];
+                    let (taps, planes) = (&o.taps[..p.kw], (&planes[..], pl));
+                    if fma {
+                        quad_with::<true>(p, &g, planes, taps, w4, b4, rows, y4);
+                    } else {
+                        quad_with::<false>(p, &g, planes, taps, w4, b4, rows, y4);
+                    }
+                }
+                for (oc, yp) in yb.chunks_exact_mut(os).enumerate().skip(quads) {
+                    let b0 = bias.map_or(0.0, |b| b[oc]);
+                    let wk = &w[oc * depth..(oc + 1) * depth];
+                    channel(fma, p, &g, (planes, pl), &o.taps[..p.kw], wk, b0, rows, yp);
+                }
             }
+            act.apply_slice(yb);
         }
     }
 }
@@ -237,50 +261,165 @@ fn fill(p: &Conv2d, g: &Geom, phases: &[(usize, usize)], xp: &[f32], plane: &mut
     }
 }
 
-/// One output plane: `bias + Σ taps` over the padded planes (`planes`:
+/// Output rows `oy0..oy1` of one plane: `bias + Σ taps` over the padded planes (`planes`:
 /// consecutive planes of `pl` elements, one per input channel read; `wk`:
 /// the weights `[plane][kh][kw]`), `COLS` columns at a time, `UNITS`
 /// column blocks (of one or several rows) together.
 #[inline(always)]
-fn channel(p: &Conv2d, g: &Geom, (planes, pl): (&[f32], usize), taps: &[usize], wk: &[f32], bias: f32, yp: &mut [f32]) {
+#[allow(clippy::too_many_arguments)]
+fn channel(
+    fma: bool,
+    p: &Conv2d,
+    g: &Geom,
+    planes: (&[f32], usize),
+    taps: &[usize],
+    wk: &[f32],
+    bias: f32,
+    rows: (usize, usize),
+    yp: &mut [f32],
+) {
+    if fma {
+        channel_with::<true>(p, g, planes, taps, wk, bias, rows, yp);
+    } else {
+        channel_with::<false>(p, g, planes, taps, wk, bias, rows, yp);
+    }
+}
+
+/// [`channel`] with or without fused multiply-adds.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn channel_with<const FMA: bool>(
+    p: &Conv2d,
+    g: &Geom,
+    (planes, pl): (&[f32], usize),
+    taps: &[usize],
+    wk: &[f32],
+    bias: f32,
+    (oy0, oy1): (usize, usize),
+    yp: &mut [f32],
+) {
     let (ow, rl, blocks) = (p.out_w(), g.row_len(p.stride_w), g.owp / COLS);
-    let units = p.out_h() * blocks;
+    let units = oy1 * blocks;
     // Unit u: output row u / blocks, columns (u % blocks)·COLS ...; its
     // first tap reads a plane at `base(u)`.
     let base = |u: usize| (u / blocks) * p.stride_h * rl + (u % blocks) * COLS;
     let ks = p.kh * p.kw;
-    let mut u = 0;
+    let mut u = oy0 * blocks;
     while u < units {
         let n = UNITS.min(units - u);
         // Four named accumulators (an array of them was kept in memory).
         let [b0, b1, b2, b3] = [0, 1, 2, 3].map(|j| base(u + j.min(n - 1)));
+        let (d1, d2, d3) = (b1 - b0, b2 - b0, b3 - b0);
         let [mut a0, mut a1, mut a2, mut a3] = [[bias; COLS]; UNITS];
         for (plane, wp) in planes.chunks_exact(pl).zip(wk.chunks_exact(ks)) {
             for ky in 0..p.kh {
                 let row = ky * p.dil_h * rl;
                 for (&t, &wv) in taps.iter().zip(&wp[ky * p.kw..(ky + 1) * p.kw]) {
-                    let o = row + t;
-                    madd(&mut a0, wv, &plane[b0 + o..]);
-                    madd(&mut a1, wv, &plane[b1 + o..]);
-                    madd(&mut a2, wv, &plane[b2 + o..]);
-                    madd(&mut a3, wv, &plane[b3 + o..]);
+                    // One slice for the four units (bases ascending), so
+                    // the checks within it are the same for every tap.
+                    let r = &plane[b0 + row + t..b3 + row + t + COLS];
+                    madd::<FMA>(&mut a0, wv, r);
+                    madd::<FMA>(&mut a1, wv, &r[d1..]);
+                    madd::<FMA>(&mut a2, wv, &r[d2..]);
+                    madd::<FMA>(&mut a3, wv, &r[d3..]);
                 }
             }
         }
         for (j, a) in [a0, a1, a2, a3].iter().enumerate().take(n) {
             let (oy, bx) = ((u + j) / blocks, (u + j) % blocks * COLS);
             let m = COLS.min(ow - bx);
-            yp[oy * ow + bx..oy * ow + bx + m].copy_from_slice(&a[..m]);
+            store(&mut yp[oy * ow + bx..], a, m);
         }
         u += n;
     }
 }
 
-/// `a += w · x[..COLS]`.
+/// Output rows `oy0..oy1` of four consecutive output planes (`y4`, weights
+/// `w4` `[4][planes][kh][kw]`): each tap's inputs are loaded once for the
+/// four (a shallow conv reads few inputs per output; unaligned loads, not
+/// multiply-adds, bound the one-plane loop), two column blocks at a time.
 #[inline(always)]
-fn madd(a: &mut [f32; COLS], w: f32, x: &[f32]) {
+#[allow(clippy::too_many_arguments)]
+fn quad_with<const FMA: bool>(
+    p: &Conv2d,
+    g: &Geom,
+    (planes, pl): (&[f32], usize),
+    taps: &[usize],
+    w4: &[f32],
+    bias: [f32; 4],
+    (oy0, oy1): (usize, usize),
+    y4: &mut [f32],
+) {
+    let (ow, rl, blocks) = (p.out_w(), g.row_len(p.stride_w), g.owp / COLS);
+    let (os, depth) = (p.out_h() * ow, w4.len() / 4);
+    let base = |u: usize| (u / blocks) * p.stride_h * rl + (u % blocks) * COLS;
+    let (units, mut u) = (oy1 * blocks, oy0 * blocks);
+    while u < units {
+        let n = 2.min(units - u);
+        let [b0, b1] = [0, 1].map(|j| base(u + j.min(n - 1)));
+        let d1 = b1 - b0;
+        // Named accumulators `a{plane}{unit}` (arrays of them went through memory).
+        let [mut a00, mut a01, mut a10, mut a11, mut a20, mut a21, mut a30, mut a31] =
+            [0, 0, 1, 1, 2, 2, 3, 3].map(|i| [bias[i]; COLS]);
+        let mut tap = 0;
+        for plane in planes.chunks_exact(pl) {
+            for ky in 0..p.kh {
+                let row = ky * p.dil_h * rl;
+                for &t in taps {
+                    let r = &plane[b0 + row + t..b1 + row + t + COLS];
+                    let (x0, x1) = (&r[..COLS], &r[d1..d1 + COLS]);
+                    let [w0, w1, w2, w3] = [0, 1, 2, 3].map(|i| w4[i * depth + tap]);
+                    madd::<FMA>(&mut a00, w0, x0);
+                    madd::<FMA>(&mut a01, w0, x1);
+                    madd::<FMA>(&mut a10, w1, x0);
+                    madd::<FMA>(&mut a11, w1, x1);
+                    madd::<FMA>(&mut a20, w2, x0);
+                    madd::<FMA>(&mut a21, w2, x1);
+                    madd::<FMA>(&mut a30, w3, x0);
+                    madd::<FMA>(&mut a31, w3, x1);
+                    tap += 1;
+                }
+            }
+        }
+        for (i, pair) in [[a00, a01], [a10, a11], [a20, a21], [a30, a31]].iter().enumerate() {
+            for (j, aj) in pair.iter().enumerate().take(n) {
+                let (oy, bx) = ((u + j) / blocks, (u + j) % blocks * COLS);
+                let m = COLS.min(ow - bx);
+                store(&mut y4[i * os + oy * ow + bx..(i + 1) * os], aj, m);
+            }
+        }
+        u += n;
+    }
+}
+
+/// `dst[..m] = a[..m]` where `dst` runs to the end of the output plane: a
+/// whole block as one fixed-size copy wherever the plane has room (a copy
+/// of a run-time length is a library call per block). Units are stored in
+/// increasing order, so the columns a block writes past its row's end
+/// belong to a later unit of the same plane, which overwrites them.
+#[inline(always)]
+fn store(dst: &mut [f32], a: &[f32; COLS], m: usize) {
+    if dst.len() >= COLS {
+        let d: &mut [f32; COLS] = (&mut dst[..COLS]).try_into().expect("COLS");
+        *d = *a;
+    } else {
+        dst[..m].copy_from_slice(&a[..m]);
+    }
+}
+
+/// `a += w · x[..COLS]`, one rounding per element with `FMA`.
+#[inline(always)]
+fn madd<const FMA: bool>(a: &mut [f32; COLS], w: f32, x: &[f32]) {
     let x: &[f32; COLS] = x[..COLS].try_into().expect("COLS");
     for l in 0..COLS {
-        a[l] += w * x[l];
+        a[l] = if FMA { x[l].mul_add(w, a[l]) } else { a[l] + w * x[l] };
     }
+}
+
+/// True where a fused multiply-add is one instruction in the code
+/// running now: AVX2+FMA or AVX-512 levels of [`crate::multiversion!`]
+/// on x86-64, always on aarch64. (Elsewhere `mul_add` is a library call.)
+#[inline(always)]
+fn fused() -> bool {
+    cfg!(target_arch = "aarch64") || crate::simd::level() >= 2
 }
