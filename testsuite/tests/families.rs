@@ -22,15 +22,15 @@ const TREES: &[(&str, &[&str])] = &[
     // table: the backend's op table.
     ("codegen/src/rust/ops", &["mod", "table"]),
     // The crate root, the run-time support every generated crate uses (arena,
-    // error, rt, npy, plan, shape arithmetic), instruction-set selection
+    // error, rt, npy, plan, shape arithmetic, the per-op profile), instruction-set selection
     // (simd), element types (lowp, lowp8), shared math and iteration (math,
     // strided), the GEMM engine that linalg, conv and attention drive, and
     // the fused activation epilogues (act).
     (
         "codegen/kernels/src",
         &[
-            "lib", "arena", "error", "rt", "npy", "plan", "shape", "simd", "lowp", "lowp8", "math", "strided", "gemm",
-            "act",
+            "lib", "arena", "error", "rt", "npy", "plan", "profile", "shape", "simd", "lowp", "lowp8", "math",
+            "strided", "gemm", "act",
         ],
     ),
 ];
