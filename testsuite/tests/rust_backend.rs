@@ -258,18 +258,25 @@ fn light_models_compile_build_and_match_the_reference() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// The generated command line ends quietly (exit 0, no panic) when its
-/// stdout is closed early, as by `| head -1` or `grep -m1`.
-#[test]
-fn generated_cli_survives_a_closed_stdout() {
+/// det_head compiled as crate `name` and built: the crate, its binary, an
+/// input file for it and the compiled module.
+fn det_head_binary(name: &str) -> (PathBuf, PathBuf, PathBuf, ir::Module) {
     set_target_dir();
     let model = models_root().join("det_head").join("model.onnx");
-    let (dir, _) = compile(&model, "det_head_pipe", &[]).expect("compile");
+    let (dir, _) = compile(&model, name, &[]).expect("compile");
     let exe = compiler::compile::build_crate(&dir, &compiler::cross::BuildTarget::host()).expect("build");
     let m = compiler::driver::load_eir(&dir.join("edgec/model.eir").display().to_string()).expect("eir").module;
     let inputs = testsuite::conformance::light_inputs(m.func("main").expect("main"));
     let input = dir.join("x.npy");
     std::fs::write(&input, compiler::npy::write_npy(&inputs[0])).expect("write input");
+    (dir, exe, input, m)
+}
+
+/// The generated command line ends quietly (exit 0, no panic) when its
+/// stdout is closed early, as by `| head -1` or `grep -m1`.
+#[test]
+fn generated_cli_survives_a_closed_stdout() {
+    let (_, exe, input, _) = det_head_binary("det_head_pipe");
     for args in [vec!["--bench", "50"], vec![]] {
         let mut child = std::process::Command::new(&exe)
             .arg("--input")
@@ -292,14 +299,7 @@ fn generated_cli_survives_a_closed_stdout() {
 /// after the benchmark's own lines.
 #[test]
 fn generated_cli_profiles_every_op() {
-    set_target_dir();
-    let model = models_root().join("det_head").join("model.onnx");
-    let (dir, _) = compile(&model, "det_head_profile", &[]).expect("compile");
-    let exe = compiler::compile::build_crate(&dir, &compiler::cross::BuildTarget::host()).expect("build");
-    let m = compiler::driver::load_eir(&dir.join("edgec/model.eir").display().to_string()).expect("eir").module;
-    let inputs = testsuite::conformance::light_inputs(m.func("main").expect("main"));
-    let input = dir.join("x.npy");
-    std::fs::write(&input, compiler::npy::write_npy(&inputs[0])).expect("write input");
+    let (dir, exe, input, m) = det_head_binary("det_head_profile");
     let out = std::process::Command::new(&exe)
         .arg("--input")
         .arg(format!("x={}", input.display()))
