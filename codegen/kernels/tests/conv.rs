@@ -35,6 +35,13 @@ fn window_attrs(strides: &[usize], pads: &[usize], dil: &[usize], groups: usize,
 
 /// Check `conv2d` on `p` against `core.conv`, for every GEMM family.
 fn check_conv2d(p: Conv2d, act: Act, with_bias: bool, seed: u64) {
+    check_conv2d_packed_as(p, p, act, with_bias, seed);
+}
+
+/// [`check_conv2d`] with the weights packed for `packed` (the same weights
+/// at another input size: a model with symbolic dims packs at a
+/// placeholder size and runs at the inputs' size).
+fn check_conv2d_packed_as(p: Conv2d, packed: Conv2d, act: Act, with_bias: bool, seed: u64) {
     let ek = |k: usize, d: usize| d * (k - 1) + 1;
     if p.h + p.pad_top + p.pad_bottom < ek(p.kh, p.dil_h) || p.w + p.pad_left + p.pad_right < ek(p.kw, p.dil_w) {
         return;
@@ -50,7 +57,7 @@ fn check_conv2d(p: Conv2d, act: Act, with_bias: bool, seed: u64) {
     assert_eq!(shape, [p.n, p.c_out, p.out_h(), p.out_w()]);
     for isa in isas() {
         let got = gemm::with_isa(isa, || {
-            let pw = PackedConv::new(&p, &w);
+            let pw = PackedConv::new(&packed, &w);
             let mut y = vec![f32::NAN; want.len()];
             let mut scratch = vec![f32::NAN; conv::conv2d_scratch_len(&p)];
             conv::conv2d(&p, &x, &pw, bias.as_deref(), act, &mut y, &mut scratch);
@@ -350,5 +357,39 @@ fn pointwise_on_one_pixel() {
         let mut y = vec![0.0; c_out];
         conv::conv2d(&p, &x, &pw, None, Act::None, &mut y, &mut vec![0.0; conv::conv2d_scratch_len(&p)]);
         assert!(y.iter().all(|v| v.to_bits() == y[0].to_bits()), "{c_in}->{c_out}: {y:?}");
+    }
+}
+
+/// Weights packed at a placeholder size (1×1, where no output fits, as a
+/// model with symbolic dims packs them) run at other sizes: each kernel the
+/// packing allows is chosen at run time with the scratch sized for it (a
+/// deep conv packed for the direct loops once overran its scratch at
+/// 230×230).
+#[test]
+fn packed_at_placeholder_size() {
+    let conv = |c_in, c_out, k, s, hw| Conv2d {
+        n: 1,
+        c_in,
+        h: hw,
+        w: hw,
+        c_out,
+        kh: k,
+        kw: k,
+        stride_h: s,
+        stride_w: s,
+        pad_top: k / 2,
+        pad_left: k / 2,
+        pad_bottom: k / 2,
+        pad_right: k / 2,
+        dil_h: 1,
+        dil_w: 1,
+        groups: 1,
+    };
+    for (c_in, c_out, k, s) in [(3, 64, 7, 2), (3, 8, 3, 2), (16, 8, 3, 1), (24, 16, 3, 2), (8, 40, 3, 1)] {
+        for hw in [5, 9, 40, 67] {
+            let p = conv(c_in, c_out, k, s, hw);
+            let placeholder = Conv2d { h: 1, w: 1, pad_top: 0, pad_left: 0, pad_bottom: 0, pad_right: 0, ..p };
+            check_conv2d_packed_as(p, placeholder, Act::Relu, true, 3);
+        }
     }
 }

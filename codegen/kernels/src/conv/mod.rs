@@ -138,9 +138,10 @@ enum Path {
     Im2col(Vec<PackedA>),
     /// Depthwise direct: the weights as given.
     Depthwise(Vec<f32>),
-    /// Shallow (stem) convolution, direct over padded planes: the weights
-    /// as given.
-    Direct(Vec<f32>),
+    /// Shallow or narrow convolution: the weights as given, for the direct
+    /// loops over padded planes, and packed for im2col, for input sizes
+    /// where the direct loops would compute too many columns in vain.
+    Direct(Vec<f32>, Vec<PackedA>),
 }
 
 /// Convolution weights arranged for their path, at model construction.
@@ -163,8 +164,8 @@ impl PackedConv {
             Path::Depthwise(w.to_vec())
         } else if p.is_1x1() {
             Path::Pointwise(packed())
-        } else if padded::takes_direct(p) {
-            Path::Direct(w.to_vec())
+        } else if padded::direct_weights(p) {
+            Path::Direct(w.to_vec(), packed())
         } else {
             Path::Im2col(packed())
         };
@@ -172,7 +173,9 @@ impl PackedConv {
     }
 }
 
-/// Scratch elements [`conv2d`] needs for `p`.
+/// Scratch elements [`conv2d`] needs for `p` (at `p`'s input size: packing
+/// chose the path from the weight geometry alone, and where it allows two
+/// kernels, both functions choose between them by the same run-time rule).
 pub fn conv2d_scratch_len(p: &Conv2d) -> usize {
     let n = p.out_h() * p.out_w();
     if p.is_depthwise() {
@@ -220,7 +223,10 @@ pub fn conv2d(
             }
             return depthwise::depthwise2d(p, x, wv, bias, act, y, scratch);
         }
-        Path::Direct(wv) => return padded::conv_direct(p, x, wv, bias, act, y, scratch),
+        Path::Direct(wv, _) if padded::takes_direct(p) => {
+            return padded::conv_direct(p, x, wv, bias, act, y, scratch);
+        }
+        Path::Direct(_, a) => (a, false),
         Path::Pointwise(a) => (a, true),
         Path::Im2col(a) => (a, false),
     };

@@ -148,16 +148,28 @@ const DIRECT_IN: usize = 64;
 /// moving on (their input rows, over all input planes, stay in L1).
 const BAND: usize = 4;
 
-/// True if [`conv_direct`] takes `p`: one group, a kernel at most
+/// True if [`conv_direct`] may take convs with `p`'s weights (what packing
+/// decides, on the weight geometry alone: the input size of a model with
+/// symbolic dims is known only at run time): one group, a kernel at most
 /// [`MAX_KW`] wide, a column stride at most [`MAX_STRIDE`], at most
 /// [`DIRECT_IN`] input channels, and either at most [`DIRECT_DEPTH`] deep
-/// or at most [`DIRECT_OUT`] output channels (scaled by the columns
-/// computed in vain).
+/// or at most [`DIRECT_OUT`] output channels.
+pub(crate) fn direct_weights(p: &Conv2d) -> bool {
+    let shallow = p.c_in * p.kh * p.kw <= DIRECT_DEPTH;
+    p.groups == 1
+        && p.kw <= MAX_KW
+        && p.stride_w <= MAX_STRIDE
+        && p.c_in <= DIRECT_IN
+        && (shallow || p.c_out <= DIRECT_OUT)
+}
+
+/// True if [`conv_direct`] takes `p` (at its input size): [`direct_weights`],
+/// and a deep conv's output channels scaled by the columns computed in vain
+/// stay within [`DIRECT_OUT`].
 pub(crate) fn takes_direct(p: &Conv2d) -> bool {
     let (ow, owp) = (p.out_w(), p.out_w().div_ceil(COLS) * COLS);
     let shallow = p.c_in * p.kh * p.kw <= DIRECT_DEPTH;
-    let narrow = p.c_out * owp <= DIRECT_OUT * ow;
-    p.groups == 1 && p.kw <= MAX_KW && p.stride_w <= MAX_STRIDE && p.c_in <= DIRECT_IN && (shallow || narrow)
+    direct_weights(p) && (shallow || p.c_out * owp <= DIRECT_OUT * ow)
 }
 
 /// Scratch elements [`conv_direct`] needs: every input plane padded.
