@@ -1,5 +1,6 @@
-//! Depthwise and shallow (stem) convolutions over a zero-padded, column-phase-split copy of each
-//! input plane, `COLS` output columns at a time accumulated in registers.
+//! Depthwise, shallow (stem) and narrow convolutions over a zero-padded,
+//! column-phase-split copy of each input plane, `COLS` output columns at a
+//! time accumulated in registers.
 //!
 //! Padded row `r` is input row `r − pad_top`; its padded column `c` (input
 //! column `c − pad_left`) is element `c / s` of phase `c % s` (`s` the
