@@ -1,13 +1,18 @@
 //! Convolutions (NCHW, weights `[c_out, c_in / groups, kh, kw]`) with a
 //! fused per-channel bias and activation.
 //!
-//! 2-D fast paths, chosen once when the weights are packed ([`PackedConv`]):
+//! 2-D fast paths. Packing ([`PackedConv`]) picks a family from the weight
+//! geometry alone (a model with symbolic dims packs at a placeholder input
+//! size); where a family has two kernels, [`conv2d`] and
+//! [`conv2d_scratch_len`] pick one by the same rule at the input's size:
 //! - 1×1, stride 1, unpadded: a plain GEMM per (image, group), the input
-//!   planes read directly as the B operand (no im2col);
+//!   planes read directly as the B operand (no im2col); on a 1×1 map a
+//!   matrix-vector product;
 //! - depthwise (`groups == c_in`, any channel multiplier): direct loops
 //!   over zero-padded planes (wide outputs) or over channel blocks;
-//! - shallow (`c_in · kh · kw` ≤ 32, one group: stems): direct loops over
-//!   zero-padded planes;
+//! - one group, shallow (`c_in · kh · kw` ≤ 32: stems) or narrow (≤ 16
+//!   output channels): direct loops over zero-padded planes, or im2col
+//!   where too many of their columns would be computed in vain;
 //! - everything else (strides, dilations, asymmetric pads, groups): GEMM with
 //!   the weights as a pre-packed A and the im2col matrix packed on the fly,
 //!   panel by panel, straight from the input (never materialized).
