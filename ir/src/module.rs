@@ -56,6 +56,14 @@ impl Loc {
     pub fn onnx(node: impl Into<String>, op_type: impl Into<String>) -> Loc {
         Loc::Onnx { node: node.into(), op_type: op_type.into() }
     }
+    /// The ONNX (node, op type) pairs this provenance names, in order.
+    pub fn onnx_nodes(&self) -> Box<dyn Iterator<Item = (&str, &str)> + '_> {
+        match self {
+            Loc::Unknown => Box::new(std::iter::empty()),
+            Loc::Onnx { node, op_type } => Box::new(std::iter::once((node.as_str(), op_type.as_str()))),
+            Loc::Fused(v) => Box::new(v.iter().flat_map(Loc::onnx_nodes)),
+        }
+    }
     /// Merge provenances, flattening nested fusions and dropping unknowns.
     pub fn fuse(locs: impl IntoIterator<Item = Loc>) -> Loc {
         let mut out = Vec::new();

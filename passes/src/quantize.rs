@@ -37,7 +37,7 @@ mod tests;
 pub use correct::Correction;
 pub use equalize::{equalize, Equalized};
 pub use fold::{fold_integer, FoldReport, QuantFold};
-pub use policy::{onnx_locs, selects, FixedGrid, Graph, Policy, BUILTIN_POLICIES, DEFAULT_POLICY, PATTERNS};
+pub use policy::{selects, FixedGrid, Graph, Policy, BUILTIN_POLICIES, DEFAULT_POLICY, PATTERNS};
 
 use crate::calibrate::{Method, Observer, QParams, QType};
 use ir::{Module, OpData, OpId, Opcode, Value};
@@ -528,7 +528,7 @@ fn scalar_affine(graph: &Graph<'_>, f: &ir::Function, op: &OpData) -> bool {
 
 /// An op's label for reports: its ONNX node names, or its op name and id.
 pub fn label(op: &OpData, id: OpId) -> String {
-    let names: Vec<&str> = onnx_locs(&op.loc).map(|(n, _)| n).collect();
+    let names: Vec<&str> = op.loc.onnx_nodes().map(|(n, _)| n).collect();
     if names.is_empty() {
         format!("{}#{id}", op.opcode.name())
     } else {

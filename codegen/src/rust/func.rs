@@ -127,18 +127,7 @@ impl<'a> Emitter<'a> {
     /// (`Model::set_profiling`): one branch per op while profiling is off.
     fn timed(&mut self, f: &ir::Function, op: &ir::OpData, code: &str) -> String {
         let slot = self.parts.profile.len();
-        let node = match &op.loc {
-            ir::Loc::Onnx { node, .. } => node.clone(),
-            ir::Loc::Fused(v) => v
-                .iter()
-                .filter_map(|l| match l {
-                    ir::Loc::Onnx { node, .. } => Some(node.as_str()),
-                    _ => None,
-                })
-                .collect::<Vec<_>>()
-                .join(" + "),
-            ir::Loc::Unknown => String::new(),
-        };
+        let node = op.loc.onnx_nodes().map(|(n, _)| n).collect::<Vec<_>>().join(" + ");
         let tys: Vec<String> = op.results.iter().map(|&r| f.ty(r).to_string()).collect();
         let (name, ty) = (op.opcode.name(), tys.join(", "));
         self.parts.profile.push(format!("k::profile::OpName {{ node: {node:?}, op: {name:?}, ty: {ty:?} }}"));

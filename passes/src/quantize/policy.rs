@@ -5,7 +5,7 @@
 //! Invariant: every op the policy keeps in float carries a reason, and the
 //! report prints it; an op in neither list stays float as "no int8 form".
 
-use ir::{Function, Loc, OpData, OpId, Opcode, Value};
+use ir::{Function, OpData, OpId, Opcode, Value};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 
@@ -142,16 +142,7 @@ pub fn selects(name: &str, op: &OpData) -> bool {
     if Opcode::ALL.iter().any(|&o| short(o) == name && ir::ops::core_form(o) == Some(op.opcode)) {
         return true;
     }
-    onnx_locs(&op.loc).any(|(node, ty)| node == name || ty == name)
-}
-
-/// The ONNX (node, op type) pairs of a provenance.
-pub fn onnx_locs(loc: &Loc) -> Box<dyn Iterator<Item = (&str, &str)> + '_> {
-    match loc {
-        Loc::Unknown => Box::new(std::iter::empty()),
-        Loc::Onnx { node, op_type } => Box::new(std::iter::once((node.as_str(), op_type.as_str()))),
-        Loc::Fused(v) => Box::new(v.iter().flat_map(onnx_locs)),
-    }
+    op.loc.onnx_nodes().any(|(node, ty)| node == name || ty == name)
 }
 
 /// Ops that move or rescale values without changing what they mean, for
