@@ -34,7 +34,7 @@ impl Pass for Dce {
 }
 
 /// Remove dead pure ops until none is left; returns whether any was removed.
-fn dce_function(f: &mut Function) -> bool {
+pub(crate) fn dce_function(f: &mut Function) -> bool {
     let mut any = false;
     loop {
         let uses = f.use_counts();

@@ -1,10 +1,11 @@
 //! A function's dataflow into an e-graph, and an extracted choice back into
 //! the function.
 //!
-//! Only the top-level body is translated; ops with regions or side effects
-//! become `Opaque` nodes that keep their original op (regions untouched) and
-//! take the values their regions capture as extra children, so extraction
-//! keeps those values alive and emission can rewire them.
+//! Only the body is translated; ops with regions or side effects become
+//! `Opaque` nodes that keep their original op (regions untouched here: each is
+//! optimized on its own as a scope, see `regions`) and take the values their
+//! regions capture as extra children, so extraction keeps those values alive
+//! and emission can rewire them.
 
 use super::analysis::{EAnalysis, EG};
 use super::lang::ENode;
@@ -133,7 +134,7 @@ fn opaque_node(f: &Function, id: OpId, imp: &mut Imported, cls: &HashMap<Value, 
 }
 
 /// Values used inside `regions` but defined outside them, in first-use order.
-fn captured_values(f: &Function, regions: &[Region]) -> Vec<Value> {
+pub(crate) fn captured_values(f: &Function, regions: &[Region]) -> Vec<Value> {
     let mut defined = HashSet::new();
     let mut used = Vec::new();
     fn walk(f: &Function, r: &Region, defined: &mut HashSet<Value>, used: &mut Vec<Value>) {
@@ -203,7 +204,7 @@ fn inherit_locs(f: &mut Function) {
     }
 }
 
-fn remap_region(f: &mut Function, r: &mut Region, map: &HashMap<Value, Value>) {
+pub(crate) fn remap_region(f: &mut Function, r: &mut Region, map: &HashMap<Value, Value>) {
     for v in r.results.iter_mut() {
         *v = *map.get(v).unwrap_or(v);
     }

@@ -1,7 +1,9 @@
 //! The e-graph bridge, analysis and extraction used by the equality-saturation
 //! optimizer (the runner is `crate::saturate`).
 //!
-//! A function's top-level dataflow is translated into an `egg` e-graph
+//! A function's body, then each region inside it as a scope of its own
+//! ([`regions`]: captured values are leaves, captured constants fold; an `If`
+//! whose condition folds to a constant is replaced by its taken branch), is translated into an `egg` e-graph
 //! ([`bridge::import`]), rewritten by the rules of a [`RuleSet`](crate::rules::RuleSet) until
 //! saturation or a limit, and extracted back by a target cost model
 //! ([`extract`], then improved by the true cost of the emitted program, in
@@ -19,6 +21,7 @@ pub mod bridge;
 pub mod extract;
 pub mod lang;
 pub mod refine;
+pub mod regions;
 mod report;
 pub mod rooted;
 mod target;

@@ -54,6 +54,17 @@ pub struct FuncReport {
     pub ops_before: usize,
     /// Live ops after.
     pub ops_after: usize,
+    /// Regions (`If`/`Loop`/`Scan` bodies, at any depth) optimized as scopes
+    /// of their own; the other figures are the body's.
+    pub regions: usize,
+    /// `If`s whose condition folded to a constant, replaced by their branch.
+    pub ifs_folded: usize,
+    /// Regions whose run stopped on a limit (name and why); `limit_hit` is
+    /// also set when this is not empty.
+    pub region_limits: Vec<String>,
+    /// Regions left unoptimized, with the reason (a region whose ops do not
+    /// type under the function's shapes is a branch that cannot run with them).
+    pub region_kept: Vec<String>,
 }
 
 /// The report of one optimizer run.
@@ -74,6 +85,15 @@ impl fmt::Display for EgraphReport {
                 "e-graph @{}: stop={}{limit}, iterations={}, e-nodes={}, e-classes={}, ops {} -> {}",
                 r.func, r.stop, r.iterations, r.enodes, r.eclasses, r.ops_before, r.ops_after
             )?;
+            if r.regions > 0 {
+                writeln!(f, "  + {} region(s) optimized as scopes, {} constant If(s) folded", r.regions, r.ifs_folded)?;
+            }
+            for l in &r.region_limits {
+                writeln!(f, "  LIMIT HIT in {l}")?;
+            }
+            for k in &r.region_kept {
+                writeln!(f, "  region left unoptimized: {k}")?;
+            }
         }
         for (name, n) in &self.rules.fired {
             writeln!(f, "  fired {n:>5} × {name}")?;
