@@ -8,7 +8,7 @@
 #                       median of the rounds' medians is reported
 #        MODELS="..."   model paths (default: the ONNX light models and the static
 #                       real/bundled models)
-#        GEMM=1         also run the GEMM micro-benchmark (default 1)
+#        GEMM=1         also run the GEMM and depthwise micro-benchmarks (default 1)
 #
 # For each model: `edgec compile --emit rust`, `cargo build --release` of the crate
 # (one shared target dir), the same inputs for both (a test_data_set_0 beside the
@@ -16,7 +16,8 @@
 # crate's `--bench RUNS` against onnxruntime with intra/inter-op threads 1,
 # sequential execution and ORT_ENABLE_ALL. Prints a markdown table with the ratio
 # edgec/onnxruntime per model and the geometric means (CNNs, transformers, all),
-# then the GEMM GFLOP/s against the measured single-core FMA peak.
+# then the GEMM GFLOP/s against the measured single-core FMA peak and the
+# depthwise 3x3 layers against their roofline (codegen/kernels/examples/dw_bench.rs).
 # Work files go to target/bench-rust/.
 set -euo pipefail
 
@@ -90,4 +91,5 @@ awk -F'|' 'NR > 2 {
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores; single-threaded runs" | tee -a "$OUT/summary.txt"
 if [[ "$GEMM" == 1 ]]; then
     cargo run -q --release -p edgec-kernels --example gemm_bench | tee "$OUT/gemm.txt"
+    cargo run -q --release -p edgec-kernels --example dw_bench | tee "$OUT/depthwise.txt"
 fi

@@ -138,6 +138,21 @@ proptest! {
         check_conv2d(p, act, bias, seed);
     }
 
+    /// Square 3×3 and 5×5 stride-1 depthwise kernels on planes of at least
+    /// four column blocks: the unrolled two-row kernel, odd heights (its
+    /// last step has one row), widths off the block size, any pads.
+    #[test]
+    fn conv2d_depthwise_square_matches(
+        c in 1usize..=6, mult in 1usize..=2, k in prop::sample::select(vec![3usize, 5]), (h, w) in (1usize..=9, 49usize..=100),
+        pads in (0usize..=2, 0usize..=2, 0usize..=2, 0usize..=2), act in act_strategy(), bias in any::<bool>(), seed in any::<u64>(),
+    ) {
+        let p = Conv2d {
+            n: 1, c_in: c, h: h + k, w, c_out: c * mult, kh: k, kw: k, stride_h: 1, stride_w: 1,
+            pad_top: pads.0, pad_left: pads.1, pad_bottom: pads.2, pad_right: pads.3, dil_h: 1, dil_w: 1, groups: c,
+        };
+        check_conv2d(p, act, bias, seed);
+    }
+
     /// Shallow and narrow convolutions: the direct kernel (depth up to 32,
     /// or up to 16 output channels on wide planes), im2col beyond.
     #[test]

@@ -200,7 +200,7 @@ fn short_scratch_is_a_bug() {
 /// panel ends.
 #[test]
 fn matrix_vector_products_match() {
-    for (n, k) in [(1, 0), (1, 1), (5, 3), (33, 7), (64, 288), (100, 513), (17, 4)] {
+    for (n, k) in [(1, 0), (1, 1), (5, 3), (33, 7), (64, 288), (100, 513), (17, 4), (1100, 9)] {
         for act in [Act::None, Act::HardSwish] {
             let (a, b, bias) = (values(k, 1), values(k * n, 2), values(n, 3));
             let attrs = act_attrs(act, Attrs::new().with("trans_b", Attr::Int(0)));
@@ -213,6 +213,22 @@ fn matrix_vector_products_match() {
                 gemm::sgemm_packed(1, &a, &pb, &mut c, &ep, &mut vec![f32::NAN; gemm::packed_scratch_len(1, &pb)]);
                 c
             });
+            // The same row times B unpacked (a run-time operand): the same
+            // sums in the same order, so bit-equal to the packed product.
+            let raw = || {
+                let g = Gemm { m: 1, n, k, trans_a: false, trans_b: false };
+                let mut c = vec![f32::NAN; n];
+                gemm::sgemm(&g, &a, &b, &mut c, &ep, &mut vec![f32::NAN; gemm::scratch_len(&g)]);
+                c
+            };
+            each_isa(&want, &format!("row x raw B 1x{n}x{k} {act:?}"), raw);
+            if k > 0 {
+                let pb = PackedB::new(&b, k, n, false);
+                let mut packed = vec![f32::NAN; n];
+                gemm::sgemm_packed(1, &a, &pb, &mut packed, &ep, &mut vec![0.0; gemm::packed_scratch_len(1, &pb)]);
+                let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&raw()), bits(&packed), "raw and packed B, 1x{n}x{k} {act:?}");
+            }
         }
     }
 }

@@ -63,10 +63,27 @@ pub(crate) fn takes(p: &Conv2d) -> bool {
     p.kw <= MAX_KW && p.stride_w <= MAX_STRIDE && 4 * (owp - p.out_w()) <= owp
 }
 
-/// Scratch elements [`depthwise_padded`] needs.
+/// Scratch elements [`depthwise_padded`] needs: the plane, and zeros past
+/// it that the square-kernel steps read in vain (see [`square`]).
 pub(crate) fn scratch_len(p: &Conv2d) -> usize {
     let g = Geom::of(p);
-    g.rows * g.row_len(p.stride_w)
+    let rl = g.row_len(p.stride_w);
+    g.rows * rl + slack(rl)
+}
+
+/// Zeros past the plane: a [`square`] step computes two rows of
+/// [`UNITS`] column blocks even where the plane ends sooner (it stores only
+/// the outputs that exist).
+fn slack(rl: usize) -> usize {
+    2 * rl + UNITS * COLS
+}
+
+/// The side of a square kernel [`square`] takes (stride 1, no dilation,
+/// 3×3 or 5×5, planes at least [`UNITS`] column blocks wide).
+fn square_kernel(p: &Conv2d) -> Option<usize> {
+    let unit = p.stride_h == 1 && p.stride_w == 1 && p.dil_h == 1 && p.dil_w == 1;
+    let wide = p.out_w().div_ceil(COLS) >= UNITS;
+    (unit && wide && p.kh == p.kw && matches!(p.kh, 3 | 5)).then_some(p.kh)
 }
 
 /// Where each tap column starts in a padded row, and each phase's first
@@ -108,18 +125,25 @@ crate::multiversion! {
         let (g, s) = (Geom::of(p), p.stride_w);
         let (is, os, ks) = (p.h * p.w, p.out_h() * p.out_w(), p.kh * p.kw);
         let mult = p.c_out / p.c_in;
-        let plane = &mut scratch[..g.rows * g.row_len(s)];
+        let len = g.rows * g.row_len(s);
+        let plane = &mut scratch[..len + slack(g.row_len(s))];
         plane.fill(0.0);
         let (o, fma) = (Offsets::of(p, &g), fused());
         for b in 0..p.n {
             for ic in 0..p.c_in {
-                fill(p, &g, &o.phases[..s], &x[(b * p.c_in + ic) * is..][..is], plane);
+                fill(p, &g, &o.phases[..s], &x[(b * p.c_in + ic) * is..][..is], &mut plane[..len]);
                 for oc in ic * mult..(ic + 1) * mult {
                     let yp = &mut y[(b * p.c_out + oc) * os..][..os];
                     let b0 = bias.map_or(0.0, |b| b[oc]);
                     let wk = &w[oc * ks..(oc + 1) * ks];
-                    let planes = (&plane[..], plane.len());
-                    channel(fma, p, &g, planes, &o.taps[..p.kw], wk, b0, (0, p.out_h()), yp);
+                    match (square_kernel(p), fma) {
+                        (Some(3), true) => square::<true, 3>(p, &g, plane, wk, b0, yp),
+                        (Some(5), true) => square::<true, 5>(p, &g, plane, wk, b0, yp),
+                        _ => {
+                            let planes = (&plane[..len], len);
+                            channel(fma, p, &g, planes, &o.taps[..p.kw], wk, b0, (0, p.out_h()), yp);
+                        }
+                    }
                     act.apply_slice(yp);
                 }
             }
@@ -245,7 +269,7 @@ fn fill(p: &Conv2d, g: &Geom, phases: &[(usize, usize)], xp: &[f32], plane: &mut
             match s {
                 1 => {
                     let n = ph.len().min(src.len());
-                    ph[..n].copy_from_slice(&src[..n]);
+                    copy_row(&mut ph[..n], &src[..n]);
                 }
                 // 32 inputs to 16 outputs at a time, so the even/odd split
                 // vectorizes as shuffles.
@@ -347,6 +371,60 @@ fn channel_with<const FMA: bool>(
     }
 }
 
+/// One output plane of a `K`×`K`, stride-1, undilated depthwise conv:
+/// two output rows × [`UNITS`] column blocks per step (eight named
+/// accumulators: arrays of them went through memory), each input row
+/// loaded once per step for both output rows it feeds, taps unrolled,
+/// every load within one fixed-length slice of a plane row (one bounds
+/// check per input row). Planes narrower than [`UNITS`] blocks take
+/// [`channel`]. A step past the plane's last row or column computes from
+/// the zeros of the [`slack`] and stores nothing. Each output sums its
+/// taps in the order [`channel_with`] does.
+#[inline(always)]
+fn square<const FMA: bool, const K: usize>(p: &Conv2d, g: &Geom, plane: &[f32], wk: &[f32], bias: f32, yp: &mut [f32]) {
+    let (ow, oh, rl, blocks) = (p.out_w(), p.out_h(), g.row_len(1), g.owp / COLS);
+    let w: [f32; 25] = std::array::from_fn(|i| wk.get(i).copied().unwrap_or(0.0));
+    let span = UNITS * COLS + K - 1;
+    for oy in (0..oh).step_by(2) {
+        for bx in (0..blocks).step_by(UNITS) {
+            let [mut a00, mut a01, mut a02, mut a03, mut a10, mut a11, mut a12, mut a13] = [[bias; COLS]; 8];
+            for iy in 0..=K {
+                let seg = &plane[(oy + iy) * rl + bx * COLS..][..span];
+                for kx in 0..K {
+                    // Named slices (an array map was an out-of-line call).
+                    let (x0, x1) = (&seg[kx..kx + COLS], &seg[COLS + kx..2 * COLS + kx]);
+                    let (x2, x3) = (&seg[2 * COLS + kx..3 * COLS + kx], &seg[3 * COLS + kx..4 * COLS + kx]);
+                    if iy < K {
+                        let wv = w[iy * K + kx];
+                        madd::<FMA>(&mut a00, wv, x0);
+                        madd::<FMA>(&mut a01, wv, x1);
+                        madd::<FMA>(&mut a02, wv, x2);
+                        madd::<FMA>(&mut a03, wv, x3);
+                    }
+                    if iy > 0 {
+                        let wv = w[(iy - 1) * K + kx];
+                        madd::<FMA>(&mut a10, wv, x0);
+                        madd::<FMA>(&mut a11, wv, x1);
+                        madd::<FMA>(&mut a12, wv, x2);
+                        madd::<FMA>(&mut a13, wv, x3);
+                    }
+                }
+            }
+            for (r, row) in [[a00, a01, a02, a03], [a10, a11, a12, a13]].iter().enumerate().take(oh - oy) {
+                for (j, a) in row.iter().enumerate().take(blocks - bx) {
+                    let x0 = (bx + j) * COLS;
+                    let m = COLS.min(ow - x0);
+                    let dst = &mut yp[(oy + r) * ow + x0..][..m];
+                    match <&mut [f32; COLS]>::try_from(&mut *dst) {
+                        Ok(d) => *d = *a,
+                        Err(_) => dst.copy_from_slice(&a[..m]),
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Output rows `oy0..oy1` of four consecutive output planes (`y4`, weights
 /// `w4` `[4][planes][kh][kw]`): each tap's inputs are loaded once for the
 /// four (a shallow conv reads few inputs per output; unaligned loads, not
@@ -426,6 +504,22 @@ fn madd<const FMA: bool>(a: &mut [f32; COLS], w: f32, x: &[f32]) {
     let x: &[f32; COLS] = x[..COLS].try_into().expect("COLS");
     for l in 0..COLS {
         a[l] = if FMA { x[l].mul_add(w, a[l]) } else { a[l] + w * x[l] };
+    }
+}
+
+/// `dst = src` for one plane row: fixed-size blocks and a short tail
+/// inline (a copy of a run-time length is a library call, which costs more
+/// than the copy on the 7- to 28-wide rows of late layers).
+#[inline(always)]
+fn copy_row(dst: &mut [f32], src: &[f32]) {
+    let mut d = dst.chunks_exact_mut(COLS);
+    let mut s = src.chunks_exact(COLS);
+    for (a, b) in (&mut d).zip(&mut s) {
+        let a: &mut [f32; COLS] = a.try_into().expect("COLS");
+        *a = *<&[f32; COLS]>::try_from(b).expect("COLS");
+    }
+    for (a, b) in d.into_remainder().iter_mut().zip(s.remainder()) {
+        *a = *b;
     }
 }
 

@@ -1,0 +1,97 @@
+//! Depthwise 3×3 stride-1 convolution against its roofline, single-threaded.
+//!
+//! The bound of one layer is the slower of its arithmetic at this core's
+//! measured FMA peak and its compulsory data movement (input read once,
+//! output written once, weights) at the bandwidth this core reaches when
+//! it streams a buffer of the same size through the same levels of the
+//! memory hierarchy (a `memcpy` of the input's footprint, measured in the
+//! same run). The ratio is `bound time / measured time`: 1.0 is a kernel
+//! that computes as fast as the data can move. Run in release:
+//!
+//! ```text
+//! cargo run --release -p edgec-kernels --example dw_bench
+//! ```
+//!
+//! Prints one `layer=CxHxW ... ratio=...` line per MobileNet-class layer, then
+//! `dw_min_ratio=...` (the worst layer: the gated figure) and
+//! `dw_geomean_ratio=...`.
+
+use edgec_kernels::act::Act;
+use edgec_kernels::conv::{self, Conv2d, PackedConv};
+use std::hint::black_box;
+mod bench_util;
+use bench_util::{best_time, fill, peak};
+
+/// MobileNet v2/v3-class depthwise layers (channels, height, width).
+const LAYERS: &[(usize, usize, usize)] =
+    &[(32, 112, 112), (96, 112, 112), (144, 56, 56), (192, 28, 28), (384, 14, 14), (576, 14, 14), (960, 7, 7)];
+
+fn geometry(c: usize, h: usize, w: usize) -> Conv2d {
+    Conv2d {
+        n: 1,
+        c_in: c,
+        h,
+        w,
+        c_out: c,
+        kh: 3,
+        kw: 3,
+        stride_h: 1,
+        stride_w: 1,
+        pad_top: 1,
+        pad_left: 1,
+        pad_bottom: 1,
+        pad_right: 1,
+        dil_h: 1,
+        dil_w: 1,
+        groups: c,
+    }
+}
+
+/// Seconds per depthwise layer (bias and ReLU fused, as in a MobileNet).
+fn depthwise_secs(p: &Conv2d) -> f64 {
+    let x = fill(p.c_in * p.h * p.w, 1);
+    let w = PackedConv::new(p, &fill(p.c_out * 9, 2));
+    let bias = fill(p.c_out, 3);
+    let mut y = vec![0.0f32; p.c_out * p.out_h() * p.out_w()];
+    let mut scratch = vec![0.0f32; conv::conv2d_scratch_len(p)];
+    let secs = best_time(|| conv::conv2d(p, black_box(&x), &w, Some(&bias), Act::Relu, &mut y, &mut scratch), 15);
+    black_box(&y);
+    secs
+}
+
+/// Bytes per second of copying `n` floats (one read, one write each) with
+/// the C library's `memcpy`, the fastest stream this core runs.
+fn stream_bytes_per_sec(n: usize) -> f64 {
+    let x = fill(n, 4);
+    let mut y = vec![0.0f32; n];
+    let secs = best_time(|| y.copy_from_slice(black_box(&x)), 15);
+    black_box(&y);
+    (8 * n) as f64 / secs
+}
+
+fn main() {
+    let (peak_gflops, kind) = peak::gflops();
+    println!("peak_kind={kind} peak_gflops={peak_gflops:.1}");
+    let (mut worst, mut log_sum) = (f64::INFINITY, 0.0);
+    for &(c, h, w) in LAYERS {
+        let p = geometry(c, h, w);
+        let secs = depthwise_secs(&p);
+        let elems = c * h * w;
+        let flops = (2 * 9 * elems) as f64;
+        let bytes = (8 * elems + 4 * 10 * c) as f64;
+        let bw = stream_bytes_per_sec(elems);
+        let bound = (bytes / bw).max(if peak_gflops > 0.0 { flops / (peak_gflops * 1e9) } else { 0.0 });
+        let ratio = bound / secs;
+        println!(
+            "layer={c}x{h}x{w} us={:.1} gflops={:.1} stream_gbps={:.1} bound_us={:.1} ratio={ratio:.3}",
+            secs * 1e6,
+            flops / secs / 1e9,
+            bw / 1e9,
+            bound * 1e6
+        );
+        worst = worst.min(ratio);
+        log_sum += ratio.ln();
+    }
+    println!("dw_min_ratio={worst:.3}");
+    println!("dw_geomean_ratio={:.3}", (log_sum / LAYERS.len() as f64).exp());
+}
