@@ -102,6 +102,25 @@ proptest! {
         }
     }
 
+    /// 2×2 windows at stride 2 (the direct halving kernel): the same
+    /// maxima and sums as the interpreter, bit for bit, on sizes across
+    /// its 16-output blocks, odd sizes included.
+    #[test]
+    fn halving_pools_match(n in 1usize..=2, c in 1usize..=3, h in 2usize..=9, w in 2usize..=70, seed in any::<u64>()) {
+        let axes = [(h, 2, 2, 1, 0, 0), (w, 2, 2, 1, 0, 0)];
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for op in [Opcode::MaxPool, Opcode::AveragePool] {
+            let (x, shape, want) = pool_oracle(op, n, c, &axes, false, 0, seed).expect("a valid pool");
+            let mut y = vec![f32::NAN; want.len()];
+            let p = two_d(n, c, &axes, &shape[2..]);
+            match op {
+                Opcode::MaxPool => pool::max_pool2d(&p, &x, &mut y),
+                _ => pool::avg_pool2d(&p, false, &x, &mut y),
+            }
+            prop_assert_eq!(bits(&y), bits(&want), "{:?} {:?}", op, p);
+        }
+    }
+
     #[test]
     fn avg_pool_matches(
         n in 1usize..=2, c in 1usize..=3, axes in prop::collection::vec(axis(), 1..=3),
