@@ -80,6 +80,23 @@ pub struct Conv2d {
     pub groups: usize,
 }
 
+/// `dst = src` for the short runs the conv kernels copy (a plane row, a
+/// panel row): 16-element blocks and a short tail inline, since a copy of
+/// a run-time length is a library call that costs more than these copies.
+#[inline(always)]
+pub(crate) fn copy_inline(dst: &mut [f32], src: &[f32]) {
+    assert_eq!(dst.len(), src.len(), "copy lengths");
+    let mut d = dst.chunks_exact_mut(16);
+    let mut s = src.chunks_exact(16);
+    for (a, b) in (&mut d).zip(&mut s) {
+        let a: &mut [f32; 16] = a.try_into().expect("16");
+        *a = *<&[f32; 16]>::try_from(b).expect("16");
+    }
+    for (a, b) in d.into_remainder().iter_mut().zip(s.remainder()) {
+        *a = *b;
+    }
+}
+
 /// Output size of a sliding window: `(in + pads − dilated kernel) / stride + 1`
 /// (0 if the dilated kernel does not fit).
 pub(crate) fn out_size(input: usize, pads: usize, k: usize, stride: usize, dil: usize) -> usize {

@@ -269,7 +269,7 @@ fn fill(p: &Conv2d, g: &Geom, phases: &[(usize, usize)], xp: &[f32], plane: &mut
             match s {
                 1 => {
                     let n = ph.len().min(src.len());
-                    copy_row(&mut ph[..n], &src[..n]);
+                    super::copy_inline(&mut ph[..n], &src[..n]);
                 }
                 // 32 inputs to 16 outputs at a time, so the even/odd split
                 // vectorizes as shuffles.
@@ -504,22 +504,6 @@ fn madd<const FMA: bool>(a: &mut [f32; COLS], w: f32, x: &[f32]) {
     let x: &[f32; COLS] = x[..COLS].try_into().expect("COLS");
     for l in 0..COLS {
         a[l] = if FMA { x[l].mul_add(w, a[l]) } else { a[l] + w * x[l] };
-    }
-}
-
-/// `dst = src` for one plane row: fixed-size blocks and a short tail
-/// inline (a copy of a run-time length is a library call, which costs more
-/// than the copy on the 7- to 28-wide rows of late layers).
-#[inline(always)]
-fn copy_row(dst: &mut [f32], src: &[f32]) {
-    let mut d = dst.chunks_exact_mut(COLS);
-    let mut s = src.chunks_exact(COLS);
-    for (a, b) in (&mut d).zip(&mut s) {
-        let a: &mut [f32; COLS] = a.try_into().expect("COLS");
-        *a = *<&[f32; COLS]>::try_from(b).expect("COLS");
-    }
-    for (a, b) in d.into_remainder().iter_mut().zip(s.remainder()) {
-        *a = *b;
     }
 }
 
