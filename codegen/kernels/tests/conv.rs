@@ -241,6 +241,39 @@ proptest! {
 }
 
 /// A convolution large enough to cross the GEMM's depth and column blocks.
+/// One input channel under a wide window (Silero's STFT: frames of 256 at
+/// stride 128 into 258 filters), narrow windows (grayscale stems) and
+/// multipliers: the GEMM path past 64 taps, the depthwise kernels below.
+#[test]
+fn one_input_channel() {
+    let base = Conv2d {
+        n: 2,
+        c_in: 1,
+        h: 1,
+        w: 576,
+        c_out: 258,
+        kh: 1,
+        kw: 256,
+        stride_h: 1,
+        stride_w: 128,
+        pad_top: 0,
+        pad_left: 0,
+        pad_bottom: 0,
+        pad_right: 0,
+        dil_h: 1,
+        dil_w: 1,
+        groups: 1,
+    };
+    check_conv2d(base, Act::None, true, 7);
+    check_conv2d(Conv2d { kh: 8, kw: 9, h: 12, w: 40, stride_w: 3, c_out: 5, ..base }, Act::Relu, false, 8);
+    check_conv2d(
+        Conv2d { kh: 3, kw: 3, h: 20, w: 70, stride_w: 1, c_out: 16, pad_left: 1, ..base },
+        Act::Relu,
+        true,
+        9,
+    );
+}
+
 #[test]
 fn conv2d_crosses_cache_blocks() {
     let p = Conv2d {

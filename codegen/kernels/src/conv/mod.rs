@@ -131,8 +131,12 @@ impl Conv2d {
         let pads = self.pad_top + self.pad_left + self.pad_bottom + self.pad_right;
         self.kh == 1 && self.kw == 1 && self.stride_h == 1 && self.stride_w == 1 && pads == 0
     }
+    /// One group per input channel, taken by the depthwise kernels. A conv
+    /// of one input channel qualifies only with a window of at most 64 taps:
+    /// a wider one (a 1×256 STFT frame, 258 outputs) is a GEMM of depth
+    /// `kh·kw`, which the per-tap depthwise loops run 1000× slower.
     fn is_depthwise(&self) -> bool {
-        self.groups == self.c_in && self.c_out.is_multiple_of(self.c_in)
+        self.groups == self.c_in && self.c_out.is_multiple_of(self.c_in) && (self.groups > 1 || self.kh * self.kw <= 64)
     }
     fn check(&self) {
         let sizes = [self.c_in, self.c_out, self.kh, self.kw, self.stride_h, self.stride_w, self.dil_h, self.dil_w];
