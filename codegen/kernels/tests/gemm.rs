@@ -222,6 +222,14 @@ fn matrix_vector_products_match() {
                 c
             };
             each_isa(&want, &format!("row x raw B 1x{n}x{k} {act:?}"), raw);
+            // B stored transposed (an RNN's weights): dot products.
+            let bt: Vec<f32> = (0..n * k).map(|i| b[(i % k) * n + i / k]).collect();
+            each_isa(&want, &format!("row x raw B^T 1x{n}x{k} {act:?}"), || {
+                let g = Gemm { m: 1, n, k, trans_a: false, trans_b: true };
+                let mut c = vec![f32::NAN; n];
+                gemm::sgemm(&g, &a, &bt, &mut c, &ep, &mut vec![f32::NAN; gemm::scratch_len(&g)]);
+                c
+            });
             if k > 0 {
                 let pb = PackedB::new(&b, k, n, false);
                 let mut packed = vec![f32::NAN; n];

@@ -59,6 +59,22 @@ crate::multiversion! {
 }
 
 impl Im2col<'_> {
+    /// Column `o` of the im2col matrix (one output position's `cg·kh·kw`
+    /// inputs, 0 in the padding) into `out`.
+    pub(crate) fn column(&self, o: usize, out: &mut [f32]) {
+        let p = self.p;
+        let (oy, ox) = (o / p.out_w(), o % p.out_w());
+        let (y0, x0) =
+            ((oy * p.stride_h) as isize - p.pad_top as isize, (ox * p.stride_w) as isize - p.pad_left as isize);
+        let taps = p.kh * p.kw;
+        for (r, v) in out.iter_mut().enumerate() {
+            let (ci, ky, kx) = (r / taps, r % taps / p.kw, r % p.kw);
+            let (iy, ix) = (y0 + (ky * p.dil_h) as isize, x0 + (kx * p.dil_w) as isize);
+            let inside = (0..p.h as isize).contains(&iy) && (0..p.w as isize).contains(&ix);
+            *v = if inside { self.x[(ci * p.h + iy as usize) * p.w + ix as usize] } else { 0.0 };
+        }
+    }
+
     /// The columns from output `(oy, ox)` on of the im2col row of tap
     /// `(ci, ky, kx)`.
     #[inline(always)]

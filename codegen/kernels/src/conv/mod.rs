@@ -209,9 +209,15 @@ pub fn conv2d_scratch_len(p: &Conv2d) -> usize {
     } else if padded::takes_direct(p) && !p.is_1x1() {
         padded::direct_scratch_len(p)
     } else {
-        gemm::packed_a_scratch_len(p.mg(), n, p.depth())
+        // (`depth` for a narrow output's gathered column.)
+        gemm::packed_a_scratch_len(p.mg(), n, p.depth()).max(p.depth())
     }
 }
+
+/// Most output positions a conv through im2col computes one gathered
+/// column at a time (each a product with the packed weights) rather than
+/// as a GEMM whose tiles are `NR` ≥ 8 columns wide.
+const NARROW: usize = 4;
 
 /// `y = act(conv(x, w) + bias)`: `x` is `[n, c_in, h, w]`, `y` is
 /// `[n, c_out, out_h, out_w]`, `bias` has `c_out` values. Asserts the slice
@@ -265,6 +271,15 @@ pub fn conv2d(
             if pointwise && os == 1 {
                 // A 1×1 map (squeeze-excite): a matrix-vector product.
                 gemm::packed_a_times_col(ag, xg, yg, 1, &ep);
+            } else if !pointwise && os <= NARROW {
+                // A few outputs (STFT frames): a matrix-vector product per
+                // gathered column instead of padding the GEMM to a whole tile.
+                let im = Im2col { x: xg, p };
+                let col = &mut scratch[..p.depth()];
+                for o in 0..os {
+                    im.column(o, col);
+                    gemm::packed_a_times_col(ag, col, &mut yg[o..], os, &ep);
+                }
             } else if pointwise {
                 let src = Raw { data: xg, ld: is, trans: false };
                 gemm::gemm_packed_a(ag, os, &src, yg, os, &ep, scratch);

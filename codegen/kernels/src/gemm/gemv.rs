@@ -74,6 +74,45 @@ crate::multiversion! {
     }
 }
 
+crate::multiversion! {
+    /// `c[j] = Σ_l x[l]·b[j·k + l]` for a B stored transposed (`n × k`, an
+    /// RNN's W or R as ONNX lays them out) that is not packed: one dot
+    /// product per column, each B row read once.
+    pub(crate) fn row_times_raw_bt(x: &[f32], b: &[f32], n: usize, c: &mut [f32]) {
+        let k = x.len();
+        for (j, o) in c[..n].iter_mut().enumerate() {
+            *o = dot(&b[j * k..(j + 1) * k], x);
+        }
+    }
+}
+
+/// `Σ a[l]·b[l]`: 16-lane partial sums in [`CHAINS`] chains over blocks of
+/// 64, then the lanes in a fixed order.
+#[inline(always)]
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    const L: usize = 16;
+    let [mut a0, mut a1, mut a2, mut a3] = [[0f32; L]; CHAINS];
+    let (mut ca, mut cb) = (a.chunks_exact(L * CHAINS), b.chunks_exact(L * CHAINS));
+    for (u, v) in (&mut ca).zip(&mut cb) {
+        for i in 0..L {
+            a0[i] += u[i] * v[i];
+            a1[i] += u[L + i] * v[L + i];
+            a2[i] += u[2 * L + i] * v[2 * L + i];
+            a3[i] += u[3 * L + i] * v[3 * L + i];
+        }
+    }
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    let (mut ta, mut tb) = (ra.chunks_exact(L), rb.chunks_exact(L));
+    for (u, v) in (&mut ta).zip(&mut tb) {
+        for i in 0..L {
+            a0[i] += u[i] * v[i];
+        }
+    }
+    let tail: f32 = ta.remainder().iter().zip(tb.remainder()).map(|(u, v)| u * v).sum();
+    let lanes: [f32; L] = std::array::from_fn(|i| (a0[i] + a1[i]) + (a2[i] + a3[i]));
+    lanes.iter().sum::<f32>() + tail
+}
+
 /// Widest panel (`MR` or `NR` of any micro-kernel family).
 const MAX_R: usize = 32;
 

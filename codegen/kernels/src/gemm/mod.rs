@@ -126,10 +126,13 @@ pub fn sgemm(g: &Gemm, a: &[f32], b: &[f32], c: &mut [f32], ep: &Epilogue<'_>, s
     assert_eq!(a.len(), m * k, "A has {} elements, expected {m}·{k}", a.len());
     assert_eq!(b.len(), k * n, "B has {} elements, expected {k}·{n}", b.len());
     assert_eq!(c.len(), m * n, "C has {} elements, expected {m}·{n}", c.len());
-    if m == 1 && !trans_b && k > 0 {
+    if m == 1 && k > 0 {
         // One row (either storage of A is the same k values).
         ep.check(1, n);
-        gemv::row_times_raw_b(a, b, n, c);
+        match trans_b {
+            false => gemv::row_times_raw_b(a, b, n, c),
+            true => gemv::row_times_raw_bt(a, b, n, c),
+        }
         ep.apply(c, n, n, (0, 1), (0, n));
         return;
     }
