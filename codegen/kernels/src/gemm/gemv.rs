@@ -1,8 +1,9 @@
 //! Products with a single row or column against a packed operand (or a
-//! row against a row-major B that is not packed): each panel is read
-//! once, in its own order, with the panel's `R` sums in registers. (The driver would pad the single row or column to a whole
-//! micro-kernel tile and compute `MR` or `NR` times the work: a linear layer
-//! on one token, a squeeze-excite conv on a 1×1 map.)
+//! row against a B that is not packed): each panel is read once, in its
+//! own order, with the panel's `R` sums in registers. (The driver would pad
+//! the single row or column to a whole micro-kernel tile and compute `MR`
+//! or `NR` times the work: a linear layer on one token, a squeeze-excite
+//! conv on a 1×1 map.)
 //!
 //! Both packed layouts store a panel as `k` consecutive groups of `R`
 //! values (`R` rows of A or columns of B at one depth), so both products
@@ -43,33 +44,46 @@ crate::multiversion! {
     }
 }
 
-/// Columns of a row-major B summed together by [`row_times_raw_b`]: each
-/// row of the block is one contiguous run, and the block's partial sums
+/// Most columns of a row-major B summed together by [`row_times_raw_b`]:
+/// each row of a block is one contiguous run, and the block's partial sums
 /// (16 KiB) stay in L1.
 const RAW_COLS: usize = 1024;
 
 crate::multiversion! {
     /// `c[j] = Σ_l x[l]·b[l·n + j]` for a row-major `k × n` B that is not
     /// packed (a run-time operand), reading B once, row by row within
-    /// blocks of [`RAW_COLS`] columns (packing B for one row would copy all
-    /// of it to read it once). The sums run in [`sums`]' order, so the
-    /// result equals the packed product's bit for bit.
+    /// blocks of columns (packing B for one row would copy all of it to
+    /// read it once). The sums run in [`sums`]' order, so the result equals
+    /// the packed product's bit for bit. Narrow products take narrow blocks
+    /// (whose partial sums are cleared per block).
     pub(crate) fn row_times_raw_b(x: &[f32], b: &[f32], n: usize, c: &mut [f32]) {
-        let full = x.len() / CHAINS * CHAINS;
-        let mut acc = [[0f32; RAW_COLS]; CHAINS];
-        for j0 in (0..n).step_by(RAW_COLS) {
-            let w = RAW_COLS.min(n - j0);
+        match n {
+            0..=64 => raw_blocks::<64>(x, b, n, c),
+            65..=256 => raw_blocks::<256>(x, b, n, c),
+            _ => raw_blocks::<RAW_COLS>(x, b, n, c),
+        }
+    }
+}
+
+/// [`row_times_raw_b`] in blocks of `W` columns.
+#[inline(always)]
+fn raw_blocks<const W: usize>(x: &[f32], b: &[f32], n: usize, c: &mut [f32]) {
+    let full = x.len() / CHAINS * CHAINS;
+    let mut acc = [[0f32; W]; CHAINS];
+    for j0 in (0..n).step_by(W) {
+        let w = W.min(n - j0);
+        if j0 > 0 {
             acc.iter_mut().for_each(|a| a[..w].fill(0.0));
-            for (l, &xl) in x.iter().enumerate() {
-                let chain = if l < full { l % CHAINS } else { 0 };
-                let row = &b[l * n + j0..l * n + j0 + w];
-                for (a, &v) in acc[chain][..w].iter_mut().zip(row) {
-                    *a += v * xl;
-                }
+        }
+        for (l, &xl) in x.iter().enumerate() {
+            let chain = if l < full { l % CHAINS } else { 0 };
+            let row = &b[l * n + j0..l * n + j0 + w];
+            for (a, &v) in acc[chain][..w].iter_mut().zip(row) {
+                *a += v * xl;
             }
-            for (r, o) in c[j0..j0 + w].iter_mut().enumerate() {
-                *o = 0.0 + acc[0][r] + acc[1][r] + acc[2][r] + acc[3][r];
-            }
+        }
+        for (r, o) in c[j0..j0 + w].iter_mut().enumerate() {
+            *o = 0.0 + acc[0][r] + acc[1][r] + acc[2][r] + acc[3][r];
         }
     }
 }
