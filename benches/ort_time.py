@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Time one ONNX model in onnxruntime, single-threaded, all graph optimizations.
+"""Time one ONNX model in onnxruntime, all graph optimizations, one thread
+unless `--threads N` (intra-op threads; inter-op execution stays sequential).
 
-Usage: ort_time.py MODEL.onnx RUNS NAME=FILE.npy ...
+Usage: ort_time.py MODEL.onnx RUNS [--threads N] NAME=FILE.npy ...
 Prints `median_ms=...` and `min_ms=...` (the same lines the generated crates'
 `--bench` prints), after RUNS/10 (at least 3) warm-up runs.
 """
@@ -14,12 +15,14 @@ import onnxruntime as ort
 
 def main():
     model, runs = sys.argv[1], int(sys.argv[2])
-    feeds = {}
-    for arg in sys.argv[3:]:
+    feeds, args, threads = {}, sys.argv[3:], 1
+    if args[:1] == ["--threads"]:
+        threads, args = int(args[1]), args[2:]
+    for arg in args:
         name, path = arg.split("=", 1)
         feeds[name] = np.load(path)
     so = ort.SessionOptions()
-    so.intra_op_num_threads = 1
+    so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Latency of edgec's generated Rust crates against onnxruntime, single-threaded.
+# Latency of edgec's generated Rust crates against onnxruntime, on one thread
+# and (THREADS) on more.
 #
 # Usage: bash benches/rust_vs_ort.sh        (from anywhere; a fresh machine needs
 #        cargo and python3 with venv: onnxruntime, onnx and numpy come from PyPI)
@@ -9,12 +10,15 @@
 #        MODELS="..."   model paths (default: the ONNX light models and the static
 #                       real/bundled models)
 #        GEMM=1         also run the GEMM and depthwise micro-benchmarks (default 1)
+#        THREADS="1 2"  thread counts, each a column group (edgec `--threads N`,
+#                       onnxruntime intra-op threads N); for each count above
+#                       1 the table adds both speed-ups over one thread
 #
 # For each model: `edgec compile --emit rust`, `cargo build --release` of the crate
 # (one shared target dir), the same inputs for both (a test_data_set_0 beside the
 # model, else ONNX's `arange(n)/n` dummy input), then interleaved timing: the
-# crate's `--bench RUNS` against onnxruntime with intra/inter-op threads 1,
-# sequential execution and ORT_ENABLE_ALL. Prints a markdown table with the ratio
+# crate's `--bench RUNS --threads N` against onnxruntime with N intra-op threads,
+# one inter-op thread, sequential execution and ORT_ENABLE_ALL. Prints a markdown table with the ratio
 # edgec/onnxruntime per model and the geometric means (CNNs, transformers, all),
 # then the GEMM GFLOP/s against the measured single-core FMA peak and the
 # depthwise 3x3 layers against their roofline (codegen/kernels/examples/dw_bench.rs).
@@ -26,6 +30,7 @@ cd "$ROOT"
 RUNS="${RUNS:-50}"
 ROUNDS="${ROUNDS:-3}"
 GEMM="${GEMM:-1}"
+read -r -a TH <<< "${THREADS:-1}"
 OUT="$ROOT/target/bench-rust"
 VENV="$ROOT/target/bench-venv"
 mkdir -p "$OUT"
@@ -55,7 +60,12 @@ median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 field() { awk -F= -v k="$1" '$1 == k && !found { print $2; found = 1 }'; }
 
 export CARGO_TARGET_DIR="$OUT/target"
-printf '| model | kind | edgec (ms) | onnxruntime (ms) | edgec / ort |\n|---|---|---:|---:|---:|\n' > "$OUT/table.md"
+head="| model | kind |"; rule="|---|---|"
+for t in "${TH[@]}"; do
+    head+=" edgec ${t}t (ms) | onnxruntime ${t}t (ms) | edgec / ort ${t}t |"; rule+="---:|---:|---:|"
+    [[ "$t" == 1 ]] || { head+=" edgec ${t}t speed-up | ort ${t}t speed-up |"; rule+="---:|---:|"; }
+done
+printf '%s\n%s\n' "$head" "$rule" > "$OUT/table.md"
 for model in $MODELS; do
     name="$(basename "$model" .onnx)"
     [[ "$name" == model ]] && name="$(basename "$(dirname "$model")")"
@@ -68,27 +78,40 @@ for model in $MODELS; do
     mapfile -t feeds < <("$PY" benches/inputs.py "$model" "$OUT/$name-inputs")
     args=()
     for f in "${feeds[@]}"; do args+=(--input "$f"); done
-    e_runs=(); o_runs=()
-    for _ in $(seq "$ROUNDS"); do
-        e_runs+=("$("$CARGO_TARGET_DIR/release/$name" "${args[@]}" --bench "$RUNS" | field median_ms)")
-        o_runs+=("$("$PY" benches/ort_time.py "$model" "$RUNS" "${feeds[@]}" | field median_ms)")
+    row="| $name | $(kind "$name") |"
+    e1=""; o1=""
+    for t in "${TH[@]}"; do
+        e_runs=(); o_runs=()
+        for _ in $(seq "$ROUNDS"); do
+            e_runs+=("$("$CARGO_TARGET_DIR/release/$name" "${args[@]}" --bench "$RUNS" --threads "$t" | field median_ms)")
+            o_runs+=("$("$PY" benches/ort_time.py "$model" "$RUNS" --threads "$t" "${feeds[@]}" | field median_ms)")
+        done
+        e="$(printf '%s\n' "${e_runs[@]}" | median)"
+        o="$(printf '%s\n' "${o_runs[@]}" | median)"
+        [[ "$t" == 1 ]] && { e1=$e; o1=$o; }
+        row+="$(awk -v e="$e" -v o="$o" 'BEGIN {printf " %.3f | %.3f | %.3f |", e, o, e / o}')"
+        if [[ "$t" != 1 ]]; then
+            row+="$(awk -v e="$e" -v o="$o" -v e1="${e1:-0}" -v o1="${o1:-0}" 'BEGIN {
+                if (e1 > 0) printf " %.2f | %.2f |", e1 / e, o1 / o; else printf " - | - |" }')"
+        fi
     done
-    e="$(printf '%s\n' "${e_runs[@]}" | median)"
-    o="$(printf '%s\n' "${o_runs[@]}" | median)"
-    ratio="$(awk -v e="$e" -v o="$o" 'BEGIN {printf "%.3f", e / o}')"
-    printf '| %s | %s | %.3f | %.3f | %s |\n' "$name" "$(kind "$name")" "$e" "$o" "$ratio" | tee -a "$OUT/table.md"
+    echo "$row" | tee -a "$OUT/table.md"
 done
-awk -F'|' 'NR > 2 {
-        r = $6 + 0; k = $3; gsub(/ /, "", k)
-        all += log(r); n++
-        if (k == "cnn") { c += log(r); nc++ } else { t += log(r); nt++ }
+# Geometric means of each edgec / ort column (by kind).
+awk -F'|' 'NR == 1 { for (i = 2; i < NF; i++) if ($i ~ /edgec \/ ort/) { col[i] = $i } }
+    NR > 2 {
+        k = $3; gsub(/ /, "", k)
+        for (i in col) { r = $i + 0; all[i] += log(r); n[i]++; if (k == "cnn") { c[i] += log(r); nc[i]++ } else { t[i] += log(r); nt[i]++ } }
     }
     END {
-        if (nc) printf "geometric mean edgec/ort, CNN models (%d): %.3f\n", nc, exp(c / nc)
-        if (nt) printf "geometric mean edgec/ort, transformer models (%d): %.3f\n", nt, exp(t / nt)
-        printf "geometric mean edgec/ort, all models (%d): %.3f\n", n, exp(all / n)
-    }' "$OUT/table.md" | tee "$OUT/summary.txt"
-echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores; single-threaded runs" | tee -a "$OUT/summary.txt"
+        for (i in col) {
+            name = col[i]; gsub(/^ +| +$/, "", name)
+            if (nc[i]) printf "geometric mean %s, CNN models (%d): %.3f\n", name, nc[i], exp(c[i] / nc[i])
+            if (nt[i]) printf "geometric mean %s, transformer models (%d): %.3f\n", name, nt[i], exp(t[i] / nt[i])
+            printf "geometric mean %s, all models (%d): %.3f\n", name, n[i], exp(all[i] / n[i])
+        }
+    }' "$OUT/table.md" | sort | tee "$OUT/summary.txt"
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores; threads: ${TH[*]}" | tee -a "$OUT/summary.txt"
 if [[ "$GEMM" == 1 ]]; then
     cargo run -q --release -p edgec-kernels --example gemm_bench | tee "$OUT/gemm.txt"
     cargo run -q --release -p edgec-kernels --example dw_bench | tee "$OUT/depthwise.txt"

@@ -302,6 +302,19 @@ pub fn build_crate(dir: &Path, target: &BuildTarget) -> Result<PathBuf, DriverEr
 /// Run the built crate binary on `inputs` (in the model's input order),
 /// under `target`'s runner if it has one.
 pub fn run_crate(dir: &Path, exe: &Path, inputs: &[Tensor], target: &BuildTarget) -> Result<Vec<Tensor>, String> {
+    run_crate_with(dir, exe, inputs, target, &[]).map(|(outs, _)| outs)
+}
+
+/// [`run_crate`] with extra command-line arguments (`--threads N`); with
+/// `--bench N` the crate writes no outputs and only its printed lines
+/// (the second result) come back.
+pub fn run_crate_with(
+    dir: &Path,
+    exe: &Path,
+    inputs: &[Tensor],
+    target: &BuildTarget,
+    args: &[&str],
+) -> Result<(Vec<Tensor>, String), String> {
     let meta = read_meta(dir).map_err(|e| e.to_string())?;
     let tmp = std::env::temp_dir().join(format!("edgec-run-{}-{}", std::process::id(), unique()));
     std::fs::create_dir_all(&tmp).map_err(|e| e.to_string())?;
@@ -312,8 +325,17 @@ pub fn run_crate(dir: &Path, exe: &Path, inputs: &[Tensor], target: &BuildTarget
         cmd.arg("--input").arg(format!("{name}={}", p.display()));
     }
     let outdir = tmp.join("out");
-    let out = cmd.arg("-o").arg(&outdir).output().map_err(|e| format!("{}: {e}", exe.display()))?;
-    let result = if out.status.success() {
+    let bench = args.contains(&"--bench");
+    if !bench {
+        cmd.arg("-o").arg(&outdir);
+    }
+    let out = cmd.args(args).output().map_err(|e| format!("{}: {e}", exe.display()))?;
+    let printed = String::from_utf8_lossy(&out.stdout).into_owned();
+    let result = if !out.status.success() {
+        Err(format!("the generated model failed: {}", String::from_utf8_lossy(&out.stderr).trim()))
+    } else if bench {
+        Ok((vec![], printed))
+    } else {
         meta.outputs
             .iter()
             .map(|n| {
@@ -322,9 +344,8 @@ pub fn run_crate(dir: &Path, exe: &Path, inputs: &[Tensor], target: &BuildTarget
                 let p = outdir.join(format!("{file}.npy"));
                 std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display())).and_then(|b| crate::npy::read_npy(&b))
             })
-            .collect()
-    } else {
-        Err(format!("the generated model failed: {}", String::from_utf8_lossy(&out.stderr).trim()))
+            .collect::<Result<Vec<_>, _>>()
+            .map(|outs| (outs, printed))
     };
     let _ = std::fs::remove_dir_all(&tmp);
     result

@@ -49,10 +49,12 @@ pub fn write_batch(dir: &Path, members: &[Member]) -> Result<(), String> {
         let start = cli.find("fn arg_value(").ok_or("unexpected main.rs")?;
         let body = cli[start..].replace(&format!("{}::", m.name.replace('-', "_")), &format!("crate::{}::", m.module));
         let cli =
-            format!("#![allow(clippy::all, dead_code)]\nuse edgec_kernels::npy;\nuse std::time::Instant;\n\n{body}");
+            format!("#![allow(clippy::all, dead_code)]\nuse crate::ALLOCS;\nuse edgec_kernels::npy;\nuse std::time::Instant;\n\n{body}");
         std::fs::write(dir.join("src").join(format!("{}_cli.rs", m.module)), cli).map_err(io)?;
         let _ = writeln!(main, "#[allow(unused_imports)]\nmod {0};\nmod {0}_cli;", m.module);
     }
+    // The generated CLIs report allocations per run; a batch does not count them.
+    main += "\n/// Allocations (not counted in a batch).\nstatic ALLOCS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);\n";
     main += "\nfn main() {\n    let mut args = std::env::args().skip(1);\n    let which = args.next().unwrap_or_default();\n    let rest: Vec<String> = args.collect();\n    let r = match which.as_str() {\n";
     for m in members {
         let _ = writeln!(main, "        \"{0}\" => {0}_cli::cli(rest),", m.module);

@@ -5,7 +5,9 @@
 //! compiles once) and run; its outputs must
 //! match the model's reference data and the interpreter on the crate's own
 //! IR. Dynamic models are compiled with buckets that cover their data sets.
-//! The memory plan of every crate must stay within 1.25x of its lower bound.
+//! The memory plan of every crate must stay within 1.25x of its lower bound;
+//! every crate computes the same bits on any thread count and allocates
+//! nothing per run after warm-up.
 //!
 //! The compile report of each model is printed (`--nocapture` to see it).
 
@@ -118,8 +120,40 @@ fn real_and_bundled_models_compile_build_and_verify() {
                 }
             }
         }
+        if let Err(e) = threads_and_allocations(&crate_dir, dir) {
+            failures.push(format!("{name}: {e}"));
+        }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The crate in `crate_dir` on the first data set beside its model (`dir`)
+/// gives bit-identical outputs on 1, 2 and 3 threads (on this 2-core CI
+/// machine, 3 oversubscribes), and allocates nothing per run after warm-up
+/// on 2 threads (the generated CLI counts through its global allocator).
+fn threads_and_allocations(crate_dir: &Path, dir: &Path) -> Result<(), String> {
+    let host = compiler::cross::BuildTarget::host();
+    let exe = compiler::compile::build_crate(crate_dir, &host).map_err(|e| e.to_string())?;
+    let m = compiler::driver::load_eir(&crate_dir.join("edgec/model.eir").display().to_string())
+        .map_err(|e| e.to_string())?
+        .module;
+    let set = compiler::check::data_sets(dir).into_iter().next().ok_or("no data set")?;
+    let inputs = compiler::run::model_inputs(&m, compiler::check::read_data_set(&set)?.0);
+    let run = |args: &[&str]| compiler::compile::run_crate_with(crate_dir, &exe, &inputs, &host, args);
+    let one = run(&["--threads", "1"])?.0;
+    for t in ["2", "3"] {
+        let got = run(&["--threads", t])?.0;
+        let bits = |v: &[ir::interp::Tensor]| v.iter().map(compiler::npy::write_npy).collect::<Vec<_>>();
+        if bits(&got) != bits(&one) {
+            return Err(format!("outputs on {t} threads differ from one thread's"));
+        }
+    }
+    let printed = run(&["--threads", "2", "--bench", "5"])?.1;
+    let allocs = printed.lines().find_map(|l| l.strip_prefix("allocs_per_run=")).ok_or("no allocs_per_run line")?;
+    match allocs.parse::<f64>() {
+        Ok(0.0) => Ok(()),
+        _ => Err(format!("{allocs} allocations per run on 2 threads after warm-up")),
+    }
 }
 
 /// INT8-quantized (QDQ) crates of published models compute what the

@@ -70,5 +70,6 @@ pub mod shape;
 pub mod signal;
 pub mod simd;
 mod strided;
+pub mod threads;
 pub use lowp::{Real, BF16, F16};
 pub use lowp8::{F4E2M1, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0, I2, I4, U2, U4};

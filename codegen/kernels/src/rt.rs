@@ -251,6 +251,9 @@ pub fn slice_into<T: Copy>(from: &[usize], x: &[T], to: &[usize], y: &mut [T]) {
     for_corner_rows(to, from, |small, large, n| y[small..small + n].copy_from_slice(&x[large..large + n]));
 }
 
+/// Highest rank a bucketed input or output may have.
+pub const MAX_PAD_RANK: usize = 16;
+
 /// Call `row(small_offset, large_offset, len)` for every innermost row of a
 /// tensor of shape `small` placed in the leading corner of one of shape
 /// `large` (same rank, every dim at least as large).
@@ -264,15 +267,18 @@ fn for_corner_rows(small: &[usize], large: &[usize], mut row: impl FnMut(usize, 
     if n == 0 || outer.contains(&0) {
         return;
     }
+    // Fixed arrays: a bucketed run allocates nothing.
     let rank = small.len();
-    let mut stride = vec![1usize; rank];
+    assert!(rank <= MAX_PAD_RANK, "pad/slice of rank {rank} (at most {MAX_PAD_RANK})");
+    let mut stride = [1usize; MAX_PAD_RANK];
     for a in (0..rank - 1).rev() {
         stride[a] = stride[a + 1] * large[a + 1];
     }
-    let mut idx = vec![0usize; rank - 1];
+    let mut idx = [0usize; MAX_PAD_RANK];
+    let (stride, idx) = (&stride[..rank], &mut idx[..rank - 1]);
     let mut s_off = 0;
     loop {
-        let l_off: usize = idx.iter().zip(&stride).map(|(i, s)| i * s).sum();
+        let l_off: usize = idx.iter().zip(stride).map(|(i, s)| i * s).sum();
         row(s_off, l_off, n);
         s_off += n;
         let mut a = rank - 1;

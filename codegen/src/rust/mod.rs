@@ -24,6 +24,7 @@ pub mod ops;
 mod report;
 mod shapes;
 mod sz;
+mod threads;
 mod weights;
 
 pub use report::{FuncReport, Report};

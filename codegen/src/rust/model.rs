@@ -167,6 +167,7 @@ pub fn lib_rs(m: &Module, entry: &Entry<'_>, e: &mut Emitter<'_>, opts: &EmitOpt
         Some((_, d)) => run_bucketed(main, entry, d, &ins, &in_names, &outs_id, &outs),
     };
     s += PROFILE_METHODS;
+    s += super::threads::METHODS;
     for mth in &e.parts.methods {
         s += mth;
     }
@@ -279,6 +280,7 @@ fn model_struct(e: &Emitter<'_>, sizes: &BTreeMap<Class, usize>, entry: &Entry<'
         }
     }
     s += "    scratch: Vec<f32>,\n    prof: k::profile::Profile,\n";
+    s += super::threads::FIELD;
     for (n, ty, _) in &e.parts.fields {
         s += &format!("    {n}: {ty},\n");
     }
@@ -337,6 +339,7 @@ fn constructor(
         s += &format!("            a{}: vec![{}; {n}],\n", c.suffix(), zero(*c));
     }
     s += "            scratch: vec![0.0; scratch],\n            prof: k::profile::Profile::new(PROFILE_OPS.len()),\n";
+    s += super::threads::INIT;
     for (n, _, _) in &e.parts.fields {
         s += &format!("            {n},\n");
     }
@@ -408,13 +411,9 @@ fn region_of(plan: &Plan, v: ir::Value) -> Option<(Class, usize, usize)> {
 }
 
 fn run_static(main: &Function, plan: &Plan, ins: &[String], in_names: &[String], outs: &[String]) -> String {
-    let mut s = String::from(
-        "    /// Run the model on one set of inputs (shapes as in the crate docs).\n    pub fn run(&mut self",
-    );
-    for (id, &p) in ins.iter().zip(&main.body.params) {
-        s += &format!(", {id}: &[{}]", rust_ty(main, p));
-    }
-    s += ") -> Result<Outputs<'_>, Error> {\n";
+    let params: Vec<(String, String)> =
+        ins.iter().zip(&main.body.params).map(|(id, &p)| (id.clone(), format!("&[{}]", rust_ty(main, p)))).collect();
+    let mut s = super::threads::run_head("Run the model on one set of inputs (shapes as in the crate docs).", &params);
     for ((id, n), &p) in ins.iter().zip(in_names).zip(&main.body.params) {
         let len = main.ty(p).shape.num_elements().unwrap_or(0);
         s += &format!("        k::rt::check_len({n:?}, {id}.len(), {len})?;\n");
@@ -427,15 +426,15 @@ fn run_static(main: &Function, plan: &Plan, ins: &[String], in_names: &[String],
     s + "        })\n    }\n\n"
 }
 
+/// The `run` parameters of a model whose inputs are shaped views.
+fn view_params(main: &Function, ins: &[String]) -> Vec<(String, String)> {
+    ins.iter().zip(&main.body.params).map(|(id, &p)| (id.clone(), format!("View<'_, {}>", rust_ty(main, p)))).collect()
+}
+
 /// `run` of a model with symbolic dims: shaped views in, shaped views out.
 fn run_dynamic(main: &Function, plan: &Plan, ins: &[String], in_names: &[String], outs: &[String]) -> String {
-    let mut s = String::from(
-        "    /// Run the model on one set of inputs; symbolic dims take the sizes the inputs have.\n    pub fn run(&mut self",
-    );
-    for (id, &p) in ins.iter().zip(&main.body.params) {
-        s += &format!(", {id}: View<'_, {}>", rust_ty(main, p));
-    }
-    s += ") -> Result<Outputs<'_>, Error> {\n";
+    let doc = "Run the model on one set of inputs; symbolic dims take the sizes the inputs have.";
+    let mut s = super::threads::run_head(doc, &view_params(main, ins));
     let mut args = Vec::new();
     for ((id, n), &p) in ins.iter().zip(in_names).zip(&main.body.params) {
         let dims: Vec<String> = main
@@ -477,13 +476,8 @@ fn run_bucketed(
     outs: &[String],
     out_regions: &[ClassRegion],
 ) -> String {
-    let mut s = String::from(
-        "    /// Run the model; bucketed dims may take any size up to their largest bucket.\n    pub fn run(&mut self",
-    );
-    for (id, &p) in ins.iter().zip(&main.body.params) {
-        s += &format!(", {id}: View<'_, {}>", rust_ty(main, p));
-    }
-    s += ") -> Result<Outputs<'_>, Error> {\n";
+    let doc = "Run the model; bucketed dims may take any size up to their largest bucket.";
+    let mut s = super::threads::run_head(doc, &view_params(main, ins));
     for (i, ((id, n), &p)) in ins.iter().zip(in_names).zip(&main.body.params).enumerate() {
         let dims: Vec<String> = main
             .ty(p)

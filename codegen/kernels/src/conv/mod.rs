@@ -39,6 +39,7 @@ pub use transpose::{conv_transpose2d, conv_transpose2d_scratch_len, ConvTranspos
 
 use crate::act::Act;
 use crate::gemm::{self, Epilogue, PackedA, Raw};
+use crate::threads;
 use im2col::Im2col;
 
 /// A 2-D convolution's geometry. Invariants (asserted by the kernels):
@@ -214,6 +215,52 @@ pub fn conv2d_scratch_len(p: &Conv2d) -> usize {
     }
 }
 
+/// A depthwise conv split across the installed thread pool by channels:
+/// each part is the same conv over `LANES`-aligned channel blocks (the
+/// kernels' own channel blocks), so every output is computed as unsplit.
+fn depthwise_split(
+    p: &Conv2d,
+    x: &[f32],
+    w: &[f32],
+    bias: Option<&[f32]>,
+    act: Act,
+    y: &mut [f32],
+    scratch: &mut [f32],
+) {
+    let threads = threads::current_threads();
+    let (is, os, ks, mult) = (p.h * p.w, p.out_h() * p.out_w(), p.kh * p.kw, p.c_out / p.c_in);
+    if threads < 2 || p.c_in < 2 * depthwise::LANES || p.n * p.c_out * os * ks < PAR_MIN_MACS {
+        return depthwise(p, x, w, bias, act, y, scratch);
+    }
+    let per = p.c_in.div_ceil(threads).next_multiple_of(depthwise::LANES);
+    let need = conv2d_scratch_len(p);
+    for (b, yb) in y.chunks_mut(p.c_out * os).enumerate() {
+        threads::for_each_chunk(yb, per * mult * os, need, &|i, yc, s| {
+            let (c0, cc) = (i * per, yc.len() / (mult * os));
+            let q = Conv2d { n: 1, c_in: cc, c_out: cc * mult, groups: cc, ..*p };
+            let xs = &x[(b * p.c_in + c0) * is..][..cc * is];
+            let ws = &w[c0 * mult * ks..][..cc * mult * ks];
+            let bs = bias.map(|v| &v[c0 * mult..][..cc * mult]);
+            depthwise(&q, xs, ws, bs, act, yc, s);
+        });
+    }
+}
+
+/// Fewest multiply-adds of a depthwise conv worth splitting across threads.
+const PAR_MIN_MACS: usize = 1 << 17;
+
+/// A depthwise conv on this thread, by the kernel its geometry takes.
+fn depthwise(p: &Conv2d, x: &[f32], w: &[f32], bias: Option<&[f32]>, act: Act, y: &mut [f32], scratch: &mut [f32]) {
+    if padded::takes(p) {
+        return padded::depthwise_padded(p, x, w, bias, act, y, scratch);
+    }
+    // Channel blocks need no row tails: used for multiplier 1 and up to 8x8 kernels.
+    if p.c_out == p.c_in && p.kh * p.kw <= 64 {
+        return depthwise::depthwise_blocked(p, x, w, bias, act, y, scratch);
+    }
+    depthwise::depthwise2d(p, x, w, bias, act, y, scratch)
+}
+
 /// Most output positions a conv through im2col computes one gathered
 /// column at a time (each a product with the packed weights) rather than
 /// as a GEMM whose tiles are `NR` ≥ 8 columns wide.
@@ -245,16 +292,7 @@ pub fn conv2d(
         return;
     }
     let (a, pointwise) = match &w.path {
-        Path::Depthwise(wv) => {
-            if padded::takes(p) {
-                return padded::depthwise_padded(p, x, wv, bias, act, y, scratch);
-            }
-            // Channel blocks need no row tails: used for multiplier 1 and up to 8x8 kernels.
-            if p.c_out == p.c_in && p.kh * p.kw <= 64 {
-                return depthwise::depthwise_blocked(p, x, wv, bias, act, y, scratch);
-            }
-            return depthwise::depthwise2d(p, x, wv, bias, act, y, scratch);
-        }
+        Path::Depthwise(wv) => return depthwise_split(p, x, wv, bias, act, y, scratch),
         Path::Direct(wv, _) if padded::takes_direct(p) => {
             return padded::conv_direct(p, x, wv, bias, act, y, scratch);
         }

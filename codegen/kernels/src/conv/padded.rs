@@ -14,6 +14,7 @@
 
 use super::Conv2d;
 use crate::act::{Act, ActSlice};
+use crate::threads;
 
 /// Output columns computed together (one AVX-512 vector, two AVX2 or four
 /// SSE/NEON vectors).
@@ -226,29 +227,50 @@ crate::multiversion! {
                 fill(p, &g, &o.phases[..s], &x[(b * p.c_in + ic) * is..][..is], plane);
             }
             let yb = &mut y[b * p.c_out * os..(b + 1) * p.c_out * os];
-            // Every output channel of a band of rows while its input rows
-            // are in L1.
-            for oy0 in (0..p.out_h()).step_by(BAND) {
-                let rows = (oy0, (oy0 + BAND).min(p.out_h()));
-                let quads = p.c_out / 4 * 4;
-                for (q, y4) in yb[..quads * os].chunks_exact_mut(4 * os).enumerate() {
-                    let oc = 4 * q;
-                    let b4 = [0, 1, 2, 3].map(|i| bias.map_or(0.0, |b| b[oc + i]));
-                    let w4 = &w[oc * depth..(oc + 4) * depth];
-                    let (taps, planes) = (&o.taps[..p.kw], (&planes[..], pl));
-                    if fma {
-                        quad_with::<true>(p, &g, planes, taps, w4, b4, rows, y4);
-                    } else {
-                        quad_with::<false>(p, &g, planes, taps, w4, b4, rows, y4);
-                    }
-                }
-                for (oc, yp) in yb.chunks_exact_mut(os).enumerate().skip(quads) {
-                    let b0 = bias.map_or(0.0, |b| b[oc]);
-                    let wk = &w[oc * depth..(oc + 1) * depth];
-                    channel(fma, p, &g, (planes, pl), &o.taps[..p.kw], wk, b0, rows, yp);
+            // Output channels split across threads in whole quads (the
+            // channels after the last quad go with the last part).
+            let quads = p.c_out / 4;
+            let per = 4 * quads.div_ceil(threads::current_threads()).max(1);
+            let parts = if quads < 2 || p.c_out * os * depth < PAR_MIN_MACS { p.c_out } else { per };
+            let (planes, taps) = ((&planes[..], pl), &o.taps[..p.kw]);
+            threads::for_each_chunk(yb, parts * os, 0, &|i, yc, _| {
+                let (w, bias) = (&w[i * parts * depth..], bias.map(|b| &b[i * parts..]));
+                channels(fma, p, &g, planes, taps, w, bias, yc);
+                act.apply_slice(yc);
+            });
+        }
+    }
+}
+
+/// Fewest multiply-adds of a direct conv worth splitting across threads.
+const PAR_MIN_MACS: usize = 1 << 17;
+
+crate::multiversion! {
+    /// The output channels in `yc` (whole planes; `w` and `bias` start at
+    /// its first channel) of a direct conv over padded `planes` (`pl`
+    /// elements each): every channel of a band of rows while its input rows
+    /// are in L1, four at a time.
+    #[allow(clippy::too_many_arguments)]
+    fn channels(fma: bool, p: &Conv2d, g: &Geom, planes: (&[f32], usize), taps: &[usize], w: &[f32], bias: Option<&[f32]>, yc: &mut [f32]) {
+        let (os, depth) = (p.out_h() * p.out_w(), p.c_in * p.kh * p.kw);
+        let quads = yc.len() / os / 4 * 4;
+        for oy0 in (0..p.out_h()).step_by(BAND) {
+            let rows = (oy0, (oy0 + BAND).min(p.out_h()));
+            for (q, y4) in yc[..quads * os].chunks_exact_mut(4 * os).enumerate() {
+                let oc = 4 * q;
+                let b4 = [0, 1, 2, 3].map(|i| bias.map_or(0.0, |b| b[oc + i]));
+                let w4 = &w[oc * depth..(oc + 4) * depth];
+                if fma {
+                    quad_with::<true>(p, g, planes, taps, w4, b4, rows, y4);
+                } else {
+                    quad_with::<false>(p, g, planes, taps, w4, b4, rows, y4);
                 }
             }
-            act.apply_slice(yb);
+            for (oc, yp) in yc.chunks_exact_mut(os).enumerate().skip(quads) {
+                let b0 = bias.map_or(0.0, |b| b[oc]);
+                let wk = &w[oc * depth..(oc + 1) * depth];
+                channel(fma, p, g, planes, taps, wk, b0, rows, yp);
+            }
         }
     }
 }

@@ -64,7 +64,13 @@ impl<'a> Epilogue<'a> {
 
     /// Apply to rows `i0..i0 + rows`, columns `j0..j0 + cols` of C (row
     /// stride `ldc`) of an `_ × n` product.
-    pub(crate) fn apply(
+    pub(crate) fn apply(&self, c: &mut [f32], ldc: usize, n: usize, rows: (usize, usize), cols: (usize, usize)) {
+        self.apply_block(&mut c[rows.0 * ldc + cols.0..], ldc, n, rows, cols);
+    }
+
+    /// [`Epilogue::apply`] with `c` starting at element `(i0, j0)` of C:
+    /// one tile as the driver hands it out.
+    pub(crate) fn apply_block(
         &self,
         c: &mut [f32],
         ldc: usize,
@@ -72,15 +78,16 @@ impl<'a> Epilogue<'a> {
         (i0, rows): (usize, usize),
         (j0, cols): (usize, usize),
     ) {
-        if !self.is_identity() {
+        if !self.is_identity() && rows > 0 {
             apply_block(self, c, ldc, n, (i0, rows), (j0, cols));
         }
     }
 }
 
 crate::multiversion! {
-    /// The epilogue over one block of C in a single pass per row: the
-    /// activation is chosen once, outside the loops, and fused with the bias.
+    /// The epilogue over one block of C (`c` starts at its first element)
+    /// in a single pass per row: the activation is chosen once, outside the
+    /// loops, and fused with the bias.
     fn apply_block(ep: &Epilogue<'_>, c: &mut [f32], ldc: usize, n: usize, rows: (usize, usize), cols: (usize, usize)) {
         use crate::math::sigmoid;
         let b = Blk { ep, ldc, n, rows, cols };
@@ -95,8 +102,8 @@ crate::multiversion! {
             Act::Silu => b.run(c, |x| x * sigmoid(x)),
             other => {
                 b.run(c, |x| x);
-                for i in rows.0..rows.0 + rows.1 {
-                    other.apply_slice(&mut c[i * ldc + cols.0..i * ldc + cols.0 + cols.1]);
+                for r in 0..rows.1 {
+                    other.apply_slice(&mut c[r * ldc..r * ldc + cols.1]);
                 }
             }
         }
@@ -120,7 +127,8 @@ impl Blk<'_, '_> {
         let bias = if beta == 0.0 { Bias::None } else { self.ep.bias };
         let ((i0, rows), (j0, cols)) = (self.rows, self.cols);
         for i in i0..i0 + rows {
-            let row = &mut c[i * self.ldc + j0..i * self.ldc + j0 + cols];
+            let at = (i - i0) * self.ldc;
+            let row = &mut c[at..at + cols];
             match bias {
                 Bias::None => row.iter_mut().for_each(|x| *x = act(alpha * *x)),
                 Bias::Scalar(b) => row.iter_mut().for_each(|x| *x = act(alpha * *x + beta * b)),

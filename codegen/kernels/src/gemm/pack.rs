@@ -30,7 +30,7 @@ impl<'s> Panels<'s> {
 }
 
 /// The left operand of a GEMM, as packed `MR`-row panels.
-pub(crate) trait ASource {
+pub(crate) trait ASource: Sync {
     /// True if the operand is already packed (needs no scratch).
     const PREPACKED: bool;
     /// Panels of rows `rows = (ic, mc)`: `ic..ic + mc`, for depth `depth = (pc, kc)`: `pc..pc + kc`, packing into
@@ -45,7 +45,7 @@ pub(crate) trait ASource {
 }
 
 /// The right operand of a GEMM, as packed `NR`-column panels.
-pub(crate) trait BSource {
+pub(crate) trait BSource: Sync {
     /// True if the operand is already packed (needs no scratch).
     const PREPACKED: bool;
     /// Panels of columns `cols = (jc, nc)`: `jc..jc + nc`, for depth `depth = (pc, kc)`: `pc..pc + kc`, packing into
