@@ -14,50 +14,9 @@
 //! Arithmetic on these types (in [`crate::elementwise`]) widens to `f64`, computes and
 //! rounds once per ONNX operation, exactly like edgec's interpreter.
 
+use edgec_numeric::float16::narrow;
 use std::cmp::Ordering;
 use std::fmt;
-
-/// `x` rounded to nearest-even into the 16-bit format with `e` exponent and
-/// `m` mantissa bits (`1 + e + m == 16`), as its bit pattern.
-const fn narrow(x: f64, e: u32, m: u32) -> u16 {
-    let b = x.to_bits();
-    let sign = ((b >> 63) as u16) << 15;
-    let exp = ((b >> 52) & 0x7ff) as i32;
-    let man = b & ((1u64 << 52) - 1);
-    let all_ones = ((1u32 << e) - 1) as u16;
-    let inf = sign | all_ones << m;
-    if exp == 0x7ff {
-        if man == 0 {
-            return inf;
-        }
-        // Quiet NaN with the payload's top bits.
-        return inf | 1 << (m - 1) | (man >> (52 - m)) as u16;
-    }
-    if exp == 0 {
-        // f64 zeros and subnormals are far below half the smallest step.
-        return sign;
-    }
-    let bias = (1i32 << (e - 1)) - 1;
-    let sig = man | 1u64 << 52; // x = sig * 2^(exp - 1075)
-    let unbiased = exp - 1023;
-    let min_normal = 1 - bias;
-    let step = (if unbiased > min_normal { unbiased } else { min_normal }) - m as i32;
-    let shift = (step - (exp - 1075)) as u32; // >= 52 - m
-    if shift > 53 {
-        // Below half the smallest subnormal step (sig < 2^53).
-        return sign;
-    }
-    let kept = sig >> shift;
-    let rem = sig & ((1u64 << shift) - 1);
-    let half = 1u64 << (shift - 1);
-    let r = kept + (rem > half || (rem == half && kept & 1 == 1)) as u64;
-    // A carry out of the mantissa increments the exponent field naturally.
-    let bits = if unbiased >= min_normal { (((unbiased + bias) as u64) << m) + r - (1u64 << m) } else { r };
-    if bits >= (all_ones as u64) << m {
-        return inf;
-    }
-    sign | bits as u16
-}
 
 /// The value of bit pattern `h` of the 16-bit format with `e` exponent and
 /// `m` mantissa bits, exactly.

@@ -24,6 +24,7 @@ pub mod det;
 pub mod einsum;
 pub mod fixed;
 pub mod float;
+pub mod float16;
 pub mod hash;
 pub mod lowp;
 pub mod quant;

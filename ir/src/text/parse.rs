@@ -679,10 +679,10 @@ fn push_float(out: &mut Vec<u8>, dt: DType, v: f64) {
     match dt {
         DType::F32 => out.extend((v as f32).to_le_bytes()),
         DType::F64 => out.extend(v.to_le_bytes()),
-        DType::F16 => out.extend(half::f16::from_f64(v).to_le_bytes()),
+        DType::F16 => out.extend(edgec_numeric::float16::f16_bits(v).to_le_bytes()),
         DType::F8E8M0 => out.push(crate::lowp::encode_e8m0(v, false, crate::lowp::RoundMode::Nearest)),
         d if d.is_low_float() => out.push(crate::lowp::encode(d, v, false)),
-        _ => out.extend(half::bf16::from_f64(v).to_le_bytes()),
+        _ => out.extend(edgec_numeric::float16::bf16_bits(v).to_le_bytes()),
     }
 }
 

@@ -2,11 +2,11 @@
 //! (scaled dot-product attention without modifier subgraphs).
 
 use crate::interp::tensor::real::{attr_ctx, reals, to_tensor};
+use crate::interp::tensor::real::{bf16_of, f16_of};
 use crate::interp::{EvalCtx, Tensor};
 use crate::ops::attention::linear::{heads, softmax_dtype, update_rule};
 use crate::types::DType;
 use edgec_numeric::attention::linear_update;
-use half::{bf16, f16};
 
 /// LinearAttention sizes, validated against the operands.
 struct La {
@@ -114,8 +114,8 @@ pub fn linear_attention(ctx: &EvalCtx<'_>) -> Result<Vec<Tensor>, String> {
 fn rnd(dt: DType, x: f64) -> f64 {
     match dt {
         DType::F32 => x as f32 as f64,
-        DType::F16 => f16::from_f64(x).to_f64(),
-        DType::BF16 => bf16::from_f64(x).to_f64(),
+        DType::F16 => f16_of(x).to_f64(),
+        DType::BF16 => bf16_of(x).to_f64(),
         _ => x,
     }
 }

@@ -4,6 +4,7 @@
 //! element type and is exact for 64-bit integers.
 
 use crate::interp::broadcast::norm_axis;
+use crate::interp::tensor::real::{bf16_of, f16_of};
 use crate::interp::tensor::real::{to_tensor_any, IntCast};
 use crate::interp::{Data, EvalCtx, Tensor};
 use crate::types::DType;
@@ -35,8 +36,8 @@ pub struct Params {
 fn round_to(dt: DType, v: f64) -> f64 {
     match dt {
         DType::F32 => v as f32 as f64,
-        DType::F16 => f16::from_f64(v).to_f64(),
-        DType::BF16 => bf16::from_f64(v).to_f64(),
+        DType::F16 => f16_of(v).to_f64(),
+        DType::BF16 => bf16_of(v).to_f64(),
         _ => v,
     }
 }

@@ -8,6 +8,16 @@ use crate::interp::{lowp, Data, EvalCtx, Tensor};
 use crate::ops::InferCtx;
 use crate::types::DType;
 use half::{bf16, f16};
+
+/// `x` rounded once to nearest-even as an f16 (`edgec_numeric::float16`).
+pub fn f16_of(x: f64) -> f16 {
+    f16::from_bits(edgec_numeric::float16::f16_bits(x))
+}
+
+/// `x` rounded once to nearest-even as a bfloat16.
+pub fn bf16_of(x: f64) -> bf16 {
+    bf16::from_bits(edgec_numeric::float16::bf16_bits(x))
+}
 use std::fmt::Debug;
 use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
@@ -167,8 +177,8 @@ pub fn to_tensor<T: Real>(dt: DType, shape: Vec<usize>, v: Vec<T>) -> Result<Ten
     let data = match dt {
         DType::F32 => Data::F32(v.iter().map(|x| x.to_f64() as f32).collect()),
         DType::F64 => Data::F64(v.iter().map(|x| x.to_f64()).collect()),
-        DType::F16 => Data::F16(v.iter().map(|x| f16::from_f64(x.to_f64())).collect()),
-        DType::BF16 => Data::BF16(v.iter().map(|x| bf16::from_f64(x.to_f64())).collect()),
+        DType::F16 => Data::F16(v.iter().map(|x| f16_of(x.to_f64())).collect()),
+        DType::BF16 => Data::BF16(v.iter().map(|x| bf16_of(x.to_f64())).collect()),
         other => return Err(format!("cannot store float results as {other}")),
     };
     Ok(Tensor::new(shape, data))
@@ -195,8 +205,8 @@ pub fn to_tensor_any(dt: DType, shape: Vec<usize>, v: &[f64], how: IntCast) -> R
     let data = match dt {
         DType::F32 => Data::F32(v.iter().map(|&x| x as f32).collect()),
         DType::F64 => Data::F64(v.to_vec()),
-        DType::F16 => Data::F16(v.iter().map(|&x| f16::from_f64(x)).collect()),
-        DType::BF16 => Data::BF16(v.iter().map(|&x| bf16::from_f64(x)).collect()),
+        DType::F16 => Data::F16(v.iter().map(|&x| f16_of(x)).collect()),
+        DType::BF16 => Data::BF16(v.iter().map(|&x| bf16_of(x)).collect()),
         DType::I8 => Data::I8(ints!(i8)),
         DType::U8 => Data::U8(ints!(u8)),
         DType::I16 => Data::I16(ints!(i16)),

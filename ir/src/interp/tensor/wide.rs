@@ -3,6 +3,7 @@
 //! a wide numeric domain for arithmetic on any element type, multi-index
 //! arithmetic and readers for integer operands.
 
+use crate::interp::tensor::real::{bf16_of, f16_of};
 use crate::interp::{lowp, Data, Tensor};
 use crate::types::DType;
 use half::{bf16, f16};
@@ -238,8 +239,8 @@ fn as_int(w: Wide) -> i128 {
 pub fn from_wide(dt: DType, v: &[Wide]) -> Data {
     match dt {
         DType::F32 => Data::F32(v.iter().map(|w| w.f() as f32).collect()),
-        DType::F16 => Data::F16(v.iter().map(|w| f16::from_f64(w.f())).collect()),
-        DType::BF16 => Data::BF16(v.iter().map(|w| bf16::from_f64(w.f())).collect()),
+        DType::F16 => Data::F16(v.iter().map(|w| f16_of(w.f())).collect()),
+        DType::BF16 => Data::BF16(v.iter().map(|w| bf16_of(w.f())).collect()),
         DType::F64 => Data::F64(v.iter().map(|w| w.f()).collect()),
         DType::I8 => Data::I8(v.iter().map(|&w| as_int(w) as i8).collect()),
         DType::U8 => Data::U8(v.iter().map(|&w| as_int(w) as u8).collect()),
