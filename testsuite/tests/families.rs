@@ -24,13 +24,14 @@ const TREES: &[(&str, &[&str])] = &[
     // The crate root, the run-time support every generated crate uses (arena,
     // error, rt, npy, plan, shape arithmetic, the per-op profile), instruction-set selection
     // (simd), element types (lowp, lowp8), shared math and iteration (math,
-    // strided), the GEMM engine that linalg, conv and attention drive, and
-    // the fused activation epilogues (act).
+    // strided), the GEMM engine that linalg, conv and attention drive, the
+    // fused activation epilogues (act) and the worker pool the GEMM and conv
+    // kernels split their work across (threads).
     (
         "codegen/kernels/src",
         &[
             "lib", "arena", "error", "rt", "npy", "plan", "profile", "shape", "simd", "lowp", "lowp8", "math",
-            "strided", "gemm", "act",
+            "strided", "gemm", "act", "threads",
         ],
     ),
 ];
