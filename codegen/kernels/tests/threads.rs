@@ -7,8 +7,10 @@
 mod common;
 
 use common::*;
-use edgec_kernels::conv::{self, Conv2d, PackedConv};
+use edgec_kernels::act::Act;
+use edgec_kernels::conv::{self, Conv2d, ConvTranspose2d, PackedConv};
 use edgec_kernels::gemm::{self, Bias, Epilogue, Gemm, PackedB};
+use edgec_kernels::pool::{self, Pool2d};
 use edgec_kernels::threads::{self, Pool};
 use proptest::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -148,6 +150,63 @@ proptest! {
                 y
             }));
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    /// Max and average pooling (padded, strided, dilated) split by planes.
+    #[test]
+    fn pool2d_is_bit_identical_on_any_threads(
+        c in 1usize..=40, hw in 10usize..=40, k in 2usize..=9, stride in 1usize..=2, pad in 0usize..=2,
+        avg in any::<bool>(), seed in any::<u64>(),
+    ) {
+        let pad = pad.min(k / 2);
+        let out = |n: usize| (n + 2 * pad - k) / stride + 1;
+        let p = Pool2d {
+            n: 1, c, h: hw, w: hw + 3, kh: k, kw: k, stride_h: stride, stride_w: stride,
+            pad_top: pad, pad_left: pad, pad_bottom: pad, pad_right: pad, dil_h: 1, dil_w: 1,
+            out_h: out(hw), out_w: out(hw + 3),
+        };
+        let x = floats(c * p.h * p.w, seed);
+        same_on_any_threads(&format!("{p:?} avg {avg}"), || {
+            let mut y = vec![f32::NAN; c * p.out_h * p.out_w];
+            if avg { pool::avg_pool2d(&p, true, &x, &mut y) } else { pool::max_pool2d(&p, &x, &mut y) }
+            y
+        });
+    }
+}
+
+/// A transposed conv (the column scatter splits by output channel).
+#[test]
+fn conv_transpose2d_is_bit_identical_on_any_threads() {
+    for (c_in, c_out, k, s) in [(16, 24, 2, 2), (8, 33, 3, 2), (24, 16, 4, 1)] {
+        let p = ConvTranspose2d {
+            n: 1,
+            c_in,
+            c_out,
+            h: 20,
+            w: 23,
+            kh: k,
+            kw: k,
+            stride_h: s,
+            stride_w: s,
+            dil_h: 1,
+            dil_w: 1,
+            pad_top: 1,
+            pad_left: 0,
+            groups: 1,
+            out_h: (20 - 1) * s + k - 1,
+            out_w: (23 - 1) * s + k,
+        };
+        let (x, w, b) = (floats(c_in * 20 * 23, 1), floats(c_in * c_out * k * k, 2), floats(c_out, 3));
+        same_on_any_threads(&format!("{p:?}"), || {
+            let mut y = vec![f32::NAN; c_out * p.out_h * p.out_w];
+            let mut s = vec![f32::NAN; conv::conv_transpose2d_scratch_len(&p)];
+            conv::conv_transpose2d(&p, &x, &w, Some(&b), Act::None, &mut y, &mut s);
+            y
+        });
     }
 }
 

@@ -109,12 +109,27 @@ pub fn conv_transpose2d(
                 let xs = Raw { data: &xg[i0..], ld: is, trans: false };
                 let d = gemm::Dims { m: rows, n, k: cg, ldc: n };
                 gemm::run_isa(gemm::current(), d, &wg, &xs, col, &Epilogue::default(), gs);
-                scatter(p, &col[..rows * n], (i0, n), yg);
+                scatter_split(p, &col[..rows * n], (i0, n), yg);
             }
         }
     }
     act.apply_slice(y);
 }
+
+/// [`scatter`] split across threads by output channel (each channel's
+/// planes take their contributions in the same order as on one thread).
+fn scatter_split(p: &ConvTranspose2d, col: &[f32], (i0, n): (usize, usize), yg: &mut [f32]) {
+    let (ks, os) = (p.kh * p.kw, p.out_h * p.out_w);
+    let mg = p.c_out / p.groups;
+    let threads = crate::threads::current_threads();
+    let per = if mg < 2 || mg * ks * n < PAR_MIN_ADDS { mg } else { mg.div_ceil(threads) };
+    crate::threads::for_each_chunk(yg, per * os, 0, &|i, yc, _| {
+        scatter(p, &col[i * per * ks * n..][..yc.len() / os * ks * n], (i0, n), yc);
+    });
+}
+
+/// Fewest scattered additions worth splitting across threads.
+const PAR_MIN_ADDS: usize = 1 << 16;
 
 /// Add the column block (rows `(mj, ky, kx)`, input positions `i0..i0+n`)
 /// into the group's output planes `yg` (`mg × out_h × out_w`).
