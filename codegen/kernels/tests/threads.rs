@@ -15,19 +15,6 @@ use edgec_kernels::threads::{self, Pool};
 use proptest::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// `n` random floats in (-1, 1) with full mantissas.
-fn floats(n: usize, seed: u64) -> Vec<f32> {
-    let mut s = seed.wrapping_mul(0x2545_F491_4F6C_DD1D) | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-        })
-        .collect()
-}
-
 /// `f()` on 1, 2, 3 and 4 threads: every result equal bit for bit.
 fn same_on_any_threads(what: &str, f: impl Fn() -> Vec<f32>) {
     let one = f();

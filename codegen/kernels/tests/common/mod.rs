@@ -146,17 +146,26 @@ pub fn ti(shape: &[usize], v: Vec<i64>) -> Option<Tensor> {
     Some(Tensor::new(shape.to_vec(), Data::I64(v)))
 }
 
+/// `n` deterministic xorshift words from `seed`.
+fn words(n: usize, seed: u64) -> impl Iterator<Item = u64> {
+    let mut s = seed.wrapping_mul(0x2545_F491_4F6C_DD1D) | 1;
+    (0..n).map(move |_| {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    })
+}
+
 /// `n` deterministic integers in `lo..hi` from `seed`.
 pub fn rand_ints(n: usize, seed: u64, lo: i64, hi: i64) -> Vec<i64> {
-    let mut s = seed.wrapping_mul(0x2545_F491_4F6C_DD1D) | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            lo + ((s >> 11) % (hi - lo).max(1) as u64) as i64
-        })
-        .collect()
+    words(n, seed).map(|s| lo + ((s >> 11) % (hi - lo).max(1) as u64) as i64).collect()
+}
+
+/// `n` deterministic floats in [-1, 1) with full mantissas (sums of these
+/// depend on their order, unlike [`values`]).
+pub fn floats(n: usize, seed: u64) -> Vec<f32> {
+    words(n, seed).map(|s| (s >> 40) as f32 / (1u64 << 23) as f32 - 1.0).collect()
 }
 
 /// Number of elements of a shape.
