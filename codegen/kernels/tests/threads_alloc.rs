@@ -1,6 +1,7 @@
 //! Split kernels allocate nothing once the pool's scratch is reserved: a
-//! counting global allocator (this test binary holds one test, so no other
-//! test allocates while it counts).
+//! counting global allocator, in a test without libtest's harness (its
+//! threads allocate on their own schedule), so only this `main`, the pool's
+//! workers and the kernels run while it counts.
 
 use edgec_kernels::conv::{self, Conv2d, PackedConv};
 use edgec_kernels::gemm::{self, Epilogue, Gemm};
@@ -31,8 +32,7 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-#[test]
-fn split_kernels_allocate_nothing_after_reserve() {
+fn main() {
     let g = Gemm { m: 96, n: 400, k: 128, trans_a: false, trans_b: false };
     let (a, b) = (vec![0.5f32; g.m * g.k], vec![0.25f32; g.k * g.n]);
     let mut c = vec![0.0; g.m * g.n];
@@ -71,4 +71,5 @@ fn split_kernels_allocate_nothing_after_reserve() {
         });
         assert_eq!(ALLOCS.load(Ordering::Relaxed) - before, 0, "{threads} threads allocated");
     }
+    println!("threads_alloc: split GEMM and depthwise conv, 2 and 3 threads, 100 runs each: no allocation");
 }
