@@ -230,6 +230,24 @@ pub fn current_threads() -> usize {
     })
 }
 
+/// Fewest elementary steps (multiply-adds, window taps, additions) of an
+/// op worth splitting across threads: a few microseconds of one core.
+const MIN_WORK: usize = 1 << 17;
+
+/// Units per part when `len` units of an op doing `work` steps split across
+/// the installed pool's threads, each part a multiple of `align` units
+/// (the last may be shorter); `len` (one part) when there is no pool, the
+/// work is small or it would not make two parts.
+pub(crate) fn part_len(len: usize, align: usize, work: usize) -> usize {
+    let threads = current_threads();
+    let per = len.div_ceil(align.max(1)).div_ceil(threads) * align.max(1);
+    if threads < 2 || work < MIN_WORK || per >= len {
+        len.max(1)
+    } else {
+        per
+    }
+}
+
 /// Run `task(0..tasks)` on the installed pool's threads (inline, in order,
 /// when there is none or `tasks < 2`). Returns when every task has run.
 pub fn run(tasks: usize, task: &(dyn Fn(usize) + Sync)) {

@@ -227,12 +227,11 @@ fn depthwise_split(
     y: &mut [f32],
     scratch: &mut [f32],
 ) {
-    let threads = threads::current_threads();
     let (is, os, ks, mult) = (p.h * p.w, p.out_h() * p.out_w(), p.kh * p.kw, p.c_out / p.c_in);
-    if threads < 2 || p.c_in < 2 * depthwise::LANES || p.n * p.c_out * os * ks < PAR_MIN_MACS {
+    let per = threads::part_len(p.c_in, depthwise::LANES, p.n * p.c_out * os * ks);
+    if per == p.c_in {
         return depthwise(p, x, w, bias, act, y, scratch);
     }
-    let per = p.c_in.div_ceil(threads).next_multiple_of(depthwise::LANES);
     let need = conv2d_scratch_len(p);
     for (b, yb) in y.chunks_mut(p.c_out * os).enumerate() {
         threads::for_each_chunk(yb, per * mult * os, need, &|i, yc, s| {
@@ -245,9 +244,6 @@ fn depthwise_split(
         });
     }
 }
-
-/// Fewest multiply-adds of a depthwise conv worth splitting across threads.
-const PAR_MIN_MACS: usize = 1 << 17;
 
 /// A depthwise conv on this thread, by the kernel its geometry takes.
 fn depthwise(p: &Conv2d, x: &[f32], w: &[f32], bias: Option<&[f32]>, act: Act, y: &mut [f32], scratch: &mut [f32]) {

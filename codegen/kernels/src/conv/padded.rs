@@ -229,9 +229,7 @@ crate::multiversion! {
             let yb = &mut y[b * p.c_out * os..(b + 1) * p.c_out * os];
             // Output channels split across threads in whole quads (the
             // channels after the last quad go with the last part).
-            let quads = p.c_out / 4;
-            let per = 4 * quads.div_ceil(threads::current_threads()).max(1);
-            let parts = if quads < 2 || p.c_out * os * depth < PAR_MIN_MACS { p.c_out } else { per };
+            let parts = threads::part_len(p.c_out, 4, p.c_out * os * depth);
             let (planes, taps) = ((&planes[..], pl), &o.taps[..p.kw]);
             threads::for_each_chunk(yb, parts * os, 0, &|i, yc, _| {
                 let (w, bias) = (&w[i * parts * depth..], bias.map(|b| &b[i * parts..]));
@@ -241,9 +239,6 @@ crate::multiversion! {
         }
     }
 }
-
-/// Fewest multiply-adds of a direct conv worth splitting across threads.
-const PAR_MIN_MACS: usize = 1 << 17;
 
 crate::multiversion! {
     /// The output channels in `yc` (whole planes; `w` and `bias` start at

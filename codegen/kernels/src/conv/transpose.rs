@@ -121,15 +121,11 @@ pub fn conv_transpose2d(
 fn scatter_split(p: &ConvTranspose2d, col: &[f32], (i0, n): (usize, usize), yg: &mut [f32]) {
     let (ks, os) = (p.kh * p.kw, p.out_h * p.out_w);
     let mg = p.c_out / p.groups;
-    let threads = crate::threads::current_threads();
-    let per = if mg < 2 || mg * ks * n < PAR_MIN_ADDS { mg } else { mg.div_ceil(threads) };
+    let per = crate::threads::part_len(mg, 1, mg * ks * n);
     crate::threads::for_each_chunk(yg, per * os, 0, &|i, yc, _| {
         scatter(p, &col[i * per * ks * n..][..yc.len() / os * ks * n], (i0, n), yc);
     });
 }
-
-/// Fewest scattered additions worth splitting across threads.
-const PAR_MIN_ADDS: usize = 1 << 16;
 
 /// Add the column block (rows `(mj, ky, kx)`, input positions `i0..i0+n`)
 /// into the group's output planes `yg` (`mg × out_h × out_w`).

@@ -223,16 +223,12 @@ fn pool2d(p: &Pool2d, r: Reduce, x: &[f32], y: &mut [f32]) {
     }
     // Planes split across threads: each is pooled as on one thread.
     let planes = p.n * p.c;
-    let threads = crate::threads::current_threads();
-    let per = if planes < 2 || planes * os * p.kh * p.kw < PAR_MIN_TAPS { planes } else { planes.div_ceil(threads) };
+    let per = crate::threads::part_len(planes, 1, planes * os * p.kh * p.kw);
     crate::threads::for_each_chunk(y, per * os, 0, &|i, yc, _| {
         let q = Pool2d { n: 1, c: yc.len() / os, ..*p };
         pool2d_planes(&q, r, ay, ax, &x[i * per * is..][..q.c * is], yc);
     });
 }
-
-/// Fewest window taps of a 2-D pool worth splitting across threads.
-const PAR_MIN_TAPS: usize = 1 << 17;
 
 impl Axis {
     /// For output `o`: the taps inside the input (`lo..hi`, contiguous since
