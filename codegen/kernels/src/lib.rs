@@ -23,7 +23,9 @@
 //! - results match edgec's reference interpreter within float tolerance
 //!   (f32 accumulation where the interpreter accumulates in f64);
 //! - `unsafe` appears only in the SIMD modules, behind safe functions that
-//!   check the CPU features at run time, each block with a `SAFETY` comment.
+//!   check the CPU features at run time, in the thread pool's and GEMM
+//!   driver's disjoint-tile writes, and where [`weights`] views embedded
+//!   bytes as numbers; each block with a `SAFETY` comment.
 //!
 //! Top-level modules: one per op family — [`elementwise`], [`quant`],
 //! [`linalg`], [`conv`], [`pool`], [`norm`], [`attention`], [`rnn`],
@@ -36,8 +38,9 @@
 //! (fused activation epilogues), `strided` (coalesced strided iteration
 //! and row-major helpers), [`shape`] (run-time shape arithmetic), [`rt`]
 //! (run-time support and checks of generated models), [`arena`], [`plan`]
-//! (memory planning), [`npy`], [`simd`], [`math`], [`lowp`] and [`lowp8`]
-//! (the 16-bit and sub-16-bit element types). The AVX-512 intrinsics need
+//! (memory planning), [`npy`], [`simd`], [`math`], [`memstat`] (resident
+//! memory, for `--mem`), [`lowp`] and [`lowp8`] (the 16-bit and sub-16-bit
+//! element types). The AVX-512 intrinsics need
 //! Rust ≥ 1.89.
 
 pub mod act;
@@ -55,6 +58,7 @@ pub mod loss;
 pub mod lowp;
 pub mod lowp8;
 pub mod math;
+pub mod memstat;
 pub mod norm;
 pub mod npy;
 pub mod plan;
@@ -71,5 +75,6 @@ pub mod signal;
 pub mod simd;
 mod strided;
 pub mod threads;
+pub mod weights;
 pub use lowp::{Real, BF16, F16};
 pub use lowp8::{F4E2M1, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0, I2, I4, U2, U4};

@@ -1,11 +1,9 @@
 //! Runtime support of generated models: errors, tensor views, the weights
-//! file, and the pad/slice steps of bucket dispatch.
+//! file's types (re-exported from [`crate::weights`]), and the pad/slice steps
+//! of bucket dispatch.
 //! Shared infrastructure, not about one op family: also the run-time
 //! checks kernels of several families share ([`check_count`]: select,
 //! generate and signal).
-
-use crate::lowp::{BF16, F16};
-use crate::lowp8::{F4E2M1, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0, I2, I4, U2, U4};
 
 pub use crate::error::Error;
 
@@ -78,137 +76,7 @@ pub fn reverse_chunks<T>(v: &mut [T], chunk: usize) {
 /// FNV-1a 64-bit hash (the numeric core's, shared with the compiler).
 pub use edgec_numeric::hash::fnv1a64;
 
-/// Magic of a generated model's weights file (format version 3: 23 sections,
-/// the sub-16-bit types one byte per element).
-pub const WEIGHTS_MAGIC: &[u8; 8] = b"EDGEWRS\x03";
-
-/// The typed sections of a weights file, in file order.
-#[derive(Debug, Default)]
-pub struct Weights {
-    /// `f32` section.
-    pub f32: Vec<f32>,
-    /// `i64` section.
-    pub i64: Vec<i64>,
-    /// `i32` section.
-    pub i32: Vec<i32>,
-    /// `bool` section (one byte each).
-    pub bool: Vec<bool>,
-    /// `u8` section.
-    pub u8: Vec<u8>,
-    /// `i8` section.
-    pub i8: Vec<i8>,
-    /// `f64` section.
-    pub f64: Vec<f64>,
-    /// `F16` section (bit patterns).
-    pub f16: Vec<F16>,
-    /// `BF16` section (bit patterns).
-    pub bf16: Vec<BF16>,
-    /// `i16` section.
-    pub i16: Vec<i16>,
-    /// `u16` section.
-    pub u16: Vec<u16>,
-    /// `u32` section.
-    pub u32: Vec<u32>,
-    /// `u64` section.
-    pub u64: Vec<u64>,
-    /// `F8E4M3FN` section (one byte each).
-    pub f8e4m3fn: Vec<F8E4M3FN>,
-    /// `F8E4M3FNUZ` section (one byte each).
-    pub f8e4m3fnuz: Vec<F8E4M3FNUZ>,
-    /// `F8E5M2` section (one byte each).
-    pub f8e5m2: Vec<F8E5M2>,
-    /// `F8E5M2FNUZ` section (one byte each).
-    pub f8e5m2fnuz: Vec<F8E5M2FNUZ>,
-    /// `F8E8M0` section (one byte each).
-    pub f8e8m0: Vec<F8E8M0>,
-    /// `F4E2M1` section (one byte each).
-    pub f4e2m1: Vec<F4E2M1>,
-    /// `I4` section (one byte each).
-    pub i4: Vec<I4>,
-    /// `U4` section (one byte each).
-    pub u4: Vec<U4>,
-    /// `I2` section (one byte each).
-    pub i2: Vec<I2>,
-    /// `U2` section (one byte each).
-    pub u2: Vec<U2>,
-}
-
-/// Number of sections of a weights file.
-pub const SECTIONS: usize = 23;
-
-/// Element counts of the sections, in [`Weights`] field order.
-pub type Counts = [usize; SECTIONS];
-
-/// Bytes per element of each section.
-pub const SECTION_SIZES: Counts = [4, 8, 4, 1, 1, 1, 8, 2, 2, 2, 2, 4, 8, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1];
-
-/// `bytes` split into `N`-byte little-endian elements decoded by `f`.
-fn elems<T, const N: usize>(bytes: &[u8], f: fn([u8; N]) -> T) -> Vec<T> {
-    bytes.chunks_exact(N).map(|c| f(c.try_into().unwrap_or([0; N]))).collect()
-}
-
-impl Weights {
-    /// Decode a weights file: the magic, the section lengths (u64 LE),
-    /// then the sections (little-endian). The length and the FNV-1a hash
-    /// must match what the model was generated with.
-    pub fn decode(bytes: &[u8], hash: u64, counts: Counts) -> Result<Weights, Error> {
-        let head = 8 + 8 * SECTIONS;
-        let want: usize = head + counts.iter().zip(SECTION_SIZES).map(|(c, s)| c * s).sum::<usize>();
-        if bytes.len() >= 8 && bytes[..7] == WEIGHTS_MAGIC[..7] && bytes[7] != WEIGHTS_MAGIC[7] {
-            return Err(Error(format!(
-                "weights: format version {}, this model reads version {} (regenerate the crate)",
-                bytes[7], WEIGHTS_MAGIC[7]
-            )));
-        }
-        if bytes.len() != want || &bytes[..8] != WEIGHTS_MAGIC {
-            return Err(Error(format!(
-                "weights: {} bytes, expected {want} starting with the edgec magic",
-                bytes.len()
-            )));
-        }
-        if fnv1a64(bytes) != hash {
-            return Err(Error("weights: checksum mismatch (the file does not belong to this model)".into()));
-        }
-        for (i, &c) in counts.iter().enumerate() {
-            let got = u64::from_le_bytes(bytes[8 + 8 * i..16 + 8 * i].try_into().unwrap_or_default());
-            if got != c as u64 {
-                return Err(Error(format!("weights: section {i} holds {got} elements, expected {c}")));
-            }
-        }
-        let mut rest = &bytes[head..];
-        let mut sec = (0..SECTIONS).map(|i| {
-            let (a, b) = rest.split_at(counts[i] * SECTION_SIZES[i]);
-            rest = b;
-            a
-        });
-        let mut next = || sec.next().unwrap_or(&[]);
-        Ok(Weights {
-            f32: elems(next(), f32::from_le_bytes),
-            i64: elems(next(), i64::from_le_bytes),
-            i32: elems(next(), i32::from_le_bytes),
-            bool: next().iter().map(|&b| b != 0).collect(),
-            u8: next().to_vec(),
-            i8: elems(next(), i8::from_le_bytes),
-            f64: elems(next(), f64::from_le_bytes),
-            f16: elems(next(), F16::from_le_bytes),
-            bf16: elems(next(), BF16::from_le_bytes),
-            i16: elems(next(), i16::from_le_bytes),
-            u16: elems(next(), u16::from_le_bytes),
-            u32: elems(next(), u32::from_le_bytes),
-            u64: elems(next(), u64::from_le_bytes),
-            f8e4m3fn: elems(next(), F8E4M3FN::from_le_bytes),
-            f8e4m3fnuz: elems(next(), F8E4M3FNUZ::from_le_bytes),
-            f8e5m2: elems(next(), F8E5M2::from_le_bytes),
-            f8e5m2fnuz: elems(next(), F8E5M2FNUZ::from_le_bytes),
-            f8e8m0: elems(next(), F8E8M0::from_le_bytes),
-            f4e2m1: elems(next(), F4E2M1::from_le_bytes),
-            i4: elems(next(), I4::from_le_bytes),
-            u4: elems(next(), U4::from_le_bytes),
-            i2: elems(next(), I2::from_le_bytes),
-            u2: elems(next(), U2::from_le_bytes),
-        })
-    }
-}
+pub use crate::weights::{Counts, Section, Weights, SECTIONS, SECTION_SIZES, WEIGHTS_MAGIC};
 
 /// The runtime size of a bucketed dim: every `(shape, axis)` carrying it must agree.
 pub fn dim_size(dim: &str, carriers: &[(&[usize], usize)]) -> Result<usize, Error> {
@@ -319,27 +187,5 @@ mod tests {
         assert_eq!(e.0, "dim `seq` is 17, larger than the largest bucket 16 (buckets: 8, 16)");
         assert_eq!(dim_size("s", &[(&[1, 5], 1), (&[5], 0)]), Ok(5));
         assert!(dim_size("s", &[(&[1, 5], 1), (&[4], 0)]).is_err());
-    }
-
-    #[test]
-    fn weights_are_checked() {
-        let counts = [1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0];
-        let mut b = WEIGHTS_MAGIC.to_vec();
-        for c in counts {
-            b.extend((c as u64).to_le_bytes());
-        }
-        b.extend(2.5f32.to_le_bytes());
-        b.push(1);
-        b.extend(0x3c00u16.to_le_bytes());
-        b.extend(u64::MAX.to_le_bytes());
-        b.extend([0x38, 0xf9]);
-        let w = Weights::decode(&b, fnv1a64(&b), counts).unwrap();
-        assert_eq!((w.f8e4m3fn[0].to_f64(), w.i4[0].get()), (1.0, -7));
-        assert_eq!((w.f32, w.bool), (vec![2.5], vec![true]));
-        assert_eq!((w.f16[0].to_f32(), w.u64), (1.0, vec![u64::MAX]));
-        assert!(Weights::decode(&b, 0, counts).unwrap_err().0.contains("checksum"));
-        assert!(Weights::decode(&b[..20], fnv1a64(&b[..20]), counts).is_err());
-        b[7] = 2;
-        assert!(Weights::decode(&b, fnv1a64(&b), counts).unwrap_err().0.contains("format version 2"));
     }
 }

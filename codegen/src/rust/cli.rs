@@ -78,7 +78,8 @@ static GLOBAL: Counting = Counting;
 /// `DIR/<output>.npy`), `--bench N` (N timed runs after warm-up; prints
 /// `median_ms=`, `min_ms=` and `allocs_per_run=` lines), `--profile` (time per op over N runs,
 /// 20 without `--bench`, after the benchmark's own runs), `--threads N`
-/// (threads per op; 1 by default).
+/// (threads per op; 1 by default), `--mem` (construction time and the
+/// resident memory construction and the first run add; see [`mem_report`]).
 pub fn main_rs(m: &Module, entry: &Entry<'_>, opts: &EmitOptions) -> String {
     let krate = opts.name.replace('-', "_");
     let (in_names, out_names) = io_names(m);
@@ -93,15 +94,15 @@ pub fn main_rs(m: &Module, entry: &Entry<'_>, opts: &EmitOptions) -> String {
     // crates cut each generated main.rs there (testsuite/src/rustbatch.rs).
     s += "fn arg_value(args: &[String], i: &mut usize, flag: &str) -> Result<String, String> {\n    *i += 1;\n    args.get(*i).cloned().ok_or(format!(\"{flag} needs a value\"))\n}\n\n";
     s += "/// Print one line; a closed stdout (`| head`) ends the program quietly.\nfn say(line: std::fmt::Arguments<'_>) -> Result<(), String> {\n    use std::io::Write;\n    match writeln!(std::io::stdout().lock(), \"{line}\") {\n        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),\n        r => r.map_err(|e| format!(\"stdout: {e}\")),\n    }\n}\n\n";
-    s += "/// The command line: `--input NAME=FILE.npy` (repeatable), `-o DIR`, `--bench N`, `--profile`, `--threads N`.\npub fn cli(args: Vec<String>) -> Result<(), String> {\n";
-    s += "    let (mut bindings, mut out_dir, mut bench, mut profile) = (Vec::new(), None, None, false);\n    let mut threads = 1usize;\n";
+    s += "/// The command line: `--input NAME=FILE.npy` (repeatable), `-o DIR`, `--bench N`, `--profile`, `--threads N`, `--mem`.\npub fn cli(args: Vec<String>) -> Result<(), String> {\n";
+    s += "    let (mut bindings, mut out_dir, mut bench, mut profile) = (Vec::new(), None, None, false);\n    let (mut threads, mut mem) = (1usize, false);\n";
     s += "    let mut i = 0;\n    while i < args.len() {\n        match args[i].as_str() {\n";
     s += "            \"--input\" => bindings.push(arg_value(&args, &mut i, \"--input\")?),\n";
     s += "            \"-o\" | \"--output\" => out_dir = Some(std::path::PathBuf::from(arg_value(&args, &mut i, \"-o\")?)),\n";
     s += "            \"--bench\" => bench = Some(arg_value(&args, &mut i, \"--bench\")?.parse::<usize>().map_err(|e| format!(\"--bench: {e}\"))?),\n";
-    s += "            \"--profile\" => profile = true,\n";
+    s += "            \"--profile\" => profile = true,\n            \"--mem\" => mem = true,\n";
     s += "            \"--threads\" => threads = arg_value(&args, &mut i, \"--threads\")?.parse::<usize>().map_err(|e| format!(\"--threads: {e}\"))?,\n";
-    s += "            other => return Err(format!(\"unknown argument `{other}` (usage: --input NAME=FILE.npy ... [-o DIR] [--bench N] [--profile] [--threads N])\")),\n";
+    s += "            other => return Err(format!(\"unknown argument `{other}` (usage: --input NAME=FILE.npy ... [-o DIR] [--bench N] [--profile] [--threads N] [--mem])\")),\n";
     s += "        }\n        i += 1;\n    }\n";
     s += "    let file = |name: &str| -> Result<Vec<u8>, String> {\n";
     s += "        let b = bindings.iter().find_map(|b: &String| b.strip_prefix(name).and_then(|r| r.strip_prefix('=')));\n";
@@ -124,7 +125,9 @@ pub fn main_rs(m: &Module, entry: &Entry<'_>, opts: &EmitOptions) -> String {
         ins.iter().map(|id| format!("&in_{id}")).collect()
     };
     let call = format!("model.run({})", call_args.join(", "));
+    s += "    let base = if mem { edgec_kernels::memstat::reset_peak(); edgec_kernels::memstat::resident_kib() } else { None };\n    let t_new = Instant::now();\n";
     s += &format!("    let mut model = {krate}::Model::with_threads(threads).map_err(|e| e.to_string())?;\n");
+    s += &mem_report(&call, &ins, &krate);
     s += &format!("    if let Some(n) = bench {{\n        for _ in 0..(n / 10).max(3) {{\n            {call}.map_err(|e| e.to_string())?;\n        }}\n");
     s += &format!("        let mut times = Vec::with_capacity(n.max(1));\n        let allocs0 = ALLOCS.load(std::sync::atomic::Ordering::Relaxed);\n        for _ in 0..n.max(1) {{\n            let t = Instant::now();\n            {call}.map_err(|e| e.to_string())?;\n            times.push(t.elapsed().as_secs_f64() * 1e3);\n        }}\n");
     s += "        let allocs = ALLOCS.load(std::sync::atomic::Ordering::Relaxed) - allocs0;\n        times.sort_by(|a, b| a.total_cmp(b));\n        say(format_args!(\"median_ms={:.6}\", times[times.len() / 2]))?;\n        say(format_args!(\"min_ms={:.6}\", times[0]))?;\n        say(format_args!(\"allocs_per_run={:.2}\", allocs as f64 / times.len() as f64))?;\n        if !profile {\n            return Ok(());\n        }\n    }\n";
@@ -149,4 +152,19 @@ pub fn main_rs(m: &Module, entry: &Entry<'_>, opts: &EmitOptions) -> String {
         }
     }
     s + "    Ok(())\n}\n"
+}
+
+/// `--mem`: what `Model::new` (with its threads) and the first run add to
+/// the resident set, beside the planned floor (arenas and scratch as held
+/// after the run, weights, inputs),
+/// and the construction time; Linux only (elsewhere it says so).
+fn mem_report(call: &str, ins: &[String], krate: &str) -> String {
+    let inputs: Vec<String> = ins.iter().map(|id| format!("std::mem::size_of_val(&in_{id}[..])")).collect();
+    let mut s = String::from("    if mem {\n        let new_ms = t_new.elapsed().as_secs_f64() * 1e3;\n        let after_new = edgec_kernels::memstat::resident_kib();\n");
+    s += &format!("        {call}.map_err(|e| e.to_string())?;\n");
+    s += "        let after_run = edgec_kernels::memstat::resident_kib();\n";
+    s += &format!("        let planned = model.arena_bytes() + {krate}::WEIGHT_BYTES + 0{};\n", inputs.iter().map(|i| format!(" + {i}")).collect::<String>());
+    s += "        say(format_args!(\"new_ms={new_ms:.3}\"))?;\n        say(format_args!(\"planned_kib={}\", planned / 1024))?;\n";
+    s += "        return match (base, after_new, after_run) {\n            (Some(b), Some(n), Some(r)) => {\n                say(format_args!(\"rss_new_kib={}\", n.now.saturating_sub(b.now)))?;\n                say(format_args!(\"rss_peak_kib={}\", r.peak.saturating_sub(b.now)))?;\n                say(format_args!(\"rss_anon_kib={} rss_file_kib={}\", r.anon.saturating_sub(b.anon), r.file.saturating_sub(b.file)))?;\n                say(format_args!(\"rss_over_planned={:.3}\", r.peak.saturating_sub(b.now) as f64 * 1024.0 / planned.max(1) as f64))\n            }\n            _ => say(format_args!(\"rss: not reported by this system\")),\n        };\n    }\n";
+    s
 }

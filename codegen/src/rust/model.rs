@@ -146,7 +146,7 @@ pub fn lib_rs(m: &Module, entry: &Entry<'_>, e: &mut Emitter<'_>, opts: &EmitOpt
         super::weights::fnv1a64(&weights),
         e.weights.counts()
     );
-    s += "static WEIGHTS: &[u8] = include_bytes!(\"../weights.bin\");\n\n";
+    s += "static WEIGHTS: &k::weights::Aligned<[u8]> =\n    &k::weights::Aligned { align: [], bytes: *include_bytes!(\"../weights.bin\") };\n\n";
     for item in &e.parts.items {
         s += item;
         s.push('\n');
@@ -167,12 +167,26 @@ pub fn lib_rs(m: &Module, entry: &Entry<'_>, e: &mut Emitter<'_>, opts: &EmitOpt
         Some((_, d)) => run_bucketed(main, entry, d, &ins, &in_names, &outs_id, &outs),
     };
     s += PROFILE_METHODS;
+    s += &arena_bytes_method(e, &sizes);
     s += super::threads::METHODS;
     for mth in &e.parts.methods {
         s += mth;
     }
     s += "}\n";
     Ok(s)
+}
+
+/// `Model::arena_bytes`: the buffers the model holds for intermediates.
+fn arena_bytes_method(e: &Emitter<'_>, sizes: &BTreeMap<Class, usize>) -> String {
+    let mut terms: Vec<String> = sizes.keys().map(|c| format!("std::mem::size_of_val(&self.a{}[..])", c.suffix())).collect();
+    terms.push("std::mem::size_of_val(&self.scratch[..])".into());
+    terms.extend(e.parts.own_fields.iter().map(|(f, _)| format!("std::mem::size_of_val(&self.{f}[..])")));
+    format!(
+        "    /// Bytes held now for intermediates: the arenas and the calling thread's
+    /// scratch (a model with symbolic dims grows them on runs at larger sizes).
+    pub fn arena_bytes(&self) -> usize {{\n        {}\n    }}\n\n",
+        terms.join("\n            + ")
+    )
 }
 
 /// The profiling API of every generated `Model`.
@@ -236,7 +250,9 @@ fn header(
     }
     // Names follow the ONNX graph's (node names may hold `__` or capitals);
     // size expressions keep their parentheses.
-    s += "\n#![forbid(unsafe_code)]\n#![allow(clippy::all, non_snake_case, unused_parens)]\n\nuse edgec_kernels as k;\nuse k::arena::{carve, Region};\npub use k::rt::{Error, View};\n\n";
+    s += &format!(
+        "\n#![forbid(unsafe_code)]\n#![allow(clippy::all, non_snake_case, unused_parens)]\n\nuse edgec_kernels as k;\nuse k::arena::{{carve, Region}};\npub use k::rt::{{Error, View}};\n\n/// Bytes of the arenas planned for the intermediates (at the largest bucket;\n/// see `Model::arena_bytes` for what a model holds).\npub const ARENA_BYTES: usize = {arena};\n/// Bytes of the embedded weights.\npub const WEIGHT_BYTES: usize = {weight_bytes};\n\n"
+    );
     s
 }
 
@@ -254,10 +270,10 @@ fn outputs_struct(main: &Function, names: &[String], ids: &[String], bucketed: b
 
 fn consts_struct(e: &Emitter<'_>, csizes: &BTreeMap<Class, usize>) -> String {
     let mut s = String::from(
-        "/// The constants: decoded weights and the values computed from them once, at construction.\n#[allow(dead_code)] // sections this model does not use\nstruct Consts {\n",
+        "/// The constants: the weights (in place where their type allows) and the values computed from them once, at construction.\n#[allow(dead_code)] // sections this model does not use\nstruct Consts {\n",
     );
     for c in CLASSES {
-        s += &format!("    w{}: Vec<{}>,\n", c.suffix(), c.rust());
+        s += &format!("    w{}: k::rt::Section<{}>,\n", c.suffix(), c.rust());
     }
     for c in csizes.keys() {
         s += &format!("    c{}: Vec<{}>,\n", c.suffix(), c.rust());
@@ -313,12 +329,11 @@ fn constructor(
     main: &Function,
 ) -> String {
     let mut s = String::from(
-        "    /// The model with its embedded weights.\n    pub fn new() -> Result<Model, Error> {\n        Model::from_weights(WEIGHTS)\n    }\n\n",
+        "    /// The model with its embedded weights (used in place, not copied).\n    pub fn new() -> Result<Model, Error> {\n        Model::build(k::rt::Weights::embedded(WEIGHTS, WEIGHTS_COUNTS)?)\n    }\n\n",
     );
     s += "    /// The model with weights from `bytes` (checked against the generated hash).\n";
-    s += "    pub fn from_weights(bytes: &[u8]) -> Result<Model, Error> {\n";
-    s +=
-        "        let w = k::rt::Weights::decode(bytes, WEIGHTS_HASH, WEIGHTS_COUNTS)?;\n        let mut c = Consts {\n";
+    s += "    pub fn from_weights(bytes: &[u8]) -> Result<Model, Error> {\n        Model::build(k::rt::Weights::decode(bytes, WEIGHTS_HASH, WEIGHTS_COUNTS)?)\n    }\n\n";
+    s += "    fn build(w: k::rt::Weights) -> Result<Model, Error> {\n        let mut c = Consts {\n";
     for cl in CLASSES {
         s += &format!("            w{}: w.{},\n", cl.suffix(), cl.name());
     }

@@ -1,8 +1,9 @@
 //! The weights file of a generated crate: every constant the emitted
 //! functions read, grouped by storage class, in first-use order. Layout (read
-//! by `edgec_kernels::rt::Weights::decode`): the magic, thirteen u64 section
-//! lengths (elements of each class, in `Class::ALL` order), then the sections,
-//! little-endian. The generated code embeds its FNV-1a hash and checks it.
+//! by `edgec_kernels::weights`): the magic, the u64 section lengths
+//! (elements of each class, in `Class::ALL` order), then the sections,
+//! little-endian, each padded to 64 bytes. The generated code embeds its
+//! FNV-1a hash and checks it on weights loaded at run time.
 
 use crate::plan::Class;
 use ir::{Constant, Module};
@@ -56,6 +57,7 @@ impl WeightLayout {
         }
         for s in &self.sections {
             out.extend_from_slice(s);
+            out.resize(out.len().next_multiple_of(edgec_kernels::weights::SECTION_ALIGN), 0);
         }
         out
     }
