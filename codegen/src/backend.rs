@@ -91,7 +91,7 @@ mod tests {
 }"#;
 
     fn opts() -> EmitOptions {
-        EmitOptions { name: "m".into(), source: "test".into() }
+        EmitOptions { name: "m".into(), source: "test".into(), pack_for: crate::rust::DEFAULT_PACK_FOR }
     }
 
     fn module(phase: &str) -> Module {

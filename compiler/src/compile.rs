@@ -9,6 +9,7 @@
 
 use crate::cross::BuildTarget;
 use crate::driver::{save_eir, DriverError};
+use edgec_kernels::gemm::Isa;
 use ir::interp::Tensor;
 use ir::Module;
 use serde::{Deserialize, Serialize};
@@ -83,11 +84,25 @@ const RUST_KEYWORDS: &[&str] = &[
     "final", "gen", "macro", "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
 ];
 
+/// The GEMM family `--pack-for NAME` names: a family ([`Isa::name`]),
+/// `native` (this machine's) or `none` (pack at construction).
+pub fn pack_family(name: &str) -> Result<Option<Isa>, String> {
+    match name {
+        "none" => Ok(None),
+        "native" => Ok(Some(edgec_kernels::gemm::detected())),
+        _ => Isa::from_name(name).map(Some).ok_or_else(|| {
+            let all: Vec<&str> = Isa::ALL.iter().map(|i| i.name()).collect();
+            format!("--pack-for {name}: not a GEMM family (one of {}, native, none)", all.join(", "))
+        }),
+    }
+}
+
 /// Write the generated crate for `m` to `dir` (a previous `target/` stays
 /// for incremental builds; files whose bytes did not change keep their
 /// modification time, so cargo does not rebuild them). Returns the report. A
 /// module not yet in the `target` phase gets the Rust backend's preparation
-/// passes first. With a foreign `triple` (a row of
+/// passes first. Constant weights are packed at compile time for
+/// `pack_for` (see [`codegen::rust::EmitOptions::pack_for`]). With a foreign `triple` (a row of
 /// [`CROSS`](crate::cross::CROSS)), the crate gets a `.cargo/config.toml`
 /// naming that triple's linker, and its metadata records the triple. With
 /// `runtime`, the kernel runtime and numeric core go to that directory
@@ -97,16 +112,15 @@ const RUST_KEYWORDS: &[&str] = &[
 pub fn write_crate(
     m: &Module,
     dir: &Path,
-    name: &str,
-    source: &str,
-    triple: Option<&str>,
+    (name, source): (&str, &str),
+    (triple, pack_for): (Option<&str>, Option<Isa>),
     runtime: Option<&Path>,
 ) -> Result<codegen::rust::Report, anyhow::Error> {
     let cross = match triple.filter(|t| *t != crate::cross::host_triple()) {
         Some(t) => Some(crate::cross::cross(t)?),
         None => None,
     };
-    let opts = codegen::rust::EmitOptions { name: name.to_string(), source: source.to_string() };
+    let opts = codegen::rust::EmitOptions { name: name.to_string(), source: source.to_string(), pack_for };
     let generated = match m.phase {
         ir::Phase::Target => codegen::rust::emit(m, &opts)?,
         _ => codegen::rust::generate(m, &opts)?,
@@ -306,8 +320,8 @@ pub fn run_crate(dir: &Path, exe: &Path, inputs: &[Tensor], target: &BuildTarget
 }
 
 /// [`run_crate`] with extra command-line arguments (`--threads N`); with
-/// `--bench N` the crate writes no outputs and only its printed lines
-/// (the second result) come back.
+/// `--bench N`, `--profile` or `--mem` (measurements) the crate writes no
+/// outputs and only its printed lines (the second result) come back.
 pub fn run_crate_with(
     dir: &Path,
     exe: &Path,
@@ -325,7 +339,7 @@ pub fn run_crate_with(
         cmd.arg("--input").arg(format!("{name}={}", p.display()));
     }
     let outdir = tmp.join("out");
-    let bench = args.contains(&"--bench");
+    let bench = args.iter().any(|a| ["--bench", "--profile", "--mem"].contains(a));
     if !bench {
         cmd.arg("-o").arg(&outdir);
     }

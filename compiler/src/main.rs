@@ -93,6 +93,13 @@ enum Command {
         /// `edgec run|verify` build it for that triple (under qemu-user).
         #[arg(long, value_name = "TRIPLE")]
         triple: Option<String>,
+        /// The GEMM family whose layout constant weights are packed in at compile time
+        /// (`--emit rust`): neon (the default: edge CPUs are Arm), avx512, avx2, scalar,
+        /// native (this machine's, which makes the crate depend on where it was compiled) or
+        /// none (pack at construction). A CPU that cannot run the family packs again once,
+        /// at construction; results are the same either way.
+        #[arg(long, value_name = "FAMILY", default_value = "neon")]
+        pack_for: String,
         /// Write the kernel runtime to DIR instead of a copy inside the crate (`--emit rust`):
         /// crates compiled with the same DIR share one build of it (one cargo target directory).
         #[arg(long, value_name = "DIR")]
@@ -261,11 +268,13 @@ fn run(cmd: Command) -> Result<(), Failure> {
             print_ir_after_all,
             print_ir_after,
             triple,
+            pack_for,
             runtime,
             quantize,
             quant,
             vela,
         } => {
+            let pack_for = compiler::compile::pack_family(&pack_for).map_err(|e| Failure::User(anyhow::anyhow!(e)))?;
             check_pass_names(&print_ir_after)?;
             if runtime.is_some() && !matches!(what, Emit::Rust) {
                 return Err(Failure::User(anyhow::anyhow!("--runtime applies to --emit rust")));
@@ -290,6 +299,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
                 name,
                 report: report.as_deref(),
                 triple: triple.as_deref(),
+                pack_for,
                 runtime: runtime.as_deref(),
                 quant: quant.as_ref(),
                 vela: vela.as_deref(),
@@ -371,13 +381,14 @@ struct CompileOut<'a> {
     name: Option<String>,
     report: Option<&'a std::path::Path>,
     triple: Option<&'a str>,
+    pack_for: Option<edgec_kernels::gemm::Isa>,
     runtime: Option<&'a std::path::Path>,
     quant: Option<&'a cli_quant::QuantArgs>,
     vela: Option<&'a std::path::Path>,
 }
 
 fn compile(pipe: &PipeArgs, file: &str, co: CompileOut<'_>, popts: PassOptions) -> Result<(), Failure> {
-    let CompileOut { emit: what, output, name, report, triple, runtime, quant, vela } = co;
+    let CompileOut { emit: what, output, name, report, triple, pack_for, runtime, quant, vela } = co;
     let mut out = optimize(pipe, file, passes::DEFAULT_PIPELINE, popts.clone())?;
     // `--emit vela` puts the prediction beside Vela's estimate: of the float module, before quantizing.
     let predicted = match (what, out.profile.vela_accelerator.clone()) {
@@ -421,7 +432,8 @@ fn compile(pipe: &PipeArgs, file: &str, co: CompileOut<'_>, popts: PassOptions) 
             compiler::compile::check_name(&name).map_err(|e| Failure::User(anyhow::anyhow!(e)))?;
             let mut m = out.module;
             backend.prepare_module(&mut m, popts, &mut std::io::stderr())?;
-            let r = compiler::compile::write_crate(&m, output, &name, file, triple, runtime).map_err(Failure::User)?;
+            let r = compiler::compile::write_crate(&m, output, (&name, file), (triple, pack_for), runtime)
+                .map_err(Failure::User)?;
             if r.dynamic {
                 eprintln!(
                     "edgec: wrote crate `{name}` to {} (symbolic dims: memory planned when it runs, per input-shape signature; weights {} bytes)",

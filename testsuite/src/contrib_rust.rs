@@ -41,7 +41,11 @@ fn compile(case: &Case, module: &str) -> Result<Member, String> {
         .run(&mut out, &mut std::io::sink())
         .map_err(|e| e.to_string())?;
     let name = format!("c_{module}");
-    let opts = codegen::rust::EmitOptions { name: name.clone(), source: case.dir.display().to_string() };
+    let opts = codegen::rust::EmitOptions {
+        name: name.clone(),
+        source: case.dir.display().to_string(),
+        pack_for: codegen::rust::DEFAULT_PACK_FOR,
+    };
     let g = codegen::rust::generate(&out, &opts).map_err(|e| e.to_string())?;
     Ok(Member { module: module.to_string(), crate_files: g, name })
 }

@@ -590,7 +590,7 @@ fn tflite_arithmetic_muls_are_litert_kernels() {
             assert!((got - want).abs() <= 1, "{t} element {i}: {got} vs QDQ {want}");
         }
         // edgec's kernels round once: the Rust backend names the op it cannot take.
-        let opts = codegen::rust::EmitOptions { name: "m".into(), source: "m".into() };
+        let opts = codegen::rust::EmitOptions { name: "m".into(), source: "m".into(), pack_for: None };
         let mut target = folded.clone();
         codegen::rust::prepare(&mut target, passes::PassOptions::default(), &mut std::io::sink()).expect("prepares");
         let err = codegen::rust::emit(&target, &opts).expect_err("LiteRT's rounding has no Rust kernel").to_string();

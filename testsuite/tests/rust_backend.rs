@@ -37,13 +37,14 @@ fn buckets(name: &str) -> &'static [&'static str] {
 
 /// Optimize `model` for cpu (with `bucket` specs) and write its crate.
 fn compile(model: &Path, name: &str, bucket: &[&str]) -> Result<(PathBuf, codegen::rust::Report), String> {
-    compile_with(model, name, bucket, |_| Ok(()))
+    compile_with(model, (name, codegen::rust::DEFAULT_PACK_FOR), bucket, |_| Ok(()))
 }
 
-/// [`compile`], transforming the optimized module with `then` before the backend.
+/// [`compile`] with weights packed for `pack_for`, transforming the
+/// optimized module with `then` before the backend.
 fn compile_with(
     model: &Path,
-    name: &str,
+    (name, pack_for): (&str, Option<codegen::rust::Isa>),
     bucket: &[&str],
     then: impl FnOnce(&mut ir::Module) -> Result<(), String>,
 ) -> Result<(PathBuf, codegen::rust::Report), String> {
@@ -66,9 +67,14 @@ fn compile_with(
     let mut out = compiler::pipeline::run(&req, passes::PassOptions::default()).map_err(|e| format!("{e:?}"))?;
     then(&mut out.module)?;
     let dir = crates_dir().join(name);
-    let report =
-        compiler::compile::write_crate(&out.module, &dir, name, &req.file, None, Some(&crates_dir().join("runtime")))
-            .map_err(|e| e.to_string())?;
+    let report = compiler::compile::write_crate(
+        &out.module,
+        &dir,
+        (name, &req.file),
+        (None, pack_for),
+        Some(&crates_dir().join("runtime")),
+    )
+    .map_err(|e| e.to_string())?;
     Ok((dir, report))
 }
 
@@ -123,6 +129,11 @@ fn real_and_bundled_models_compile_build_and_verify() {
         if let Err(e) = threads_and_allocations(&crate_dir, dir) {
             failures.push(format!("{name}: {e}"));
         }
+        if dir.parent().is_some_and(|p| p.ends_with("real")) {
+            if let Err(e) = packed_in_place(&crate_dir, dir, &name) {
+                failures.push(format!("{name} packed for this CPU: {e}"));
+            }
+        }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -153,6 +164,46 @@ fn threads_and_allocations(crate_dir: &Path, dir: &Path) -> Result<(), String> {
     match allocs.parse::<f64>() {
         Ok(0.0) => Ok(()),
         _ => Err(format!("{allocs} allocations per run on 2 threads after warm-up")),
+    }
+}
+
+/// The published model in `dir` compiled with its weights packed for this
+/// CPU's GEMM family (used in place from the binary) computes bit for bit
+/// what `crate_dir` (packed for NEON by default: on x86-64, packed again at
+/// construction) computes, and Model::new plus the first run add at most
+/// 1.2× (arenas + weights + inputs) of data pages to the resident set (plus
+/// 256 KiB that any process touches first; code pages are not counted).
+fn packed_in_place(crate_dir: &Path, dir: &Path, name: &str) -> Result<(), String> {
+    let host = compiler::cross::BuildTarget::host();
+    let native = compiler::compile::pack_family("native")?;
+    let (own, _) =
+        compile_with(&dir.join("model.onnx"), (&format!("{name}_native"), native), buckets(name), |_| Ok(()))?;
+    let m = compiler::driver::load_eir(&crate_dir.join("edgec/model.eir").display().to_string())
+        .map_err(|e| e.to_string())?
+        .module;
+    let set = compiler::check::data_sets(dir).into_iter().next().ok_or("no data set")?;
+    let inputs = compiler::run::model_inputs(&m, compiler::check::read_data_set(&set)?.0);
+    let run = |d: &Path, args: &[&str]| {
+        let exe = compiler::compile::build_crate(d, &host).map_err(|e| e.to_string())?;
+        compiler::compile::run_crate_with(d, &exe, &inputs, &host, args)
+    };
+    let bits = |v: &[ir::interp::Tensor]| v.iter().map(compiler::npy::write_npy).collect::<Vec<_>>();
+    if bits(&run(&own, &[])?.0) != bits(&run(crate_dir, &[])?.0) {
+        return Err("outputs differ from the crate packed for NEON".into());
+    }
+    let printed = run(&own, &["--mem"])?.1;
+    eprintln!("{name} packed for this CPU: {}", printed.replace('\n', " "));
+    let kib = |key: &str| -> Result<f64, String> {
+        let v = printed.lines().find_map(|l| l.strip_prefix(key)).ok_or(format!("no {key} line"))?;
+        v.parse::<f64>().map_err(|e| format!("{key}{v}: {e}"))
+    };
+    let (data, planned) = (kib("rss_data_kib=")?, kib("planned_kib=")?);
+    // Beyond the plan, a fixed allowance for what any process touches first
+    // (allocator and stack pages, the runtime's tables): 256 KiB.
+    if data <= 1.2 * planned + 256.0 {
+        Ok(())
+    } else {
+        Err(format!("Model::new and the first run add {data} KiB of data, the plan is {planned} KiB"))
     }
 }
 
@@ -197,7 +248,8 @@ fn quantized_crates_equal_the_quantized_interpreter_bit_for_bit() {
             Ok(())
         };
         let crate_name = format!("{name}_int8");
-        let crate_dir = match compile_with(&dir.join("model.onnx"), &crate_name, &[], quantize) {
+        let pack = (crate_name.as_str(), codegen::rust::DEFAULT_PACK_FOR);
+        let crate_dir = match compile_with(&dir.join("model.onnx"), pack, &[], quantize) {
             Ok((d, _)) => d,
             Err(e) => {
                 failures.push(format!("{name}: {e}"));

@@ -38,7 +38,11 @@ fn compile(dir: &Path, module: &str) -> Result<Member, String> {
         .run(&mut out, &mut std::io::sink())
         .map_err(|e| e.to_string())?;
     let name = format!("n_{module}");
-    let opts = codegen::rust::EmitOptions { name: name.clone(), source: dir.display().to_string() };
+    let opts = codegen::rust::EmitOptions {
+        name: name.clone(),
+        source: dir.display().to_string(),
+        pack_for: codegen::rust::DEFAULT_PACK_FOR,
+    };
     let g = codegen::rust::generate(&out, &opts).map_err(|e| e.to_string())?;
     Ok(Member { module: module.to_string(), crate_files: g, name })
 }

@@ -129,7 +129,11 @@ fn wild_models_compile_to_rust_without_flags() {
     for (i, m) in models.iter().enumerate() {
         let module = format!("w{i}");
         let emitted = optimize(m, "cpu", vec![]).and_then(|out| {
-            let opts = codegen::rust::EmitOptions { name: format!("n_{module}"), source: m.id.clone() };
+            let opts = codegen::rust::EmitOptions {
+                name: format!("n_{module}"),
+                source: m.id.clone(),
+                pack_for: codegen::rust::DEFAULT_PACK_FOR,
+            };
             codegen::rust::generate(&out, &opts).map_err(|e| e.to_string())
         });
         match emitted {

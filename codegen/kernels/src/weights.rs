@@ -45,6 +45,14 @@ pub fn padded_len(i: usize, count: usize) -> usize {
 /// One section's elements: borrowed from the embedded file or decoded.
 pub type Section<T> = Cow<'static, [T]>;
 
+/// Elements `at..at + len` of `s`: borrowed if `s` is, else copied.
+pub fn part<T: Clone>(s: &Section<T>, at: usize, len: usize) -> Section<T> {
+    match s {
+        Cow::Borrowed(b) => Cow::Borrowed(&b[at..at + len]),
+        Cow::Owned(v) => Cow::Owned(v[at..at + len].to_vec()),
+    }
+}
+
 /// Bytes aligned to 64 (`&Aligned { align: [], bytes: *include_bytes!(..) }`
 /// makes an embedded file's sections usable in place).
 #[repr(C)]
@@ -267,7 +275,8 @@ mod tests {
     #[test]
     fn embedded_sections_are_used_in_place() {
         let (b, counts) = file();
-        let boxed: Box<Aligned<[u8; HEADER_BYTES + 6 * SECTION_ALIGN]>> = Box::new(Aligned { align: [], bytes: b.try_into().unwrap() });
+        let boxed: Box<Aligned<[u8; HEADER_BYTES + 6 * SECTION_ALIGN]>> =
+            Box::new(Aligned { align: [], bytes: b.try_into().unwrap() });
         let stat: &'static Aligned<[u8]> = Box::leak(boxed);
         let w = Weights::embedded(stat, counts).unwrap();
         assert!(matches!(w.f32, Cow::Borrowed(_)) && matches!(w.u64, Cow::Borrowed(_)));

@@ -155,16 +155,20 @@ pub fn main_rs(m: &Module, entry: &Entry<'_>, opts: &EmitOptions) -> String {
 }
 
 /// `--mem`: what `Model::new` (with its threads) and the first run add to
-/// the resident set, beside the planned floor (arenas and scratch as held
-/// after the run, weights, inputs),
+/// the resident set (in all, and without the code pages the run touched
+/// first: `data_over_planned`), beside the planned floor (arenas and
+/// scratch as held after the run, weights, inputs),
 /// and the construction time; Linux only (elsewhere it says so).
 fn mem_report(call: &str, ins: &[String], krate: &str) -> String {
     let inputs: Vec<String> = ins.iter().map(|id| format!("std::mem::size_of_val(&in_{id}[..])")).collect();
     let mut s = String::from("    if mem {\n        let new_ms = t_new.elapsed().as_secs_f64() * 1e3;\n        let after_new = edgec_kernels::memstat::resident_kib();\n");
     s += &format!("        {call}.map_err(|e| e.to_string())?;\n");
     s += "        let after_run = edgec_kernels::memstat::resident_kib();\n";
-    s += &format!("        let planned = model.arena_bytes() + {krate}::WEIGHT_BYTES + 0{};\n", inputs.iter().map(|i| format!(" + {i}")).collect::<String>());
+    s += &format!(
+        "        let planned = model.arena_bytes() + {krate}::WEIGHT_BYTES + 0{};\n",
+        inputs.iter().map(|i| format!(" + {i}")).collect::<String>()
+    );
     s += "        say(format_args!(\"new_ms={new_ms:.3}\"))?;\n        say(format_args!(\"planned_kib={}\", planned / 1024))?;\n";
-    s += "        return match (base, after_new, after_run) {\n            (Some(b), Some(n), Some(r)) => {\n                say(format_args!(\"rss_new_kib={}\", n.now.saturating_sub(b.now)))?;\n                say(format_args!(\"rss_peak_kib={}\", r.peak.saturating_sub(b.now)))?;\n                say(format_args!(\"rss_anon_kib={} rss_file_kib={}\", r.anon.saturating_sub(b.anon), r.file.saturating_sub(b.file)))?;\n                say(format_args!(\"rss_over_planned={:.3}\", r.peak.saturating_sub(b.now) as f64 * 1024.0 / planned.max(1) as f64))\n            }\n            _ => say(format_args!(\"rss: not reported by this system\")),\n        };\n    }\n";
+    s += "        return match (base, after_new, after_run) {\n            (Some(b), Some(n), Some(r)) => {\n                say(format_args!(\"rss_new_kib={}\", n.now.saturating_sub(b.now)))?;\n                say(format_args!(\"rss_peak_kib={}\", r.peak.saturating_sub(b.now)))?;\n                say(format_args!(\"rss_anon_kib={} rss_file_kib={} rss_code_kib={}\", r.anon.saturating_sub(b.anon), r.file.saturating_sub(b.file), r.code.saturating_sub(b.code)))?;\n                let data = r.peak.saturating_sub(b.now).saturating_sub(r.code.saturating_sub(b.code));\n                say(format_args!(\"rss_data_kib={data}\"))?;\n                say(format_args!(\"rss_over_planned={:.3}\", r.peak.saturating_sub(b.now) as f64 * 1024.0 / planned.max(1) as f64))?;\n                say(format_args!(\"data_over_planned={:.3}\", data as f64 * 1024.0 / planned.max(1) as f64))\n            }\n            _ => say(format_args!(\"rss: not reported by this system\")),\n        };\n    }\n";
     s
 }

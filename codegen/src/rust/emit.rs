@@ -93,6 +93,8 @@ pub struct Emitter<'a> {
     pub ops: BTreeMap<String, usize>,
     /// Emitting construction-time code (a `Consts` method, no profile slots).
     pub hoisting: bool,
+    /// The family constant weights are packed for ([`super::EmitOptions::pack_for`]).
+    pub pack_for: Option<edgec_kernels::gemm::Isa>,
 }
 
 /// One function being emitted.
@@ -501,6 +503,30 @@ impl<'e, 'a> OpCx<'e, 'a> {
             self.e.parts.items.push(format!("const {name}: {ty} = {value};"));
         }
         name
+    }
+
+    /// Constant operand `i` packed now, at compile time, for the family
+    /// `pack_for` names: `pack(isa, values)` returns the blob, stored once per
+    /// `key` in the weights; the result is an expression of the blob's
+    /// weights section (`k::rt::Section<f32>`) and the family
+    /// (`k::gemm::Isa::…`) for a field initializer. `None` if nothing is
+    /// packed at compile time (no family chosen, or not an f32 constant).
+    pub fn prepacked(
+        &mut self,
+        i: usize,
+        key: &str,
+        pack: impl FnOnce(edgec_kernels::gemm::Isa, &[f32]) -> Vec<f32>,
+    ) -> Result<Option<(String, String)>, String> {
+        let (Some(isa), Some(v)) = (self.e.pack_for, self.op.operand(i)) else { return Ok(None) };
+        let Some(Storage::Const(op)) = self.cx.plan.storage.get(&v).copied() else { return Ok(None) };
+        let Some(ir::Attr::Sym(name)) = self.cx.f.ops[op].attrs.get("value") else { return Ok(None) };
+        let id = self.e.m.const_by_name(name).ok_or_else(|| format!("constant @{name} is missing"))?;
+        let c = &self.e.m.consts[id];
+        let Some(bytes) = c.bytes().filter(|_| c.ty.dtype == ir::DType::F32) else { return Ok(None) };
+        let values: Vec<f32> = bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+        let (off, len) = self.e.weights.add_blob(&format!("{name} {key} {}", isa.name()), || pack(isa, &values));
+        let isa_expr = format!("k::gemm::Isa::{isa:?}");
+        Ok(Some((format!("k::weights::part(&c.w{}, {off}, {len})", Class::F32.suffix()), isa_expr)))
     }
 
     /// A slice expression for static operand `i` usable in a construction-time

@@ -105,9 +105,8 @@ impl<'a> Emitter<'a> {
             };
         }
         if op.opcode == ir::Opcode::CoreConst {
-            if let Some(ir::Attr::Sym(name)) = op.attrs.get("value") {
-                self.weights.add(self.m, name)?;
-            }
+            // A constant enters the weights where an op first reads it as it
+            // is: one read only packed at compile time is stored packed alone.
             return Ok(String::new());
         }
         let mut ocx = OpCx::new(self, cx, id);

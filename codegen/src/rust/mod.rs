@@ -43,7 +43,17 @@ pub struct EmitOptions {
     pub name: String,
     /// Where the model came from (for the generated docs).
     pub source: String,
+    /// The GEMM family whose layout constant weights are packed in at
+    /// compile time (used in place by a CPU that runs it, packed again at
+    /// construction by one that does not); `None` packs at construction.
+    pub pack_for: Option<Isa>,
 }
+
+pub use edgec_kernels::gemm::Isa;
+
+/// The default of [`EmitOptions::pack_for`]: the edge CPUs' family (NEON),
+/// the same whatever machine compiles, so output stays deterministic.
+pub const DEFAULT_PACK_FOR: Option<Isa> = Some(Isa::Neon);
 
 /// A generated crate: files by path relative to the crate directory.
 #[derive(Debug)]
@@ -214,6 +224,7 @@ pub fn emit(m: &Module, opts: &EmitOptions) -> Result<Generated, EmitErrors> {
         errors: vec![],
         ops: BTreeMap::new(),
         hoisting: false,
+        pack_for: opts.pack_for,
     };
     let mut func_reports = Vec::new();
     let mut const_base: BTreeMap<crate::plan::Class, usize> = BTreeMap::new();

@@ -178,7 +178,8 @@ pub fn lib_rs(m: &Module, entry: &Entry<'_>, e: &mut Emitter<'_>, opts: &EmitOpt
 
 /// `Model::arena_bytes`: the buffers the model holds for intermediates.
 fn arena_bytes_method(e: &Emitter<'_>, sizes: &BTreeMap<Class, usize>) -> String {
-    let mut terms: Vec<String> = sizes.keys().map(|c| format!("std::mem::size_of_val(&self.a{}[..])", c.suffix())).collect();
+    let mut terms: Vec<String> =
+        sizes.keys().map(|c| format!("std::mem::size_of_val(&self.a{}[..])", c.suffix())).collect();
     terms.push("std::mem::size_of_val(&self.scratch[..])".into());
     terms.extend(e.parts.own_fields.iter().map(|(f, _)| format!("std::mem::size_of_val(&self.{f}[..])")));
     format!(

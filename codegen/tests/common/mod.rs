@@ -10,7 +10,7 @@ pub fn emit_op(params: &str, op: &str, ty: &str) -> Result<(), String> {
         "module @m attributes {{phase = \"onnx\"}} {{\n  func @main({params}) -> ({ty}) {{\n    %y = {op} : {ty}\n    return %y\n  }}\n}}\n"
     );
     let m = ir::text::parse_module(&src, "case", None).map_err(|e| format!("parse: {e}\n{src}"))?.module;
-    let opts = EmitOptions { name: "t".into(), source: "case".into() };
+    let opts = EmitOptions { name: "t".into(), source: "case".into(), pack_for: codegen::rust::DEFAULT_PACK_FOR };
     generate(&m, &opts).map(|_| ()).map_err(|e| e.to_string())
 }
 

@@ -15,7 +15,11 @@ use std::path::PathBuf;
 
 /// The generated methods of `m`'s crate.
 pub fn emit_rust(m: &Module, name: &str) -> Result<String, String> {
-    let opts = codegen::rust::EmitOptions { name: "filetest".into(), source: name.into() };
+    let opts = codegen::rust::EmitOptions {
+        name: "filetest".into(),
+        source: name.into(),
+        pack_for: codegen::rust::DEFAULT_PACK_FOR,
+    };
     let g = codegen::rust::generate(m, &opts).map_err(|e| e.to_string())?;
     let lib = g.files.iter().find(|(p, _)| p == "src/lib.rs").ok_or("no src/lib.rs")?;
     Ok(methods(&String::from_utf8_lossy(&lib.1)))
@@ -51,7 +55,8 @@ pub fn run(m: &Module, name: &str, arg: &str) -> Result<String, String> {
     // One crate directory for every run filetest: the kernel runtime is
     // compiled once and each test rebuilds only its model.
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/filetest-crate");
-    compiler::compile::write_crate(m, &dir, "filetest", name, None, None).map_err(|e| e.to_string())?;
+    compiler::compile::write_crate(m, &dir, ("filetest", name), (None, codegen::rust::DEFAULT_PACK_FOR), None)
+        .map_err(|e| e.to_string())?;
     let exe = compiler::compile::build_crate(&dir, &compiler::cross::BuildTarget::host()).map_err(|e| e.to_string())?;
     let got = compiler::compile::run_crate(&dir, &exe, &inputs, &compiler::cross::BuildTarget::host())?;
     let mut out = String::new();

@@ -39,8 +39,11 @@ pub use transpose::{conv_transpose2d, conv_transpose2d_scratch_len, ConvTranspos
 
 use crate::act::Act;
 use crate::gemm::{self, Epilogue, PackedA, Raw};
+use crate::rt::Error;
 use crate::threads;
+use crate::weights::Section;
 use im2col::Im2col;
+use std::borrow::Cow;
 
 /// A 2-D convolution's geometry. Invariants (asserted by the kernels):
 /// all sizes ≥ 1 except `n`, `c_in` and `c_out` divisible by `groups`, the
@@ -164,11 +167,41 @@ enum Path {
     /// im2col GEMM: one packed A (`mg × cg·kh·kw`) per group.
     Im2col(Vec<PackedA>),
     /// Depthwise direct: the weights as given.
-    Depthwise(Vec<f32>),
+    Depthwise(Section<f32>),
     /// Shallow or narrow convolution: the weights as given, for the direct
     /// loops over padded planes, and packed for im2col, for input sizes
     /// where the direct loops would compute too many columns in vain.
-    Direct(Vec<f32>, Vec<PackedA>),
+    Direct(Section<f32>, Vec<PackedA>),
+}
+
+/// The kind of [`Path`] `p`'s weight geometry takes.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Kind {
+    Pointwise,
+    Im2col,
+    Depthwise,
+    Direct,
+}
+
+impl Kind {
+    fn of(p: &Conv2d) -> Kind {
+        if p.is_depthwise() {
+            Kind::Depthwise
+        } else if p.is_1x1() {
+            Kind::Pointwise
+        } else if padded::direct_weights(p) {
+            Kind::Direct
+        } else {
+            Kind::Im2col
+        }
+    }
+    /// The lengths of the pieces of a compiled blob: the weights as given
+    /// (depthwise, direct), then one packed A per group (the GEMM paths).
+    fn pieces(self, p: &Conv2d) -> Vec<usize> {
+        let raw = (self == Kind::Depthwise || self == Kind::Direct).then_some(p.c_out * p.depth());
+        let packed = (self != Kind::Depthwise).then_some(vec![p.mg() * p.depth(); p.groups]);
+        raw.into_iter().chain(packed.into_iter().flatten()).collect()
+    }
 }
 
 /// Convolution weights arranged for their path, at model construction.
@@ -181,22 +214,62 @@ pub struct PackedConv {
 }
 
 impl PackedConv {
-    /// Arrange `w` (`[c_out, c_in / groups, kh, kw]`) for `p`.
+    /// Arrange `w` (`[c_out, c_in / groups, kh, kw]`) for `p`, for the GEMM
+    /// family current on this thread.
     pub fn new(p: &Conv2d, w: &[f32]) -> PackedConv {
+        PackedConv::new_for(gemm::current(), p, w)
+    }
+    /// Arrange `w` for `p` and `isa`'s GEMM kernel (which need not run here).
+    pub fn new_for(isa: gemm::Isa, p: &Conv2d, w: &[f32]) -> PackedConv {
         p.check();
         let (mg, k) = (p.mg(), p.depth());
         assert_eq!(w.len(), p.c_out * k, "conv weights have {} elements, {p:?} needs {}", w.len(), p.c_out * k);
-        let packed = || (0..p.groups).map(|g| PackedA::new(&w[g * mg * k..(g + 1) * mg * k], mg, k, k)).collect();
-        let path = if p.is_depthwise() {
-            Path::Depthwise(w.to_vec())
-        } else if p.is_1x1() {
-            Path::Pointwise(packed())
-        } else if padded::direct_weights(p) {
-            Path::Direct(w.to_vec(), packed())
-        } else {
-            Path::Im2col(packed())
+        let packed =
+            || (0..p.groups).map(|g| PackedA::new_for(isa, &w[g * mg * k..(g + 1) * mg * k], mg, k, k)).collect();
+        let path = match Kind::of(p) {
+            Kind::Depthwise => Path::Depthwise(Cow::Owned(w.to_vec())),
+            Kind::Pointwise => Path::Pointwise(packed()),
+            Kind::Direct => Path::Direct(Cow::Owned(w.to_vec()), packed()),
+            Kind::Im2col => Path::Im2col(packed()),
         };
         PackedConv { p: *p, path }
+    }
+    /// The arranged weights as the compiler stores them (see [`PackedConv::prepacked`]).
+    pub fn blob(&self) -> Vec<f32> {
+        let (raw, packed): (Option<&[f32]>, &[PackedA]) = match &self.path {
+            Path::Depthwise(w) => (Some(w), &[]),
+            Path::Direct(w, a) => (Some(w), a),
+            Path::Pointwise(a) | Path::Im2col(a) => (None, a),
+        };
+        let pieces: Vec<&[f32]> = raw.into_iter().chain(packed.iter().map(PackedA::packed)).collect();
+        gemm::join_pieces(&pieces)
+    }
+    /// Weights arranged for `p` and `isa` when the model was compiled
+    /// ([`PackedConv::blob`]): used in place if `isa`'s GEMM kernel runs
+    /// here, else recovered and arranged again for the family current here.
+    /// Errs if `blob` does not fit `p`.
+    pub fn prepacked(p: &Conv2d, isa: gemm::Isa, blob: Section<f32>) -> Result<PackedConv, Error> {
+        p.check();
+        let kind = Kind::of(p);
+        let lens = kind.pieces(p);
+        let bad = || Error(format!("packed conv: {} values do not fit {p:?} for {}", blob.len(), isa.name()));
+        let mut pieces = gemm::pieces(&blob, &lens).ok_or_else(bad)?.into_iter();
+        let raw = if kind == Kind::Depthwise || kind == Kind::Direct { pieces.next() } else { None };
+        let packed: Vec<PackedA> = pieces.map(|d| PackedA::from_packed(isa, d, p.mg(), p.depth())).collect();
+        let path = match (kind, raw) {
+            (Kind::Depthwise, Some(w)) => Path::Depthwise(w),
+            (Kind::Direct, Some(w)) if isa.available() => Path::Direct(w, packed),
+            (Kind::Direct, Some(w)) => return Ok(PackedConv::new(p, &w)),
+            _ if isa.available() => {
+                if kind == Kind::Pointwise {
+                    Path::Pointwise(packed)
+                } else {
+                    Path::Im2col(packed)
+                }
+            }
+            _ => return Ok(PackedConv::new(p, &packed.iter().flat_map(PackedA::unpack).collect::<Vec<f32>>())),
+        };
+        Ok(PackedConv { p: *p, path })
     }
 }
 

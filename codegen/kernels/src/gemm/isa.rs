@@ -23,6 +23,33 @@ impl Isa {
     /// Every family, fastest first.
     pub const ALL: [Isa; 4] = [Isa::Avx512, Isa::Avx2, Isa::Neon, Isa::Scalar];
 
+    /// The `(MR, NR)` tile of the family's micro-kernel: the geometry of
+    /// the operands it reads packed. Defined on every architecture, so that
+    /// a compiler running on one packs weights for another.
+    pub const fn tile(self) -> (usize, usize) {
+        match self {
+            Isa::Avx512 => (12, 32),
+            Isa::Avx2 => (6, 16),
+            Isa::Neon => (8, 8),
+            Isa::Scalar => (4, 16),
+        }
+    }
+
+    /// The family's name (`avx512`, `avx2`, `neon`, `scalar`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Isa::Avx512 => "avx512",
+            Isa::Avx2 => "avx2",
+            Isa::Neon => "neon",
+            Isa::Scalar => "scalar",
+        }
+    }
+
+    /// The family named `name` (see [`Isa::name`]).
+    pub fn from_name(name: &str) -> Option<Isa> {
+        Isa::ALL.into_iter().find(|i| i.name() == name)
+    }
+
     /// True if this CPU (and this build's target architecture) can run
     /// `self` and `EDGEC_SIMD_LEVEL` allows it (as for every other kernel:
     /// a capped run must not keep the AVX-512 GEMM).

@@ -32,7 +32,8 @@ pub use matmul::{matmul, matmul_scratch_len};
 pub use pack::PackedB;
 
 pub(crate) use driver::Dims;
-pub(crate) use pack::{BSource, PackedA, Panels, Raw};
+pub use pack::PIECE_ALIGN;
+pub(crate) use pack::{join_pieces, pieces, BSource, PackedA, Panels, Raw};
 
 use kernel::{MicroKernel, Scalar};
 use pack::ASource;
@@ -61,22 +62,22 @@ pub(crate) struct Blocking {
 }
 
 impl Blocking {
-    fn from<K: MicroKernel>() -> Blocking {
-        Blocking { mr: K::MR, nr: K::NR }
-    }
-    /// The sizes of `isa`'s kernel (the portable one's if not compiled in).
+    /// The sizes of `isa`'s kernel (see [`Isa::tile`]).
     pub fn of(isa: Isa) -> Blocking {
-        match isa {
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => Blocking::from::<avx512::Kernel>(),
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => Blocking::from::<avx2::Kernel>(),
-            #[cfg(target_arch = "aarch64")]
-            Isa::Neon => Blocking::from::<neon::Kernel>(),
-            _ => Blocking::from::<Scalar>(),
-        }
+        let (mr, nr) = isa.tile();
+        Blocking { mr, nr }
     }
 }
+
+/// True if kernel `K` has the tile its family declares ([`Isa::tile`]).
+const fn tiles<K: MicroKernel>(isa: Isa) -> bool {
+    K::MR == isa.tile().0 && K::NR == isa.tile().1
+}
+const _: () = assert!(tiles::<Scalar>(Isa::Scalar));
+#[cfg(target_arch = "x86_64")]
+const _: () = assert!(tiles::<avx512::Kernel>(Isa::Avx512) && tiles::<avx2::Kernel>(Isa::Avx2));
+#[cfg(target_arch = "aarch64")]
+const _: () = assert!(tiles::<neon::Kernel>(Isa::Neon));
 
 /// Scratch for a driver run with any family compiled into this build.
 pub(crate) fn scratch_any(d: Dims, a_packed: bool, b_packed: bool) -> usize {

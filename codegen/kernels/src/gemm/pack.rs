@@ -10,6 +10,8 @@
 
 use super::isa::{self, Isa};
 use super::Blocking;
+use crate::weights::Section;
+use std::borrow::Cow;
 
 /// A view of packed micro-panels: panel `p` of width `w` and depth block
 /// `kc` is `data[p·stride + k0·w ..][.. kc·w]`.
@@ -140,10 +142,11 @@ pub(crate) fn align64(x: &mut [f32]) -> &mut [f32] {
 /// Elements reserved for [`align64`].
 pub(crate) const ALIGN_PAD: usize = 16;
 
-/// Storage of a pre-packed operand: an owned buffer, 64-byte aligned from `off`.
+/// Storage of a pre-packed operand: an owned buffer, 64-byte aligned from
+/// `off`, or panels packed when the model was compiled, used in place.
 #[derive(Clone, Debug)]
 struct Store {
-    buf: Vec<f32>,
+    buf: Section<f32>,
     off: usize,
 }
 
@@ -151,14 +154,48 @@ impl Store {
     fn new(len: usize) -> Store {
         let mut buf = vec![0.0f32; len + ALIGN_PAD];
         let off = buf.len() - align64(&mut buf).len();
-        Store { buf, off }
+        Store { buf: Cow::Owned(buf), off }
     }
     fn get(&self) -> &[f32] {
         &self.buf[self.off..]
     }
     fn get_mut(&mut self) -> &mut [f32] {
-        &mut self.buf[self.off..]
+        &mut self.buf.to_mut()[self.off..]
     }
+}
+
+/// Elements a prepacked piece is padded to (64 bytes: each piece of a
+/// compiled blob starts where [`align64`] would put it).
+pub const PIECE_ALIGN: usize = 16;
+
+/// `data` cut into pieces of `lens` elements, each starting at a multiple
+/// of [`PIECE_ALIGN`]; `None` if `data` is not exactly that long.
+pub(crate) fn pieces(data: &Section<f32>, lens: &[usize]) -> Option<Vec<Section<f32>>> {
+    let total: usize = lens.iter().map(|l| l.next_multiple_of(PIECE_ALIGN)).sum();
+    if data.len() != total {
+        return None;
+    }
+    let mut at = 0;
+    Some(
+        lens.iter()
+            .map(|&l| {
+                let p = crate::weights::part(data, at, l);
+                at += l.next_multiple_of(PIECE_ALIGN);
+                p
+            })
+            .collect(),
+    )
+}
+
+/// `pieces` concatenated, each padded with zeros to [`PIECE_ALIGN`] (the
+/// layout [`pieces`] reads).
+pub(crate) fn join_pieces(pieces: &[&[f32]]) -> Vec<f32> {
+    let mut out = Vec::new();
+    for p in pieces {
+        out.extend_from_slice(p);
+        out.resize(out.len().next_multiple_of(PIECE_ALIGN), 0.0);
+    }
+    out
 }
 
 /// B (`k × n`) packed once for the micro-kernel family current at
@@ -174,10 +211,15 @@ pub struct PackedB {
 }
 
 impl PackedB {
-    /// Pack `b`: `k × n` row-major, or `n × k` row-major if `trans_b`.
+    /// Pack `b`: `k × n` row-major, or `n × k` row-major if `trans_b`, for
+    /// the family current on this thread.
     pub fn new(b: &[f32], k: usize, n: usize, trans_b: bool) -> PackedB {
+        PackedB::new_for(isa::current(), b, k, n, trans_b)
+    }
+    /// Pack `b` as [`PackedB::new`] does, for `isa`'s kernel (which need not
+    /// run here: the compiler packs for the target's).
+    pub fn new_for(isa: Isa, b: &[f32], k: usize, n: usize, trans_b: bool) -> PackedB {
         assert_eq!(b.len(), k * n, "B has {} elements, expected k·n = {k}·{n}", b.len());
-        let isa = isa::current();
         let nr = Blocking::of(isa).nr;
         let panels = n.div_ceil(nr);
         let mut store = Store::new(panels * nr * k);
@@ -188,6 +230,40 @@ impl PackedB {
             pack_b(&raw, nr, (p * nr, cols), (0, k), &mut dst[p * nr * k..(p + 1) * nr * k]);
         }
         PackedB { store, isa, nr, k, n }
+    }
+    /// The panels as the compiler stores them (see [`PackedB::prepacked`]).
+    pub fn blob(&self) -> Vec<f32> {
+        join_pieces(&[&self.store.get()[..self.packed_len()]])
+    }
+    fn packed_len(&self) -> usize {
+        self.n.div_ceil(self.nr) * self.nr * self.k
+    }
+    /// B packed for `isa` when the model was compiled ([`PackedB::blob`]):
+    /// used in place if `isa`'s kernel runs here, else unpacked and packed
+    /// again for the family current here. Errs if `blob` does not fit.
+    pub fn prepacked(isa: Isa, blob: Section<f32>, k: usize, n: usize) -> Result<PackedB, crate::rt::Error> {
+        let nr = Blocking::of(isa).nr;
+        let len = n.div_ceil(nr) * nr * k;
+        let bad =
+            || crate::rt::Error(format!("packed B: {} values do not hold {k}×{n} for {}", blob.len(), isa.name()));
+        let buf = pieces(&blob, &[len]).ok_or_else(bad)?.remove(0);
+        let packed = PackedB { store: Store { buf, off: 0 }, isa, nr, k, n };
+        if isa.available() {
+            return Ok(packed);
+        }
+        Ok(PackedB::new(&packed.unpack(), k, n, false))
+    }
+    /// The logical B, `k × n` row-major.
+    fn unpack(&self) -> Vec<f32> {
+        let (k, n, nr) = (self.k, self.n, self.nr);
+        let mut b = vec![0.0; k * n];
+        for (p, panel) in self.store.get()[..self.packed_len()].chunks_exact(nr * k).enumerate() {
+            for (l, row) in panel.chunks_exact(nr).enumerate() {
+                let cols = nr.min(n - p * nr);
+                b[l * n + p * nr..l * n + p * nr + cols].copy_from_slice(&row[..cols]);
+            }
+        }
+        b
     }
     /// Depth (rows of the logical B).
     pub fn k(&self) -> usize {
@@ -239,13 +315,37 @@ pub(crate) struct PackedA {
 }
 
 impl PackedA {
-    /// Pack `a`: `m × k` row-major with row stride `lda`.
-    pub fn new(a: &[f32], m: usize, k: usize, lda: usize) -> PackedA {
-        let isa = isa::current();
+    /// Pack `a` (`m × k` row-major with row stride `lda`) for `isa`'s kernel
+    /// (which need not run here).
+    pub fn new_for(isa: Isa, a: &[f32], m: usize, k: usize, lda: usize) -> PackedA {
         let mr = Blocking::of(isa).mr;
         let mut store = Store::new(m * k);
         pack_a(&Raw { data: a, ld: lda, trans: false }, mr, (0, m), (0, k), store.get_mut());
         PackedA { store, isa, mr, m, k }
+    }
+    /// Packed for `isa` elsewhere: `data` holds `m · k` values in `isa`'s layout.
+    pub fn from_packed(isa: Isa, data: Section<f32>, m: usize, k: usize) -> PackedA {
+        debug_assert_eq!(data.len(), m * k);
+        PackedA { store: Store { buf: data, off: 0 }, isa, mr: Blocking::of(isa).mr, m, k }
+    }
+    /// The panels (`m · k` values).
+    pub fn packed(&self) -> &[f32] {
+        &self.store.get()[..self.m * self.k]
+    }
+    /// The logical A, `m × k` row-major (the inverse of packing).
+    pub fn unpack(&self) -> Vec<f32> {
+        let (m, k, mr) = (self.m, self.k, self.mr);
+        let mut a = vec![0.0; m * k];
+        for (pi, r0) in (0..m).step_by(mr).enumerate() {
+            let rows = mr.min(m - r0);
+            let panel = &self.store.get()[pi * mr * k..pi * mr * k + rows * k];
+            for (l, col) in panel.chunks_exact(rows).enumerate() {
+                for (r, &v) in col.iter().enumerate() {
+                    a[(r0 + r) * k + l] = v;
+                }
+            }
+        }
+        a
     }
     /// Rows.
     pub fn m(&self) -> usize {

@@ -70,7 +70,6 @@ pub fn conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     if r == 2 && packed {
         let ps: Vec<String> = p.iter().map(Sz::to_string).collect();
         let c = cx.item("k::conv::Conv2d", conv2d(&xs[0], &xs[1], &xs[2], &xs[3], &ps));
-        let w = cx.init_weights(1)?;
         let packing = if cx.is_dynamic() {
             // The weights fix channels, kernel and groups; sizes are the run's.
             let pl: Vec<String> = lits_or(&p, 1).iter().map(usize::to_string).collect();
@@ -78,7 +77,12 @@ pub fn conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         } else {
             c.clone()
         };
-        let pw = cx.field("k::conv::PackedConv", format!("k::conv::PackedConv::new(&{packing}, {w})"));
+        let geometry = (&ws[..], &kernel[..], &stride[..], &dil[..], groups);
+        let init = match cx.prepacked(1, &format!("conv {geometry:?}"), |isa, w| packed_conv(geometry, isa, w))? {
+            Some((part, isa)) => format!("k::conv::PackedConv::prepacked(&{packing}, {isa}, {part})?"),
+            None => format!("k::conv::PackedConv::new(&{packing}, {})", cx.init_weights(1)?),
+        };
+        let pw = cx.field("k::conv::PackedConv", init);
         cx.scratch(format!("k::conv::conv2d_scratch_len(&{c})"));
         cx.line(format!("k::conv::conv2d(&{c}, {x}, &self.{pw}, {bias}, {act}, {out}, &mut self.scratch);"));
     } else if Sz::all_lit(&xs).is_some() && Sz::all_lit(&p).is_some() {
@@ -111,6 +115,35 @@ pub fn conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
 }
 
 /// Begin pads of a transposed conv (explicit, or from `auto_pad` and the output size).
+/// Weights of a 2-D convolution of `geometry` (weight dims, kernel, strides,
+/// dilations, groups) arranged for `isa` at compile time (the path depends
+/// on the geometry alone, so sizes and pads are placeholders).
+fn packed_conv(
+    (ws, kernel, stride, dil, groups): (&[usize], &[usize], &[usize], &[usize], usize),
+    isa: edgec_kernels::gemm::Isa,
+    w: &[f32],
+) -> Vec<f32> {
+    let p = edgec_kernels::conv::Conv2d {
+        n: 1,
+        c_in: ws[1] * groups,
+        h: 1,
+        w: 1,
+        c_out: ws[0],
+        kh: kernel[0],
+        kw: kernel[1],
+        stride_h: stride[0],
+        stride_w: stride[1],
+        pad_top: 0,
+        pad_left: 0,
+        pad_bottom: 0,
+        pad_right: 0,
+        dil_h: dil[0],
+        dil_w: dil[1],
+        groups,
+    };
+    edgec_kernels::conv::PackedConv::new_for(isa, &p, w).blob()
+}
+
 fn transpose_pads(
     op: &OpData,
     xs: &[Sz],

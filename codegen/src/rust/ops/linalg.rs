@@ -10,6 +10,7 @@
 use super::{act, dims, f32_lit, Sz};
 use crate::plan::Class;
 use crate::rust::emit::OpCx;
+use edgec_kernels as k;
 use ir::Opcode;
 
 /// Lower a matrix product, Det or Einsum; `Ok(false)` if `op` is not one.
@@ -84,8 +85,8 @@ fn product(cx: &mut OpCx<'_, '_>, trans_b: bool, bias: Option<usize>, act: Strin
     let ep = format!("k::gemm::Epilogue {{ bias: {ep_bias}, act: {act}, ..Default::default() }}");
     let a = cx.input(0)?;
     if b_const {
-        let w = cx.init_weights(1)?;
-        let pb = cx.field("k::gemm::PackedB", format!("k::gemm::PackedB::new({w}, {k}, {n}, {trans_b})"));
+        let init = packed_b(cx, (k, n), trans_b)?;
+        let pb = cx.field("k::gemm::PackedB", init);
         cx.scratch(format!("k::gemm::packed_scratch_len({m_total}, &{pb})"));
         cx.line(format!("k::gemm::sgemm_packed({m_total}, {a}, &self.{pb}, {out}, &{ep}, &mut self.scratch);"));
     } else {
@@ -98,6 +99,21 @@ fn product(cx: &mut OpCx<'_, '_>, trans_b: bool, bias: Option<usize>, act: Strin
         ));
     }
     Ok(())
+}
+
+/// The initializer of constant operand 1 as a packed B (`k × n`, stored
+/// transposed if `trans_b`): packed now for the chosen family if sizes and
+/// type allow, else packed at construction.
+fn packed_b(cx: &mut OpCx<'_, '_>, (k, n): (&Sz, &Sz), trans_b: bool) -> Result<String, String> {
+    if let (Some(kl), Some(nl)) = (k.lit(), n.lit()) {
+        let key = format!("B {kl}x{nl} trans {trans_b}");
+        let pack = |isa, w: &[f32]| k::gemm::PackedB::new_for(isa, w, kl, nl, trans_b).blob();
+        if let Some((part, isa)) = cx.prepacked(1, &key, pack)? {
+            return Ok(format!("k::gemm::PackedB::prepacked({isa}, {part}, {kl}, {nl})?"));
+        }
+    }
+    let w = cx.init_weights(1)?;
+    Ok(format!("k::gemm::PackedB::new({w}, {k}, {n}, {trans_b})"))
 }
 
 /// `onnx.Gemm`: `alpha · op(A) · op(B) + beta · C`.
@@ -139,8 +155,8 @@ fn gemm(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
         // own (static) shape, never from the activation's run-time dims.
         let sb = cx.in_dims(1);
         let (wk, wn) = if tb { (&sb[1], &sb[0]) } else { (&sb[0], &sb[1]) };
-        let w = cx.init_weights(1)?;
-        let pb = cx.field("k::gemm::PackedB", format!("k::gemm::PackedB::new({w}, {wk}, {wn}, {tb})"));
+        let init = packed_b(cx, (wk, wn), tb)?;
+        let pb = cx.field("k::gemm::PackedB", init);
         cx.scratch(format!("k::gemm::packed_scratch_len({m}, &{pb})"));
         cx.line(format!("k::gemm::sgemm_packed({m}, {a}, &self.{pb}, {out}, &{ep}, &mut self.scratch);"));
     } else {
