@@ -22,16 +22,10 @@ cd "$ROOT"
 RUNS="${RUNS:-30}"
 ROUNDS="${ROUNDS:-3}"
 OUT="$ROOT/target/bench-dyn"
-VENV="$ROOT/target/bench-venv"
 mkdir -p "$OUT"
 
-if [[ ! -x "$VENV/bin/python" ]]; then
-    python3 -m venv "$VENV"
-    "$VENV/bin/pip" install -q onnxruntime onnx numpy
-fi
-PY="$VENV/bin/python"
-cargo build -q --release -p compiler --bin edgec
-EDGEC="$ROOT/target/release/edgec"
+# shellcheck source=benches/common.sh
+source benches/common.sh
 
 if [[ -z "${MODELS:-}" ]]; then
     MODELS="$(ls testsuite/models/{bert_dynamic,cnn_dynamic}/model.onnx)"
@@ -40,8 +34,6 @@ if [[ -z "${MODELS:-}" ]]; then
     done
 fi
 
-median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-field() { grep -m1 "^$1=" | cut -d= -f2; }
 # `--shape NAME=D0,D1,...` for every input file given as NAME=FILE.npy.
 shape_args() {
     "$PY" -c 'import sys, numpy as np

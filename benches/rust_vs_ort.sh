@@ -10,6 +10,7 @@
 #        MODELS="..."   model paths (default: the ONNX light models and the static
 #                       real/bundled models)
 #        GEMM=1         also run the GEMM and depthwise micro-benchmarks (default 1)
+#        PACK=native    the crates' --pack-for (weights packed for this CPU at compile time)
 #        THREADS="1 2"  thread counts, each a column group (edgec `--threads N`,
 #                       onnxruntime intra-op threads N); for each count above
 #                       1 the table adds both speed-ups over one thread
@@ -30,19 +31,14 @@ cd "$ROOT"
 RUNS="${RUNS:-50}"
 ROUNDS="${ROUNDS:-3}"
 GEMM="${GEMM:-1}"
+PACK="${PACK:-native}"
 read -r -a TH <<< "${THREADS:-1}"
 OUT="$ROOT/target/bench-rust"
-VENV="$ROOT/target/bench-venv"
 mkdir -p "$OUT"
 
-if [[ ! -x "$VENV/bin/python" ]]; then
-    python3 -m venv "$VENV"
-    "$VENV/bin/pip" install -q onnxruntime onnx numpy
-fi
-PY="$VENV/bin/python"
 [[ -d target/onnx-tests/light ]] || bash testsuite/conformance/fetch.sh >/dev/null
-cargo build -q --release -p compiler --bin edgec
-EDGEC="$ROOT/target/release/edgec"
+# shellcheck source=benches/common.sh
+source benches/common.sh
 
 if [[ -z "${MODELS:-}" ]]; then
     MODELS="$(ls target/onnx-tests/light/*.onnx) $(ls testsuite/models/real/{mobilenetv3_small_paddle,ppocr_det_paddle,vit_tiny_paddle,bert_encoder_paddle_static,bert12_paddle}/model.onnx) $(ls testsuite/models/{paddle_cnn,tf_mobilenet,det_head,vit_decoder,swin_block}/model.onnx)"
@@ -55,10 +51,6 @@ kind() { # cnn or transformer, for the geometric means
     esac
 }
 
-median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-# Reads all of its input (an early close would break the writer's pipe).
-field() { awk -F= -v k="$1" '$1 == k && !found { print $2; found = 1 }'; }
-
 export CARGO_TARGET_DIR="$OUT/target"
 head="| model | kind |"; rule="|---|---|"
 for t in "${TH[@]}"; do
@@ -70,7 +62,7 @@ for model in $MODELS; do
     name="$(basename "$model" .onnx)"
     [[ "$name" == model ]] && name="$(basename "$(dirname "$model")")"
     crate="$OUT/$name"
-    if ! "$EDGEC" compile "$model" -o "$crate" --name "$name" --report "$crate.json" 2>"$crate.log"; then
+    if ! "$EDGEC" compile "$model" -o "$crate" --name "$name" --pack-for "$PACK" --report "$crate.json" 2>"$crate.log"; then
         echo "$name: compile failed (see $crate.log)"
         continue
     fi

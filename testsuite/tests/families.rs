@@ -23,7 +23,7 @@ const TREES: &[(&str, &[&str])] = &[
     ("codegen/src/rust/ops", &["mod", "table"]),
     // The crate root, the run-time support every generated crate uses (arena,
     // error, rt, npy, plan, shape arithmetic, the per-op profile, resident
-    // memory for `--mem`), instruction-set selection
+    // memory for `--mem`, the weights file), instruction-set selection
     // (simd), element types (lowp, lowp8), shared math and iteration (math,
     // strided), the GEMM engine that linalg, conv and attention drive, the
     // fused activation epilogues (act) and the worker pool the GEMM and conv
@@ -32,7 +32,7 @@ const TREES: &[(&str, &[&str])] = &[
         "codegen/kernels/src",
         &[
             "lib", "arena", "error", "rt", "npy", "plan", "profile", "shape", "simd", "lowp", "lowp8", "math",
-            "strided", "gemm", "act", "threads", "memstat",
+            "strided", "gemm", "act", "threads", "memstat", "weights",
         ],
     ),
 ];

@@ -225,7 +225,7 @@ impl Weights {
     /// and FNV-1a hash must match what the model was generated with.
     pub fn decode(bytes: &[u8], hash: u64, counts: Counts) -> Result<Weights, Error> {
         let ranges = frame(bytes, counts)?;
-        if crate::rt::fnv1a64(bytes) != hash {
+        if edgec_numeric::hash::fnv1a64(bytes) != hash {
             return Err(Error("weights: checksum mismatch (the file does not belong to this model)".into()));
         }
         Ok(Weights::owned(ranges.map(|(a, b)| &bytes[a..b])))
@@ -260,16 +260,22 @@ mod tests {
     #[test]
     fn weights_are_checked() {
         let (mut b, counts) = file();
-        let w = Weights::decode(&b, crate::rt::fnv1a64(&b), counts).unwrap();
+        let w = Weights::decode(&b, edgec_numeric::hash::fnv1a64(&b), counts).unwrap();
         assert_eq!((w.f8e4m3fn[0].to_f64(), w.i4[0].get()), (1.0, -7));
         assert_eq!((&w.f32[..], &w.bool[..]), (&[2.5][..], &[true][..]));
         assert_eq!((w.f16[0].to_f32(), &w.u64[..]), (1.0, &[u64::MAX][..]));
         assert!(Weights::decode(&b, 0, counts).unwrap_err().0.contains("checksum"));
-        assert!(Weights::decode(&b[..20], crate::rt::fnv1a64(&b[..20]), counts).is_err());
+        assert!(Weights::decode(&b[..20], edgec_numeric::hash::fnv1a64(&b[..20]), counts).is_err());
         let short = &b[..b.len() - 64];
-        assert!(Weights::decode(short, crate::rt::fnv1a64(short), counts).unwrap_err().0.contains("expected"));
+        assert!(Weights::decode(short, edgec_numeric::hash::fnv1a64(short), counts)
+            .unwrap_err()
+            .0
+            .contains("expected"));
         b[7] = 3;
-        assert!(Weights::decode(&b, crate::rt::fnv1a64(&b), counts).unwrap_err().0.contains("format version 3"));
+        assert!(Weights::decode(&b, edgec_numeric::hash::fnv1a64(&b), counts)
+            .unwrap_err()
+            .0
+            .contains("format version 3"));
     }
 
     #[test]
