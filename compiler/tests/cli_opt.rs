@@ -183,3 +183,32 @@ fn cross_flags_are_checked() {
     let runner = edgec(&["run", s(&krate), "--triple", "aarch64-unknown-linux-gnu", "--runner", "no-such-emulator"]);
     assert!(text(&runner.stderr).contains("the runner no-such-emulator is not on PATH"), "{}", text(&runner.stderr));
 }
+
+#[test]
+fn pack_for_names_the_family_weights_are_packed_for() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testsuite/models/det_head/model.onnx");
+    let krate = dir.path().join("k");
+    let bad = edgec(&["compile", s(&model), "-o", s(&krate), "--pack-for", "sse4"]);
+    let err = text(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("--pack-for sse4: not a GEMM family (one of avx512, avx2, neon, scalar, native, none)"),
+        "{err}"
+    );
+    let lib = |family: &str| {
+        let out = edgec(&["compile", s(&model), "-o", s(&krate), "--pack-for", family]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let weights = std::fs::metadata(krate.join("weights.bin")).expect("weights").len();
+        (std::fs::read_to_string(krate.join("src/lib.rs")).expect("lib.rs"), weights)
+    };
+    let (avx2, _) = lib("avx2");
+    assert!(avx2.contains("k::conv::PackedConv::prepacked(") && avx2.contains("k::gemm::Isa::Avx2"), "{avx2}");
+    assert!(!avx2.contains("PackedConv::new("), "{avx2}");
+    let (neon, neon_bytes) = lib("neon");
+    assert!(neon.contains("k::gemm::Isa::Neon") && !neon.contains("k::gemm::Isa::Avx2"));
+    // Packed at construction: the raw weights are stored instead.
+    let (none, none_bytes) = lib("none");
+    assert!(none.contains("k::conv::PackedConv::new(") && !none.contains("prepacked("), "{none}");
+    assert!(neon_bytes >= none_bytes, "NEON panels {neon_bytes} B, raw weights {none_bytes} B");
+}

@@ -198,9 +198,10 @@ pub(crate) fn join_pieces(pieces: &[&[f32]]) -> Vec<f32> {
     out
 }
 
-/// B (`k × n`) packed once for the micro-kernel family current at
-/// construction (see [`isa::current`]); every later product with it uses that
-/// family. Layout: `⌈n/NR⌉` panels of `NR × k` values (see the module docs).
+/// B (`k × n`) packed once for one micro-kernel family: the one current at
+/// construction ([`PackedB::new`], see [`isa::current`]) or the one the
+/// compiler packed for ([`PackedB::prepacked`]); every product with it uses
+/// that family. Layout: `⌈n/NR⌉` panels of `NR × k` values (see the module docs).
 #[derive(Clone, Debug)]
 pub struct PackedB {
     store: Store,
@@ -302,8 +303,8 @@ impl BSource for PackedB {
     }
 }
 
-/// A (`m × k`) packed once for the micro-kernel family current at
-/// construction, as `⌈m/MR⌉` panels of `MR × k` values (the last one
+/// A (`m × k`) packed once for one micro-kernel family (at construction or
+/// by the compiler: [`PackedA::from_packed`]), as `⌈m/MR⌉` panels of `MR × k` values (the last one
 /// `(m mod MR) × k` if shorter). Used for constant left operands (conv weights).
 #[derive(Clone, Debug)]
 pub(crate) struct PackedA {

@@ -114,7 +114,6 @@ pub fn conv(cx: &mut OpCx<'_, '_>) -> Result<(), String> {
     Ok(())
 }
 
-/// Begin pads of a transposed conv (explicit, or from `auto_pad` and the output size).
 /// Weights of a 2-D convolution of `geometry` (weight dims, kernel, strides,
 /// dilations, groups) arranged for `isa` at compile time (the path depends
 /// on the geometry alone, so sizes and pads are placeholders).
@@ -144,6 +143,7 @@ fn packed_conv(
     edgec_kernels::conv::PackedConv::new_for(isa, &p, w).blob()
 }
 
+/// Begin pads of a transposed conv (explicit, or from `auto_pad` and the output size).
 fn transpose_pads(
     op: &OpData,
     xs: &[Sz],
