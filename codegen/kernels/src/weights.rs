@@ -10,8 +10,8 @@
 //! elsewhere ([`Weights::decode`]) are checked against the hash the model
 //! was generated with and decoded.
 //!
-//! The one `unsafe` block outside the SIMD modules is here: viewing aligned
-//! little-endian bytes as a slice of primitive numbers.
+//! Its one `unsafe` block views aligned little-endian bytes as a slice of
+//! primitive numbers (the crate's other `unsafe` is listed in `lib.rs`).
 
 use crate::error::Error;
 use crate::lowp::{BF16, F16};

@@ -252,7 +252,7 @@ fn header(
     // Names follow the ONNX graph's (node names may hold `__` or capitals);
     // size expressions keep their parentheses.
     s += &format!(
-        "\n#![forbid(unsafe_code)]\n#![allow(clippy::all, non_snake_case, unused_parens)]\n\nuse edgec_kernels as k;\nuse k::arena::{{carve, Region}};\npub use k::rt::{{Error, View}};\n\n/// Bytes of the arenas planned for the intermediates (at the largest bucket;\n/// see `Model::arena_bytes` for what a model holds).\npub const ARENA_BYTES: usize = {arena};\n/// Bytes of the embedded weights.\npub const WEIGHT_BYTES: usize = {weight_bytes};\n\n"
+        "\n#![forbid(unsafe_code)]\n#![allow(clippy::all, non_snake_case, unused_parens)]\n\nuse edgec_kernels as k;\nuse k::arena::{{carve, Region}};\npub use k::rt::{{Error, View}};\n\n/// Bytes of the embedded weights (`Model::arena_bytes` gives the arenas a model holds).\npub const WEIGHT_BYTES: usize = {weight_bytes};\n\n"
     );
     s
 }

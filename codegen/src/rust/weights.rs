@@ -14,8 +14,8 @@ use std::collections::HashMap;
 pub struct WeightLayout {
     /// Constant name → (class, element offset, element count).
     pub at: HashMap<String, (Class, usize, usize)>,
-    /// Weights packed at compile time, by key → (class, element offset, count).
-    blobs: HashMap<String, (Class, usize, usize)>,
+    /// Weights packed at compile time (f32), by key → (element offset, count).
+    blobs: HashMap<String, (usize, usize)>,
     sections: [Vec<u8>; SECTIONS],
     counts: [usize; SECTIONS],
 }
@@ -50,8 +50,8 @@ impl WeightLayout {
     /// `key` (once), 64-byte aligned; returns its (element offset, length)
     /// in the f32 section.
     pub fn add_blob(&mut self, key: &str, make: impl FnOnce() -> Vec<f32>) -> (usize, usize) {
-        if let Some(&(_, off, len)) = self.blobs.get(key) {
-            return (off, len);
+        if let Some(&place) = self.blobs.get(key) {
+            return place;
         }
         let s = section(Class::F32);
         let start = self.counts[s].next_multiple_of(edgec_kernels::gemm::PIECE_ALIGN);
@@ -61,7 +61,7 @@ impl WeightLayout {
             self.sections[s].extend_from_slice(&v.to_le_bytes());
         }
         self.counts[s] = start + blob.len();
-        self.blobs.insert(key.to_string(), (Class::F32, start, blob.len()));
+        self.blobs.insert(key.to_string(), (start, blob.len()));
         (start, blob.len())
     }
 
