@@ -14,7 +14,8 @@
 //!
 //! Prints one `layer=CxHxW ... ratio=...` line per MobileNet-class layer, then
 //! `dw_min_ratio=...` (the worst layer: the gated figure) and
-//! `dw_geomean_ratio=...`.
+//! `dw_geomean_ratio=...`. Arguments `CxHxW ...` time those layers instead
+//! (for profiling one shape).
 
 use edgec_kernels::act::Act;
 use edgec_kernels::conv::{self, Conv2d, PackedConv};
@@ -73,7 +74,8 @@ fn main() {
     let (peak_gflops, kind) = peak::gflops();
     println!("peak_kind={kind} peak_gflops={peak_gflops:.1}");
     let (mut worst, mut log_sum) = (f64::INFINITY, 0.0);
-    for &(c, h, w) in LAYERS {
+    let layers = layers();
+    for &(c, h, w) in &layers {
         let p = geometry(c, h, w);
         let secs = depthwise_secs(&p);
         let elems = c * h * w;
@@ -93,5 +95,23 @@ fn main() {
         log_sum += ratio.ln();
     }
     println!("dw_min_ratio={worst:.3}");
-    println!("dw_geomean_ratio={:.3}", (log_sum / LAYERS.len() as f64).exp());
+    println!("dw_geomean_ratio={:.3}", (log_sum / layers.len() as f64).exp());
+}
+
+/// The layers named on the command line (`CxHxW`), or [`LAYERS`].
+fn layers() -> Vec<(usize, usize, usize)> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.is_empty() {
+        return LAYERS.to_vec();
+    }
+    let parse = |a: &str| -> Option<(usize, usize, usize)> {
+        let d: Vec<usize> = a.split('x').map(|v| v.parse().ok()).collect::<Option<_>>()?;
+        match d[..] {
+            [c, h, w] if c * h * w > 0 => Some((c, h, w)),
+            _ => None,
+        }
+    };
+    args.iter()
+        .map(|a| parse(a).unwrap_or_else(|| panic!("dw_bench: `{a}` is not a layer CxHxW (e.g. 32x112x112)")))
+        .collect()
 }

@@ -138,16 +138,18 @@ proptest! {
         check_conv2d(p, act, bias, seed);
     }
 
-    /// Square 3×3 and 5×5 stride-1 depthwise kernels on planes of at least
-    /// four column blocks: the unrolled two-row kernel, odd heights (its
-    /// last step has one row), widths off the block size, any pads.
+    /// Square 3×3 and 5×5 stride-1 depthwise kernels on planes wider than
+    /// one column block: the register-blocked kernel (four rows × two
+    /// blocks), heights off its four rows, widths off the block size (a
+    /// last block stored into the next row, or cut at the plane's end), odd
+    /// block counts (a step with one block in vain), any pads, batches.
     #[test]
     fn conv2d_depthwise_square_matches(
-        c in 1usize..=6, mult in 1usize..=2, k in prop::sample::select(vec![3usize, 5]), (h, w) in (1usize..=9, 49usize..=100),
+        n in 1usize..=2, c in 1usize..=6, mult in 1usize..=2, k in prop::sample::select(vec![3usize, 5]), (h, w) in (1usize..=9, 17usize..=100),
         pads in (0usize..=2, 0usize..=2, 0usize..=2, 0usize..=2), act in act_strategy(), bias in any::<bool>(), seed in any::<u64>(),
     ) {
         let p = Conv2d {
-            n: 1, c_in: c, h: h + k, w, c_out: c * mult, kh: k, kw: k, stride_h: 1, stride_w: 1,
+            n, c_in: c, h: h + k, w, c_out: c * mult, kh: k, kw: k, stride_h: 1, stride_w: 1,
             pad_top: pads.0, pad_left: pads.1, pad_bottom: pads.2, pad_right: pads.3, dil_h: 1, dil_w: 1, groups: c,
         };
         check_conv2d(p, act, bias, seed);
@@ -236,6 +238,85 @@ proptest! {
                 });
                 assert_close(&got, &want, &format!("2d {p2:?} {act:?} [{isa:?}]"));
             }
+        }
+    }
+}
+
+/// The depthwise kernels sum each output's taps in one order (bias, then
+/// `ky`, `kx` ascending) with one rounding per tap where the code running
+/// has fused multiply-adds: bit-equal to that sum in scalar code, so
+/// every kernel (register-blocked square, general padded, channel blocks)
+/// gives the same bits, ReLU's −0 and NaN included.
+fn depthwise_reference(p: &Conv2d, x: &[f32], w: &[f32], bias: &[f32], relu: bool) -> Vec<f32> {
+    let fused = cfg!(target_arch = "aarch64") || edgec_kernels::simd::level() >= 2;
+    let (oh, ow) = (p.out_h(), p.out_w());
+    let mut y = Vec::with_capacity(p.n * p.c_out * oh * ow);
+    for (b, c, oy, ox) in itertools_product(p.n, p.c_out, oh, ow) {
+        let mut a = bias[c];
+        for ky in 0..p.kh {
+            for kx in 0..p.kw {
+                let (iy, ix) = ((oy + ky) as isize - p.pad_top as isize, (ox + kx) as isize - p.pad_left as isize);
+                let inside = iy >= 0 && ix >= 0 && (iy as usize) < p.h && (ix as usize) < p.w;
+                let v = if inside { x[((b * p.c_in + c) * p.h + iy as usize) * p.w + ix as usize] } else { 0.0 };
+                let wv = w[(c * p.kh + ky) * p.kw + kx];
+                a = if fused { v.mul_add(wv, a) } else { a + wv * v };
+            }
+        }
+        y.push(if relu && a < 0.0 { 0.0 } else { a });
+    }
+    y
+}
+
+/// Values in [-2, 2) with full 24-bit mantissas (so products round and a
+/// different tap order or rounding shows in the bits; [`values`] are exact
+/// quarters).
+fn full_values(n: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 40) as f32 / (1u64 << 22) as f32 - 2.0
+        })
+        .collect()
+}
+
+/// `(a, b, c, d)` over `0..n0 × 0..n1 × 0..n2 × 0..n3`, last fastest.
+fn itertools_product(n0: usize, n1: usize, n2: usize, n3: usize) -> impl Iterator<Item = (usize, usize, usize, usize)> {
+    (0..n0).flat_map(move |a| (0..n1).flat_map(move |b| (0..n2).flat_map(move |c| (0..n3).map(move |d| (a, b, c, d)))))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    /// Stride-1 depthwise convs of every width class (one block, the
+    /// register-blocked square kernel, odd block counts) bit-equal to the
+    /// scalar sum, with inputs holding −0 and NaN.
+    #[test]
+    fn depthwise_bits_match_scalar_sum(
+        n in 1usize..=2, c in 1usize..=4, k in prop::sample::select(vec![3usize, 5]), (h, w) in (1usize..=9, 5usize..=80),
+        pad in 0usize..=2, relu in any::<bool>(), seed in any::<u64>(), specials in any::<bool>(),
+    ) {
+        let p = Conv2d {
+            n, c_in: c, h: h + k, w: w + k, c_out: c, kh: k, kw: k, stride_h: 1, stride_w: 1,
+            pad_top: pad, pad_left: pad, pad_bottom: pad, pad_right: pad, dil_h: 1, dil_w: 1, groups: c,
+        };
+        let mut x = full_values(p.n * p.c_in * p.h * p.w, seed);
+        if specials {
+            let mid = x.len() / 2;
+            x[0] = -0.0;
+            x[mid] = f32::NAN;
+        }
+        let w = full_values(p.c_out * k * k, seed + 1);
+        let bias = full_values(p.c_out, seed + 2);
+        let want = depthwise_reference(&p, &x, &w, &bias, relu);
+        let act = if relu { Act::Relu } else { Act::None };
+        let pw = PackedConv::new(&p, &w);
+        let mut y = vec![f32::NAN; want.len()];
+        let mut scratch = vec![f32::NAN; conv::conv2d_scratch_len(&p)];
+        conv::conv2d(&p, &x, &pw, Some(&bias), act, &mut y, &mut scratch);
+        for (i, (g, e)) in y.iter().zip(&want).enumerate() {
+            prop_assert!(g.to_bits() == e.to_bits() || (g.is_nan() && e.is_nan()), "{p:?} relu={relu} at {i}: {g} vs {e}");
         }
     }
 }

@@ -177,7 +177,11 @@ crate::multiversion! {
                 for (l, v) in b0.iter_mut().enumerate().take(lanes) {
                     *v = bias.map_or(0.0, |bv| bv[c0 + l]);
                 }
-                taps_block(p, xb, taps, &b0, yb);
+                if super::padded::fused() {
+                    taps_block::<true>(p, xb, taps, &b0, yb);
+                } else {
+                    taps_block::<false>(p, xb, taps, &b0, yb);
+                }
                 let ys = &mut y[(b * p.c_out + c0) * os..(b * p.c_out + c0 + lanes) * os];
                 deinterleave(yb, os, lanes, ys);
                 act.apply_slice(ys);
@@ -221,10 +225,11 @@ fn interior(out: usize, n: usize, s: usize, d: usize, k: usize, pad: usize) -> (
 }
 
 /// Every output pixel of one lane block: `bias + Σ taps w · x` over the
-/// taps that land inside the input. Interior pixels (all column taps
-/// inside) take `PIXELS` at a time without bounds tests.
+/// taps that land inside the input (`FMA`: one rounding per tap, as the
+/// padded kernels). Interior pixels (all column taps inside) take `PIXELS`
+/// at a time without bounds tests.
 #[inline(always)]
-fn taps_block(p: &Conv2d, xb: &[f32], wb: &[[f32; LANES]], bias: &[f32; LANES], yb: &mut [f32]) {
+fn taps_block<const FMA: bool>(p: &Conv2d, xb: &[f32], wb: &[[f32; LANES]], bias: &[f32; LANES], yb: &mut [f32]) {
     let (oh, ow) = (p.out_h(), p.out_w());
     let (xlo, xhi) = interior(ow, p.w, p.stride_w, p.dil_w, p.kw, p.pad_left);
     for oy in 0..oh {
@@ -232,13 +237,13 @@ fn taps_block(p: &Conv2d, xb: &[f32], wb: &[[f32; LANES]], bias: &[f32; LANES], 
         let mut ox = 0;
         while ox < ow {
             if ox >= xlo && ox + PIXELS <= xhi {
-                pixels::<PIXELS>(p, xb, wb, bias, (oy, ox), (klo, khi), yb);
+                pixels::<PIXELS, FMA>(p, xb, wb, bias, (oy, ox), (klo, khi), yb);
                 ox += PIXELS;
             } else if ox >= xlo && ox < xhi {
-                pixels::<1>(p, xb, wb, bias, (oy, ox), (klo, khi), yb);
+                pixels::<1, FMA>(p, xb, wb, bias, (oy, ox), (klo, khi), yb);
                 ox += 1;
             } else {
-                border_pixel(p, xb, wb, bias, (oy, ox), yb);
+                border_pixel::<FMA>(p, xb, wb, bias, (oy, ox), yb);
                 ox += 1;
             }
         }
@@ -261,7 +266,7 @@ fn row_taps(p: &Conv2d, oy: usize) -> (usize, usize) {
 
 /// `N` interior pixels `ox..ox + N` of row `oy` (every column tap inside).
 #[inline(always)]
-fn pixels<const N: usize>(
+fn pixels<const N: usize, const FMA: bool>(
     p: &Conv2d,
     xb: &[f32],
     wb: &[[f32; LANES]],
@@ -279,9 +284,7 @@ fn pixels<const N: usize>(
                 let ix = (ox + j) * p.stride_w + kx * p.dil_w - p.pad_left;
                 let at = (iy * p.w + ix) * LANES;
                 let xv: &[f32; LANES] = xb[at..at + LANES].try_into().expect("lane block");
-                for l in 0..LANES {
-                    a[l] += wv[l] * xv[l];
-                }
+                lanes_madd::<FMA>(a, wv, xv);
             }
         }
     }
@@ -292,7 +295,7 @@ fn pixels<const N: usize>(
 
 /// One output pixel with bounds tests on every tap (the borders).
 #[inline(always)]
-fn border_pixel(
+fn border_pixel<const FMA: bool>(
     p: &Conv2d,
     xb: &[f32],
     wb: &[[f32; LANES]],
@@ -313,11 +316,16 @@ fn border_pixel(
             }
             let at = (iy as usize * p.w + ix as usize) * LANES;
             let xv: &[f32; LANES] = xb[at..at + LANES].try_into().expect("lane block");
-            let wv = &wb[ky * p.kw + kx];
-            for l in 0..LANES {
-                acc[l] += wv[l] * xv[l];
-            }
+            lanes_madd::<FMA>(&mut acc, &wb[ky * p.kw + kx], xv);
         }
     }
     yb[(oy * p.out_w() + ox) * LANES..][..LANES].copy_from_slice(&acc);
+}
+
+/// `a += w · x` per lane, one rounding with `FMA`.
+#[inline(always)]
+fn lanes_madd<const FMA: bool>(a: &mut [f32; LANES], w: &[f32; LANES], x: &[f32; LANES]) {
+    for l in 0..LANES {
+        a[l] = if FMA { x[l].mul_add(w[l], a[l]) } else { a[l] + w[l] * x[l] };
+    }
 }

@@ -31,6 +31,7 @@ mod depthwise;
 mod im2col;
 mod nd;
 mod padded;
+mod square;
 mod transpose;
 pub mod window;
 

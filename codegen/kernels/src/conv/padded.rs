@@ -12,13 +12,15 @@
 //! read is either written for every channel (an input element) or zero
 //! for every channel, so the copy is zeroed once per call.
 
+use super::square;
 use super::Conv2d;
 use crate::act::{Act, ActSlice};
 use crate::threads;
+use std::ops::Range;
 
 /// Output columns computed together (one AVX-512 vector, two AVX2 or four
 /// SSE/NEON vectors).
-const COLS: usize = 16;
+pub(super) const COLS: usize = 16;
 
 /// Widest kernel whose tap offsets are precomputed (wider kernels take
 /// another kernel).
@@ -35,22 +37,24 @@ const UNITS: usize = 4;
 /// The padded, phase-split plane: `rows` rows of `s` phases of `phase`
 /// elements each; outputs are computed for `owp` columns (`out_w` rounded
 /// up to `COLS`), of which `out_w` are stored.
-struct Geom {
-    rows: usize,
+pub(super) struct Geom {
+    pub(super) rows: usize,
     phase: usize,
-    owp: usize,
+    pub(super) owp: usize,
 }
 
 impl Geom {
     fn of(p: &Conv2d) -> Geom {
         let owp = p.out_w().div_ceil(COLS) * COLS;
+        let phase = owp + (p.kw - 1) * p.dil_w / p.stride_w + 1;
         Geom {
             rows: (p.out_h().max(1) - 1) * p.stride_h + (p.kh - 1) * p.dil_h + 1,
-            phase: owp + (p.kw - 1) * p.dil_w / p.stride_w + 1,
+            // The square kernels read whole aligned blocks of each row.
+            phase: if square::side(p).is_some() { phase.next_multiple_of(COLS) } else { phase },
             owp,
         }
     }
-    fn row_len(&self, s: usize) -> usize {
+    pub(super) fn row_len(&self, s: usize) -> usize {
         s * self.phase
     }
 }
@@ -69,22 +73,14 @@ pub(crate) fn takes(p: &Conv2d) -> bool {
 pub(crate) fn scratch_len(p: &Conv2d) -> usize {
     let g = Geom::of(p);
     let rl = g.row_len(p.stride_w);
-    g.rows * rl + slack(rl)
+    g.rows * rl + slack(rl) + COLS
 }
 
-/// Zeros past the plane: a [`square`] step computes two rows of
-/// [`UNITS`] column blocks even where the plane ends sooner (it stores only
-/// the outputs that exist).
+/// Zeros past the plane: a [`square`] step computes up to
+/// [`square::MAX_ROWS`] rows of up to [`UNITS`] column blocks even where the
+/// plane ends sooner (it stores only the outputs that exist).
 fn slack(rl: usize) -> usize {
-    2 * rl + UNITS * COLS
-}
-
-/// The side of a square kernel [`square`] takes (stride 1, no dilation,
-/// 3×3 or 5×5, planes at least [`UNITS`] column blocks wide).
-fn square_kernel(p: &Conv2d) -> Option<usize> {
-    let unit = p.stride_h == 1 && p.stride_w == 1 && p.dil_h == 1 && p.dil_w == 1;
-    let wide = p.out_w().div_ceil(COLS) >= UNITS;
-    (unit && wide && p.kh == p.kw && matches!(p.kh, 3 | 5)).then_some(p.kh)
+    square::MAX_ROWS * rl + UNITS * COLS
 }
 
 /// Where each tap column starts in a padded row, and each phase's first
@@ -127,25 +123,36 @@ crate::multiversion! {
         let (is, os, ks) = (p.h * p.w, p.out_h() * p.out_w(), p.kh * p.kw);
         let mult = p.c_out / p.c_in;
         let len = g.rows * g.row_len(s);
-        let plane = &mut scratch[..len + slack(g.row_len(s))];
+        // Rows of the square kernels start on 64-byte boundaries.
+        let at = scratch.as_ptr().align_offset(64).min(COLS);
+        let plane = &mut scratch[at..at + len + slack(g.row_len(s))];
         plane.fill(0.0);
         let (o, fma) = (Offsets::of(p, &g), fused());
+        // Planes one block wide take the general loops (per-plane costs
+        // dominate there; measured no faster).
+        let side = square::side(p).filter(|_| fma && square::available() && g.owp > COLS);
+        // One output plane per input plane: the square kernel copies the
+        // rows as it reaches them.
+        let lazy = side.is_some() && mult == 1;
         for b in 0..p.n {
             for ic in 0..p.c_in {
-                fill(p, &g, &o.phases[..s], &x[(b * p.c_in + ic) * is..][..is], &mut plane[..len]);
+                let xp = &x[(b * p.c_in + ic) * is..][..is];
+                let phases = &o.phases[..s];
+                if !lazy {
+                    fill_rows(p, &g, phases, xp, plane, 0..g.rows);
+                }
                 for oc in ic * mult..(ic + 1) * mult {
                     let yp = &mut y[(b * p.c_out + oc) * os..][..os];
                     let b0 = bias.map_or(0.0, |b| b[oc]);
                     let wk = &w[oc * ks..(oc + 1) * ks];
-                    match (square_kernel(p), fma) {
-                        (Some(3), true) => square::<true, 3>(p, &g, plane, wk, b0, yp),
-                        (Some(5), true) => square::<true, 5>(p, &g, plane, wk, b0, yp),
-                        _ => {
-                            let planes = (&plane[..len], len);
-                            channel(fma, p, &g, planes, &o.taps[..p.kw], wk, b0, (0, p.out_h()), yp);
-                        }
+                    if let Some(k) = side {
+                        let src = square::Src { plane: &mut *plane, input: lazy.then_some((phases, xp)) };
+                        square::plane(k, p, &g, src, wk, (b0, act), yp);
+                    } else {
+                        let planes = (&plane[..len], len);
+                        channel(fma, p, &g, planes, &o.taps[..p.kw], wk, b0, (0, p.out_h()), yp);
+                        act.apply_slice(yp);
                     }
-                    act.apply_slice(yp);
                 }
             }
         }
@@ -224,7 +231,7 @@ crate::multiversion! {
         let (o, fma) = (Offsets::of(p, &g), fused());
         for b in 0..p.n {
             for (ic, plane) in planes.chunks_exact_mut(pl).enumerate() {
-                fill(p, &g, &o.phases[..s], &x[(b * p.c_in + ic) * is..][..is], plane);
+                fill_rows(p, &g, &o.phases[..s], &x[(b * p.c_in + ic) * is..][..is], plane, 0..g.rows);
             }
             let yb = &mut y[b * p.c_out * os..(b + 1) * p.c_out * os];
             // Output channels split across threads in whole quads (the
@@ -270,14 +277,23 @@ crate::multiversion! {
     }
 }
 
-/// Copy one input plane into the padded, phase-split `plane` (only the
-/// input's elements: the padding stays zero). `phases[q]`: the first input
-/// column of phase `q` and where it lands in the phase.
+/// Copy padded rows `rows` of one input plane into the padded, phase-split
+/// `plane` (only the input's elements: the padding stays zero).
+/// `phases[q]`: the first input column of phase `q` and where it lands in
+/// the phase.
 #[inline(always)]
-fn fill(p: &Conv2d, g: &Geom, phases: &[(usize, usize)], xp: &[f32], plane: &mut [f32]) {
+pub(super) fn fill_rows(
+    p: &Conv2d,
+    g: &Geom,
+    phases: &[(usize, usize)],
+    xp: &[f32],
+    plane: &mut [f32],
+    rows: Range<usize>,
+) {
     let s = p.stride_w;
     let rl = g.row_len(s);
-    for (r, dst) in plane.chunks_exact_mut(rl).enumerate() {
+    let dsts = plane[rows.start * rl..rows.end * rl].chunks_exact_mut(rl);
+    for (r, dst) in (rows.start..).zip(dsts) {
         let Some(iy) = r.checked_sub(p.pad_top).filter(|&iy| iy < p.h) else { continue };
         let row = &xp[iy * p.w..(iy + 1) * p.w];
         for (q, &(ix0, j0)) in phases.iter().enumerate() {
@@ -286,7 +302,14 @@ fn fill(p: &Conv2d, g: &Geom, phases: &[(usize, usize)], xp: &[f32], plane: &mut
             match s {
                 1 => {
                     let n = ph.len().min(src.len());
-                    super::copy_inline(&mut ph[..n], &src[..n]);
+                    if n < COLS && src.len() >= COLS && ph.len() >= COLS {
+                        // A narrow row: one whole block, the lanes past the
+                        // row kept zero (a copy of n < 16 runs scalar).
+                        let blk: [f32; COLS] = std::array::from_fn(|i| if i < n { src[i] } else { 0.0 });
+                        <&mut [f32; COLS]>::try_from(&mut ph[..COLS]).expect("COLS").copy_from_slice(&blk);
+                    } else {
+                        super::copy_inline(&mut ph[..n], &src[..n]);
+                    }
                 }
                 // 32 inputs to 16 outputs at a time, so the even/odd split
                 // vectorizes as shuffles.
@@ -388,60 +411,6 @@ fn channel_with<const FMA: bool>(
     }
 }
 
-/// One output plane of a `K`×`K`, stride-1, undilated depthwise conv:
-/// two output rows × [`UNITS`] column blocks per step (eight named
-/// accumulators: arrays of them went through memory), each input row
-/// loaded once per step for both output rows it feeds, taps unrolled,
-/// every load within one fixed-length slice of a plane row (one bounds
-/// check per input row). Planes narrower than [`UNITS`] blocks take
-/// [`channel`]. A step past the plane's last row or column computes from
-/// the zeros of the [`slack`] and stores nothing. Each output sums its
-/// taps in the order [`channel_with`] does.
-#[inline(always)]
-fn square<const FMA: bool, const K: usize>(p: &Conv2d, g: &Geom, plane: &[f32], wk: &[f32], bias: f32, yp: &mut [f32]) {
-    let (ow, oh, rl, blocks) = (p.out_w(), p.out_h(), g.row_len(1), g.owp / COLS);
-    let w: [f32; 25] = std::array::from_fn(|i| wk.get(i).copied().unwrap_or(0.0));
-    let span = UNITS * COLS + K - 1;
-    for oy in (0..oh).step_by(2) {
-        for bx in (0..blocks).step_by(UNITS) {
-            let [mut a00, mut a01, mut a02, mut a03, mut a10, mut a11, mut a12, mut a13] = [[bias; COLS]; 8];
-            for iy in 0..=K {
-                let seg = &plane[(oy + iy) * rl + bx * COLS..][..span];
-                for kx in 0..K {
-                    // Named slices (an array map was an out-of-line call).
-                    let (x0, x1) = (&seg[kx..kx + COLS], &seg[COLS + kx..2 * COLS + kx]);
-                    let (x2, x3) = (&seg[2 * COLS + kx..3 * COLS + kx], &seg[3 * COLS + kx..4 * COLS + kx]);
-                    if iy < K {
-                        let wv = w[iy * K + kx];
-                        madd::<FMA>(&mut a00, wv, x0);
-                        madd::<FMA>(&mut a01, wv, x1);
-                        madd::<FMA>(&mut a02, wv, x2);
-                        madd::<FMA>(&mut a03, wv, x3);
-                    }
-                    if iy > 0 {
-                        let wv = w[(iy - 1) * K + kx];
-                        madd::<FMA>(&mut a10, wv, x0);
-                        madd::<FMA>(&mut a11, wv, x1);
-                        madd::<FMA>(&mut a12, wv, x2);
-                        madd::<FMA>(&mut a13, wv, x3);
-                    }
-                }
-            }
-            for (r, row) in [[a00, a01, a02, a03], [a10, a11, a12, a13]].iter().enumerate().take(oh - oy) {
-                for (j, a) in row.iter().enumerate().take(blocks - bx) {
-                    let x0 = (bx + j) * COLS;
-                    let m = COLS.min(ow - x0);
-                    let dst = &mut yp[(oy + r) * ow + x0..][..m];
-                    match <&mut [f32; COLS]>::try_from(&mut *dst) {
-                        Ok(d) => *d = *a,
-                        Err(_) => dst.copy_from_slice(&a[..m]),
-                    }
-                }
-            }
-        }
-    }
-}
-
 /// Output rows `oy0..oy1` of four consecutive output planes (`y4`, weights
 /// `w4` `[4][planes][kh][kw]`): each tap's inputs are loaded once for the
 /// four (a shallow conv reads few inputs per output; unaligned loads, not
@@ -506,7 +475,7 @@ fn quad_with<const FMA: bool>(
 /// increasing order, so the columns a block writes past its row's end
 /// belong to a later unit of the same plane, which overwrites them.
 #[inline(always)]
-fn store(dst: &mut [f32], a: &[f32; COLS], m: usize) {
+pub(super) fn store(dst: &mut [f32], a: &[f32; COLS], m: usize) {
     if dst.len() >= COLS {
         let d: &mut [f32; COLS] = (&mut dst[..COLS]).try_into().expect("COLS");
         *d = *a;
@@ -517,7 +486,7 @@ fn store(dst: &mut [f32], a: &[f32; COLS], m: usize) {
 
 /// `a += w · x[..COLS]`, one rounding per element with `FMA`.
 #[inline(always)]
-fn madd<const FMA: bool>(a: &mut [f32; COLS], w: f32, x: &[f32]) {
+pub(super) fn madd<const FMA: bool>(a: &mut [f32; COLS], w: f32, x: &[f32]) {
     let x: &[f32; COLS] = x[..COLS].try_into().expect("COLS");
     for l in 0..COLS {
         a[l] = if FMA { x[l].mul_add(w, a[l]) } else { a[l] + w * x[l] };
@@ -528,6 +497,6 @@ fn madd<const FMA: bool>(a: &mut [f32; COLS], w: f32, x: &[f32]) {
 /// running now: AVX2+FMA or AVX-512 levels of [`crate::multiversion!`]
 /// on x86-64, always on aarch64. (Elsewhere `mul_add` is a library call.)
 #[inline(always)]
-fn fused() -> bool {
+pub(super) fn fused() -> bool {
     cfg!(target_arch = "aarch64") || crate::simd::level() >= 2
 }
