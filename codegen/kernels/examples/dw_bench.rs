@@ -28,30 +28,39 @@ const LAYERS: &[(usize, usize, usize)] =
     &[(32, 112, 112), (96, 112, 112), (144, 56, 56), (192, 28, 28), (384, 14, 14), (576, 14, 14), (960, 7, 7)];
 
 fn geometry(c: usize, h: usize, w: usize) -> Conv2d {
+    let (k, s) = shape_env();
     Conv2d {
         n: 1,
         c_in: c,
         h,
         w,
         c_out: c,
-        kh: 3,
-        kw: 3,
-        stride_h: 1,
-        stride_w: 1,
-        pad_top: 1,
-        pad_left: 1,
-        pad_bottom: 1,
-        pad_right: 1,
+        kh: k,
+        kw: k,
+        stride_h: s,
+        stride_w: s,
+        pad_top: k / 2,
+        pad_left: k / 2,
+        pad_bottom: k / 2,
+        pad_right: k / 2,
         dil_h: 1,
         dil_w: 1,
         groups: c,
     }
 }
 
+/// Kernel side and stride: 3 and 1, or `DW_K` and `DW_S` from the
+/// environment (for profiling other shapes; the gated figures are 3×3
+/// stride 1).
+fn shape_env() -> (usize, usize) {
+    let get = |v: &str, d: usize| std::env::var(v).ok().and_then(|s| s.parse().ok()).unwrap_or(d);
+    (get("DW_K", 3), get("DW_S", 1))
+}
+
 /// Seconds per depthwise layer (bias and ReLU fused, as in a MobileNet).
 fn depthwise_secs(p: &Conv2d) -> f64 {
     let x = fill(p.c_in * p.h * p.w, 1);
-    let w = PackedConv::new(p, &fill(p.c_out * 9, 2));
+    let w = PackedConv::new(p, &fill(p.c_out * p.kh * p.kw, 2));
     let bias = fill(p.c_out, 3);
     let mut y = vec![0.0f32; p.c_out * p.out_h() * p.out_w()];
     let mut scratch = vec![0.0f32; conv::conv2d_scratch_len(p)];
@@ -78,9 +87,9 @@ fn main() {
     for &(c, h, w) in &layers {
         let p = geometry(c, h, w);
         let secs = depthwise_secs(&p);
-        let elems = c * h * w;
-        let flops = (2 * 9 * elems) as f64;
-        let bytes = (8 * elems + 4 * 10 * c) as f64;
+        let (elems, outs, taps) = (c * h * w, c * p.out_h() * p.out_w(), p.kh * p.kw);
+        let flops = (2 * taps * outs) as f64;
+        let bytes = (4 * (elems + outs) + 4 * (taps + 1) * c) as f64;
         let bw = stream_bytes_per_sec(elems);
         let bound = (bytes / bw).max(if peak_gflops > 0.0 { flops / (peak_gflops * 1e9) } else { 0.0 });
         let ratio = bound / secs;

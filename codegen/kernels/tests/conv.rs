@@ -138,18 +138,19 @@ proptest! {
         check_conv2d(p, act, bias, seed);
     }
 
-    /// Square 3×3 and 5×5 stride-1 depthwise kernels on planes wider than
-    /// one column block: the register-blocked kernel (four rows × two
-    /// blocks), heights off its four rows, widths off the block size (a
-    /// last block stored into the next row, or cut at the plane's end), odd
-    /// block counts (a step with one block in vain), any pads, batches.
+    /// Square 3×3 and 5×5 depthwise kernels of stride 1 and 2 on planes
+    /// wider than one column block: the register-blocked kernel (four rows
+    /// × two blocks), heights off its four rows, widths off the block size
+    /// (a last block stored into the next row, or cut at the plane's end),
+    /// odd block counts (a step with one block in vain), any pads, batches.
     #[test]
     fn conv2d_depthwise_square_matches(
-        n in 1usize..=2, c in 1usize..=6, mult in 1usize..=2, k in prop::sample::select(vec![3usize, 5]), (h, w) in (1usize..=9, 17usize..=100),
-        pads in (0usize..=2, 0usize..=2, 0usize..=2, 0usize..=2), act in act_strategy(), bias in any::<bool>(), seed in any::<u64>(),
+        n in 1usize..=2, c in 1usize..=6, mult in 1usize..=2, k in prop::sample::select(vec![3usize, 5]), s in 1usize..=2,
+        (h, w) in (1usize..=9, 17usize..=100), pads in (0usize..=2, 0usize..=2, 0usize..=2, 0usize..=2),
+        act in act_strategy(), bias in any::<bool>(), seed in any::<u64>(),
     ) {
         let p = Conv2d {
-            n, c_in: c, h: h + k, w, c_out: c * mult, kh: k, kw: k, stride_h: 1, stride_w: 1,
+            n, c_in: c, h: h + k, w: w * s, c_out: c * mult, kh: k, kw: k, stride_h: s, stride_w: s,
             pad_top: pads.0, pad_left: pads.1, pad_bottom: pads.2, pad_right: pads.3, dil_h: 1, dil_w: 1, groups: c,
         };
         check_conv2d(p, act, bias, seed);
@@ -255,7 +256,8 @@ fn depthwise_reference(p: &Conv2d, x: &[f32], w: &[f32], bias: &[f32], relu: boo
         let mut a = bias[c];
         for ky in 0..p.kh {
             for kx in 0..p.kw {
-                let (iy, ix) = ((oy + ky) as isize - p.pad_top as isize, (ox + kx) as isize - p.pad_left as isize);
+                let iy = (oy * p.stride_h + ky) as isize - p.pad_top as isize;
+                let ix = (ox * p.stride_w + kx) as isize - p.pad_left as isize;
                 let inside = iy >= 0 && ix >= 0 && (iy as usize) < p.h && (ix as usize) < p.w;
                 let v = if inside { x[((b * p.c_in + c) * p.h + iy as usize) * p.w + ix as usize] } else { 0.0 };
                 let wv = w[(c * p.kh + ky) * p.kw + kx];
@@ -289,16 +291,16 @@ fn itertools_product(n0: usize, n1: usize, n2: usize, n3: usize) -> impl Iterato
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
-    /// Stride-1 depthwise convs of every width class (one block, the
-    /// register-blocked square kernel, odd block counts) bit-equal to the
-    /// scalar sum, with inputs holding −0 and NaN.
+    /// Depthwise convs of strides 1 and 2 and every width class (one
+    /// block, the register-blocked square kernel, odd block counts)
+    /// bit-equal to the scalar sum, with inputs holding −0 and NaN.
     #[test]
     fn depthwise_bits_match_scalar_sum(
-        n in 1usize..=2, c in 1usize..=4, k in prop::sample::select(vec![3usize, 5]), (h, w) in (1usize..=9, 5usize..=80),
-        pad in 0usize..=2, relu in any::<bool>(), seed in any::<u64>(), specials in any::<bool>(),
+        n in 1usize..=2, c in 1usize..=4, k in prop::sample::select(vec![3usize, 5]), s in 1usize..=2,
+        (h, w) in (1usize..=9, 5usize..=80), pad in 0usize..=2, relu in any::<bool>(), seed in any::<u64>(), specials in any::<bool>(),
     ) {
         let p = Conv2d {
-            n, c_in: c, h: h + k, w: w + k, c_out: c, kh: k, kw: k, stride_h: 1, stride_w: 1,
+            n, c_in: c, h: h + k, w: w * s + k, c_out: c, kh: k, kw: k, stride_h: s, stride_w: s,
             pad_top: pad, pad_left: pad, pad_bottom: pad, pad_right: pad, dil_h: 1, dil_w: 1, groups: c,
         };
         let mut x = full_values(p.n * p.c_in * p.h * p.w, seed);

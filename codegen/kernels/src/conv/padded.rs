@@ -39,7 +39,7 @@ const UNITS: usize = 4;
 /// up to `COLS`), of which `out_w` are stored.
 pub(super) struct Geom {
     pub(super) rows: usize,
-    phase: usize,
+    pub(super) phase: usize,
     pub(super) owp: usize,
 }
 
@@ -77,10 +77,11 @@ pub(crate) fn scratch_len(p: &Conv2d) -> usize {
 }
 
 /// Zeros past the plane: a [`square`] step computes up to
-/// [`square::MAX_ROWS`] rows of up to [`UNITS`] column blocks even where the
-/// plane ends sooner (it stores only the outputs that exist).
+/// [`square::MAX_ROWS`] rows (reading twice as many at stride 2) of up to
+/// [`UNITS`] column blocks even where the plane ends sooner (it stores only
+/// the outputs that exist).
 fn slack(rl: usize) -> usize {
-    square::MAX_ROWS * rl + UNITS * COLS
+    2 * square::MAX_ROWS * rl + UNITS * COLS
 }
 
 /// Where each tap column starts in a padded row, and each phase's first
@@ -145,9 +146,9 @@ crate::multiversion! {
                     let yp = &mut y[(b * p.c_out + oc) * os..][..os];
                     let b0 = bias.map_or(0.0, |b| b[oc]);
                     let wk = &w[oc * ks..(oc + 1) * ks];
-                    if let Some(k) = side {
+                    if let Some(ks) = side {
                         let src = square::Src { plane: &mut *plane, input: lazy.then_some((phases, xp)) };
-                        square::plane(k, p, &g, src, wk, (b0, act), yp);
+                        square::plane(ks, p, &g, src, wk, (b0, act), yp);
                     } else {
                         let planes = (&plane[..len], len);
                         channel(fma, p, &g, planes, &o.taps[..p.kw], wk, b0, (0, p.out_h()), yp);

@@ -1,4 +1,4 @@
-//! Square depthwise kernels (K×K with K = 3 or 5, stride 1, undilated) over
+//! Square depthwise kernels (K×K with K = 3 or 5, stride 1 or 2, undilated) over
 //! the zero-padded plane of [`super::padded`], register-blocked with
 //! explicit SIMD (AVX-512, AVX2+FMA, NEON): a step holds `ROWS × U` blocks
 //! of `COLS` output columns in registers and walks the input rows once,
@@ -15,7 +15,7 @@
 //! or to each band of rows just stored (the others).
 #![allow(unsafe_code)]
 
-use super::padded::{fill_rows, Geom, COLS};
+use super::padded::{Geom, COLS};
 use super::Conv2d;
 use crate::act::{apply_slice_inline, Act};
 
@@ -26,11 +26,12 @@ pub(super) const MAX_ROWS: usize = 4;
 /// than one block wide).
 const U: usize = 2;
 
-/// The side of a square kernel [`plane`] takes: stride 1, no dilation,
-/// 3×3 or 5×5.
-pub(super) fn side(p: &Conv2d) -> Option<usize> {
-    let unit = p.stride_h == 1 && p.stride_w == 1 && p.dil_h == 1 && p.dil_w == 1;
-    (unit && p.kh == p.kw && matches!(p.kh, 3 | 5)).then_some(p.kh)
+/// The side and stride `(k, s)` of a square kernel [`plane`] takes: 3×3
+/// or 5×5, the same stride 1 or 2 on both axes, no dilation.
+pub(super) fn side(p: &Conv2d) -> Option<(usize, usize)> {
+    let stride = p.stride_h == p.stride_w && matches!(p.stride_h, 1 | 2);
+    let square = p.kh == p.kw && matches!(p.kh, 3 | 5);
+    (stride && square && p.dil_h == 1 && p.dil_w == 1).then_some((p.kh, p.stride_h))
 }
 
 /// True if [`plane`] has a kernel for the code running now (AVX2+FMA or
@@ -39,7 +40,8 @@ pub(super) fn available() -> bool {
     cfg!(target_arch = "aarch64") || (cfg!(target_arch = "x86_64") && crate::simd::level() >= 2)
 }
 
-/// An input plane with its phase starts, as [`fill_rows`] takes them.
+/// An input plane with its phase starts, as [`super::padded`]'s row fill
+/// takes them.
 pub(super) type Input<'a> = (&'a [(usize, usize)], &'a [f32]);
 
 /// One plane's operands: the padded plane (with its zero slack) and the
@@ -50,10 +52,18 @@ pub(super) struct Src<'a> {
     pub(super) input: Option<Input<'a>>,
 }
 
-/// One output plane `yp = act(bias + Σ taps)` of a `k`×`k` kernel
-/// ([`side`]) with weights `wk` `[k][k]`, where [`available`] holds and the
-/// plane is more than one column block wide.
-pub(super) fn plane(k: usize, p: &Conv2d, g: &Geom, src: Src, wk: &[f32], (bias, act): (f32, Act), yp: &mut [f32]) {
+/// One output plane `yp = act(bias + Σ taps)` of a `k`×`k` kernel of
+/// stride `s` (`ks` from [`side`]) with weights `wk` `[k][k]`, where
+/// [`available`] holds and the plane is more than one column block wide.
+pub(super) fn plane(
+    ks: (usize, usize),
+    p: &Conv2d,
+    g: &Geom,
+    src: Src,
+    wk: &[f32],
+    (bias, act): (f32, Act),
+    yp: &mut [f32],
+) {
     let w: [f32; 25] = std::array::from_fn(|i| wk.get(i).copied().unwrap_or(0.0));
     let (oh, ow, blocks) = (p.out_h(), p.out_w(), g.owp / COLS);
     let cx = Cx { p, g, w: &w, bias, act, oh, ow, blocks };
@@ -61,16 +71,16 @@ pub(super) fn plane(k: usize, p: &Conv2d, g: &Geom, src: Src, wk: &[f32], (bias,
     {
         match crate::simd::level() {
             // SAFETY: level 3 means the CPU reported AVX-512F.
-            3 => unsafe { x86::avx512(k, &cx, src, yp) },
+            3 => unsafe { x86::avx512(ks, &cx, src, yp) },
             // SAFETY: level 2 means the CPU reported AVX2 and FMA.
-            2 => unsafe { x86::avx2(k, &cx, src, yp) },
+            2 => unsafe { x86::avx2(ks, &cx, src, yp) },
             _ => unreachable!("square::plane without AVX2 (see `available`)"),
         }
     }
     #[cfg(target_arch = "aarch64")]
-    neon::plane(k, &cx, src, yp);
+    neon::plane(ks, &cx, src, yp);
     #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    unreachable!("square::plane on an architecture without a kernel ({k}, {})", cx.bias);
+    unreachable!("square::plane on an architecture without a kernel ({ks:?}, {})", cx.bias);
 }
 
 /// What every step of one plane shares.
@@ -104,46 +114,58 @@ trait Block: Copy {
     }
     /// `x < 0 ? 0 : x` per lane (NaN and −0 kept, as [`Act::Relu`]).
     unsafe fn relu(self) -> Self;
+    /// Lanes `p[0], p[2], …, p[2·COLS − 2]` (`p` valid for `2·COLS` reads).
+    unsafe fn evens(p: *const f32) -> Self;
+    /// The first `m` lanes kept (bit for bit), the others zero.
+    unsafe fn keep_first(self, m: usize) -> Self;
 }
 
 /// The plane in steps of `ROWS` output rows × [`U`] column blocks, every
 /// loop of a step over constants (fully unrolled: the accumulators and the
-/// broadcast weights stay in registers). Each input row is read as the
-/// `U + 1` blocks at the step's columns (aligned: rows are whole blocks),
-/// from which [`Block::shifted`] forms each tap's columns. A step past the
-/// plane's last row or block computes from the zeros of the slack and
-/// stores nothing.
+/// broadcast weights stay in registers). With stride `S` the padded rows
+/// are split into `S` column phases (tap `kx` of output column `ox` reads
+/// element `ox + kx / S` of phase `kx % S`); each input row is read as the
+/// `U + 1` blocks of each phase at the step's columns (aligned: phases are
+/// whole blocks), from which [`Block::shifted`] forms each tap's columns.
+/// A step past the plane's last row or block computes from the zeros of
+/// the slack and stores nothing.
 ///
 /// # Safety
 /// `B`'s instructions must be available (the callers' target features).
 #[inline(always)]
-unsafe fn steps<B: Block, const K: usize, const ROWS: usize, const RELU: bool>(cx: &Cx, src: Src, yp: &mut [f32]) {
-    const { assert!(ROWS <= MAX_ROWS) };
+unsafe fn steps<B: Block, const K: usize, const S: usize, const ROWS: usize, const RELU: bool>(
+    cx: &Cx,
+    src: Src,
+    yp: &mut [f32],
+) {
+    const { assert!(ROWS <= MAX_ROWS && S <= 2) };
     let (p, g) = (cx.p, cx.g);
-    let (oh, rl, blocks) = (cx.oh, g.row_len(1), cx.blocks);
-    // The rows one step reads, from its first element.
-    let window = (ROWS + K - 2) * rl + (U + 1) * COLS;
+    let (oh, rl, ph, blocks) = (cx.oh, g.row_len(S), g.phase, cx.blocks);
+    // The elements one step reads, from its first.
+    let window = ((ROWS - 1) * S + K - 1) * rl + (S - 1) * ph + (U + 1) * COLS;
     let wv: [[B; K]; K] = std::array::from_fn(|ky| std::array::from_fn(|kx| B::splat(cx.w[ky * K + kx])));
     let Src { plane, input } = src;
     let mut filled = 0;
     for oy in (0..oh).step_by(ROWS) {
-        let need = (oy + ROWS + K - 1).min(g.rows);
+        let need = ((oy + ROWS - 1) * S + K).min(g.rows);
         if let Some((phases, xp)) = input.filter(|_| need > filled) {
-            fill_rows(p, g, phases, xp, plane, filled..need);
+            fill_band::<B, S>(p, g, (phases, xp), plane, filled..need);
             filled = need;
         }
         // Right to left: see `put`.
         for bx in (0..blocks).step_by(U).rev() {
-            let rows = &plane[oy * rl + bx * COLS..][..window];
+            let rows = &plane[oy * S * rl + bx * COLS..][..window];
             let mut acc = [[B::splat(cx.bias); U]; ROWS];
             for (r, row) in acc.iter_mut().enumerate() {
                 for (ky, wrow) in wv.iter().enumerate() {
                     // SAFETY: every block read ends within `window`.
-                    let at = rows.as_ptr().add((r + ky) * rl);
-                    let blk: [B; U + 1] = std::array::from_fn(|u| B::load(at.add(u * COLS)));
+                    let at = rows.as_ptr().add((r * S + ky) * rl);
+                    let blk: [[B; U + 1]; S] =
+                        std::array::from_fn(|q| std::array::from_fn(|u| B::load(at.add(q * ph + u * COLS))));
                     for (kx, &w) in wrow.iter().enumerate() {
+                        let (q, o) = (kx % S, kx / S);
                         for (u, a) in row.iter_mut().enumerate() {
-                            let x = B::shifted(at.add(u * COLS), blk[u], blk[u + 1], kx);
+                            let x = B::shifted(at.add(q * ph + u * COLS), blk[q][u], blk[q][u + 1], o);
                             *a = a.fmadd(w, x);
                         }
                     }
@@ -174,6 +196,43 @@ unsafe fn steps<B: Block, const K: usize, const ROWS: usize, const RELU: bool>(c
     }
 }
 
+/// [`fill_rows`] in [`Block`]s: each phase row [`COLS`] elements at a
+/// time (stride 2: the even lanes of `2·COLS` inputs), the lanes past the
+/// input zeroed so the padding stays zero. Reads may run past a row into
+/// the next (discarded); the plane's last inputs go scalar. (The generic
+/// copy was a library call per row, its stride-2 split ran scalar.)
+#[inline(always)]
+unsafe fn fill_band<B: Block, const S: usize>(
+    p: &Conv2d,
+    g: &Geom,
+    (phases, xp): Input,
+    plane: &mut [f32],
+    rows: std::ops::Range<usize>,
+) {
+    let rl = g.row_len(S);
+    for r in rows {
+        let Some(iy) = r.checked_sub(p.pad_top).filter(|&iy| iy < p.h) else { continue };
+        let dst = &mut plane[r * rl..(r + 1) * rl];
+        for (q, &(ix0, j0)) in phases.iter().enumerate() {
+            let ix0 = ix0.min(p.w);
+            let ph = &mut dst[q * g.phase + j0.min(g.phase)..(q + 1) * g.phase];
+            // This phase's inputs: every S-th element of `src`.
+            let src = &xp[iy * p.w + ix0..];
+            let n = (p.w - ix0).div_ceil(S).min(ph.len());
+            let mut i = 0;
+            while i < n && S * (i + COLS) <= src.len() && i + COLS <= ph.len() {
+                let at = src[S * i..S * (i + COLS)].as_ptr();
+                let v = if S == 1 { B::load(at) } else { B::evens(at) };
+                v.keep_first(n - i).store(ph[i..i + COLS].as_mut_ptr());
+                i += COLS;
+            }
+            for k in i..n {
+                ph[k] = src[S * k];
+            }
+        }
+    }
+}
+
 /// Store block `(row, block)` of the output plane, if it exists. A block
 /// at a row's end writes all `COLS` lanes where the plane has room: the
 /// lanes past the row land in the next row's first block, which [`steps`]
@@ -197,12 +256,16 @@ unsafe fn put<B: Block>(cx: &Cx, (r, u): (usize, usize), a: B, yp: &mut [f32]) {
 /// The kernel instantiations of one instruction set (`$run`: one function
 /// per instantiation, with `ROWS` rows of two blocks per step).
 macro_rules! dispatch {
-    ($run:ident, $rows:literal, $k:expr, $cx:expr, $src:expr, $yp:expr) => {
-        match ($k, $cx.act == $crate::act::Act::Relu) {
-            (3, true) => $run::<3, $rows, true>($cx, $src, $yp),
-            (3, false) => $run::<3, $rows, false>($cx, $src, $yp),
-            (_, true) => $run::<5, $rows, true>($cx, $src, $yp),
-            (_, false) => $run::<5, $rows, false>($cx, $src, $yp),
+    ($run:ident, $rows:literal, $ks:expr, $cx:expr, $src:expr, $yp:expr) => {
+        match ($ks.0, $ks.1, $cx.act == $crate::act::Act::Relu) {
+            (3, 1, true) => $run::<3, 1, $rows, true>($cx, $src, $yp),
+            (3, 1, false) => $run::<3, 1, $rows, false>($cx, $src, $yp),
+            (3, _, true) => $run::<3, 2, $rows, true>($cx, $src, $yp),
+            (3, _, false) => $run::<3, 2, $rows, false>($cx, $src, $yp),
+            (_, 1, true) => $run::<5, 1, $rows, true>($cx, $src, $yp),
+            (_, 1, false) => $run::<5, 1, $rows, false>($cx, $src, $yp),
+            (_, _, true) => $run::<5, 2, $rows, true>($cx, $src, $yp),
+            (_, _, false) => $run::<5, 2, $rows, false>($cx, $src, $yp),
         }
     };
 }
@@ -251,6 +314,15 @@ mod x86 {
             // are zeros: x for NaN and −0.
             Zmm(_mm512_max_ps(_mm512_setzero_ps(), self.0))
         }
+        #[inline(always)]
+        unsafe fn evens(p: *const f32) -> Self {
+            let idx = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+            Zmm(_mm512_permutex2var_ps(_mm512_loadu_ps(p), idx, _mm512_loadu_ps(p.add(16))))
+        }
+        #[inline(always)]
+        unsafe fn keep_first(self, m: usize) -> Self {
+            Zmm(_mm512_maskz_mov_ps(((1u32 << m.min(16)) - 1) as u16, self.0))
+        }
     }
 
     /// Two AVX registers.
@@ -281,36 +353,62 @@ mod x86 {
             let z = _mm256_setzero_ps();
             Ymm2([_mm256_max_ps(z, self.0[0]), _mm256_max_ps(z, self.0[1])])
         }
+        #[inline(always)]
+        unsafe fn evens(p: *const f32) -> Self {
+            // Evens of 16 inputs: in-lane shuffle, then the 64-bit pairs in order.
+            let half = |p: *const f32| {
+                let e = _mm256_shuffle_ps::<0b10_00_10_00>(_mm256_loadu_ps(p), _mm256_loadu_ps(p.add(8)));
+                _mm256_castpd_ps(_mm256_permute4x64_pd::<0b11_01_10_00>(_mm256_castps_pd(e)))
+            };
+            Ymm2([half(p), half(p.add(16))])
+        }
+        #[inline(always)]
+        unsafe fn keep_first(self, m: usize) -> Self {
+            let m = _mm256_set1_epi32(m.min(16) as i32);
+            let keep = |v: __m256, first: i32| {
+                let idx = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(first));
+                _mm256_and_ps(v, _mm256_castsi256_ps(_mm256_cmpgt_epi32(m, idx)))
+            };
+            Ymm2([keep(self.0[0], 0), keep(self.0[1], 8)])
+        }
     }
 
     /// # Safety
     /// The CPU must support AVX-512F.
-    pub(super) unsafe fn avx512(k: usize, cx: &Cx, src: Src, yp: &mut [f32]) {
+    pub(super) unsafe fn avx512(ks: (usize, usize), cx: &Cx, src: Src, yp: &mut [f32]) {
         // Up to 8 accumulators, K·K broadcast weights and the shifted
         // inputs within 32 registers.
-        dispatch!(run512, 4, k, cx, src, yp)
+        dispatch!(run512, 4, ks, cx, src, yp)
     }
 
     /// One instantiation per function (inlined into one function, they
     /// compiled to slower code).
     #[inline(never)]
     #[target_feature(enable = "avx512f,avx2,fma")]
-    unsafe fn run512<const K: usize, const ROWS: usize, const RELU: bool>(cx: &Cx, src: Src, yp: &mut [f32]) {
-        steps::<Zmm, K, ROWS, RELU>(cx, src, yp)
+    unsafe fn run512<const K: usize, const S: usize, const ROWS: usize, const RELU: bool>(
+        cx: &Cx,
+        src: Src,
+        yp: &mut [f32],
+    ) {
+        steps::<Zmm, K, S, ROWS, RELU>(cx, src, yp)
     }
 
     /// # Safety
     /// The CPU must support AVX2 and FMA.
-    pub(super) unsafe fn avx2(k: usize, cx: &Cx, src: Src, yp: &mut [f32]) {
+    pub(super) unsafe fn avx2(ks: (usize, usize), cx: &Cx, src: Src, yp: &mut [f32]) {
         // 4 blocks = 8 of the 16 registers accumulate.
-        dispatch!(run256, 2, k, cx, src, yp)
+        dispatch!(run256, 2, ks, cx, src, yp)
     }
 
     /// As [`run512`].
     #[inline(never)]
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn run256<const K: usize, const ROWS: usize, const RELU: bool>(cx: &Cx, src: Src, yp: &mut [f32]) {
-        steps::<Ymm2, K, ROWS, RELU>(cx, src, yp)
+    unsafe fn run256<const K: usize, const S: usize, const ROWS: usize, const RELU: bool>(
+        cx: &Cx,
+        src: Src,
+        yp: &mut [f32],
+    ) {
+        steps::<Ymm2, K, S, ROWS, RELU>(cx, src, yp)
     }
 }
 
@@ -348,18 +446,34 @@ mod neon {
             let z = vdupq_n_f32(0.0);
             Q4(self.0.map(|x| vbslq_f32(vcltq_f32(x, z), z, x)))
         }
+        #[inline(always)]
+        unsafe fn evens(p: *const f32) -> Self {
+            Q4(std::array::from_fn(|i| vld2q_f32(p.add(8 * i)).0))
+        }
+        #[inline(always)]
+        unsafe fn keep_first(self, m: usize) -> Self {
+            let (m, lane) = (vdupq_n_u32(m.min(16) as u32), [0u32, 1, 2, 3]);
+            Q4(std::array::from_fn(|i| {
+                let idx = vaddq_u32(vld1q_u32(lane.as_ptr()), vdupq_n_u32(4 * i as u32));
+                vbslq_f32(vcltq_u32(idx, m), self.0[i], vdupq_n_f32(0.0))
+            }))
+        }
     }
 
     /// NEON is part of the aarch64 baseline.
-    pub(super) fn plane(k: usize, cx: &Cx, src: Src, yp: &mut [f32]) {
+    pub(super) fn plane(ks: (usize, usize), cx: &Cx, src: Src, yp: &mut [f32]) {
         // SAFETY: NEON is mandatory on aarch64. 4 blocks = 16 of the 32
         // registers accumulate.
-        unsafe { dispatch!(run, 2, k, cx, src, yp) }
+        unsafe { dispatch!(run, 2, ks, cx, src, yp) }
     }
 
     /// One instantiation per function (as on x86-64).
     #[inline(never)]
-    unsafe fn run<const K: usize, const ROWS: usize, const RELU: bool>(cx: &Cx, src: Src, yp: &mut [f32]) {
-        steps::<Q4, K, ROWS, RELU>(cx, src, yp)
+    unsafe fn run<const K: usize, const S: usize, const ROWS: usize, const RELU: bool>(
+        cx: &Cx,
+        src: Src,
+        yp: &mut [f32],
+    ) {
+        steps::<Q4, K, S, ROWS, RELU>(cx, src, yp)
     }
 }
