@@ -64,7 +64,9 @@ fn depthwise_secs(p: &Conv2d) -> f64 {
     let bias = fill(p.c_out, 3);
     let mut y = vec![0.0f32; p.c_out * p.out_h() * p.out_w()];
     let mut scratch = vec![0.0f32; conv::conv2d_scratch_len(p)];
-    let secs = best_time(|| conv::conv2d(p, black_box(&x), &w, Some(&bias), Act::Relu, &mut y, &mut scratch), 15);
+    // `DW_ACT=hardswish` for PP-LCNet/MobileNetV3-style layers.
+    let act = if std::env::var("DW_ACT").is_ok_and(|a| a == "hardswish") { Act::HardSwish } else { Act::Relu };
+    let secs = best_time(|| conv::conv2d(p, black_box(&x), &w, Some(&bias), act, &mut y, &mut scratch), 15);
     black_box(&y);
     secs
 }

@@ -50,7 +50,7 @@ impl Geom {
         Geom {
             rows: (p.out_h().max(1) - 1) * p.stride_h + (p.kh - 1) * p.dil_h + 1,
             // The square kernels read whole aligned blocks of each row.
-            phase: if square::side(p).is_some() { phase.next_multiple_of(COLS) } else { phase },
+            phase: if square::side(p).is_some() && square::fits(p, owp) { phase.next_multiple_of(COLS) } else { phase },
             owp,
         }
     }
@@ -129,9 +129,7 @@ crate::multiversion! {
         let plane = &mut scratch[at..at + len + slack(g.row_len(s))];
         plane.fill(0.0);
         let (o, fma) = (Offsets::of(p, &g), fused());
-        // Planes one block wide take the general loops (per-plane costs
-        // dominate there; measured no faster).
-        let side = square::side(p).filter(|_| fma && square::available() && g.owp > COLS);
+        let side = square::side(p).filter(|_| fma && square::available() && square::fits(p, g.owp));
         // One output plane per input plane: the square kernel copies the
         // rows as it reaches them.
         let lazy = side.is_some() && mult == 1;

@@ -34,6 +34,23 @@ pub(super) fn side(p: &Conv2d) -> Option<(usize, usize)> {
     (stride && square && p.dil_h == 1 && p.dil_w == 1).then_some((p.kh, p.stride_h))
 }
 
+/// True if the square kernel pays on `p`'s output plane (`owp` columns
+/// computed): more than one column block (on one block per-plane costs
+/// dominate; the general loops measured no slower), and steps of
+/// [`MAX_ROWS`] or of two rows that compute at most a quarter of their rows
+/// in vain (see [`tall`]).
+pub(super) fn fits(p: &Conv2d, owp: usize) -> bool {
+    let oh = p.out_h();
+    owp > COLS && (tall(oh) || oh.next_multiple_of(2) - oh <= oh / 4)
+}
+
+/// True if an `oh`-row plane takes steps of [`MAX_ROWS`] rows (at most a
+/// quarter of the rows in vain), else steps of two (PP-LCNet's 2×96
+/// planes: four-row steps ran 1.5× slower than the general loops).
+fn tall(oh: usize) -> bool {
+    oh.next_multiple_of(MAX_ROWS) - oh <= oh / 4
+}
+
 /// True if [`plane`] has a kernel for the code running now (AVX2+FMA or
 /// AVX-512 on x86-64, NEON on aarch64).
 pub(super) fn available() -> bool {
@@ -254,25 +271,43 @@ unsafe fn put<B: Block>(cx: &Cx, (r, u): (usize, usize), a: B, yp: &mut [f32]) {
 }
 
 /// The kernel instantiations of one instruction set (`$run`: one function
-/// per instantiation, with `ROWS` rows of two blocks per step).
+/// per instantiation, with `$tall` rows of two blocks per step on planes
+/// [`tall`] holds for, `$short` rows on the others).
 macro_rules! dispatch {
-    ($run:ident, $rows:literal, $ks:expr, $cx:expr, $src:expr, $yp:expr) => {
-        match ($ks.0, $ks.1, $cx.act == $crate::act::Act::Relu) {
-            (3, 1, true) => $run::<3, 1, $rows, true>($cx, $src, $yp),
-            (3, 1, false) => $run::<3, 1, $rows, false>($cx, $src, $yp),
-            (3, _, true) => $run::<3, 2, $rows, true>($cx, $src, $yp),
-            (3, _, false) => $run::<3, 2, $rows, false>($cx, $src, $yp),
-            (_, 1, true) => $run::<5, 1, $rows, true>($cx, $src, $yp),
-            (_, 1, false) => $run::<5, 1, $rows, false>($cx, $src, $yp),
-            (_, _, true) => $run::<5, 2, $rows, true>($cx, $src, $yp),
-            (_, _, false) => $run::<5, 2, $rows, false>($cx, $src, $yp),
+    ($run:ident, ($tall:literal, $short:literal), $ks:expr, $cx:expr, $src:expr, $yp:expr) => {{
+        let relu = $cx.act == $crate::act::Act::Relu;
+        match ($ks.0, $ks.1, tall($cx.oh)) {
+            (3, 1, true) => $run::<3, 1, $tall>(relu, $cx, $src, $yp),
+            (3, 1, false) => $run::<3, 1, $short>(relu, $cx, $src, $yp),
+            (3, _, true) => $run::<3, 2, $tall>(relu, $cx, $src, $yp),
+            (3, _, false) => $run::<3, 2, $short>(relu, $cx, $src, $yp),
+            (_, 1, true) => $run::<5, 1, $tall>(relu, $cx, $src, $yp),
+            (_, 1, false) => $run::<5, 1, $short>(relu, $cx, $src, $yp),
+            (_, _, true) => $run::<5, 2, $tall>(relu, $cx, $src, $yp),
+            (_, _, false) => $run::<5, 2, $short>(relu, $cx, $src, $yp),
+        }
+    }};
+}
+
+/// One instantiation per function (inlined into one function, they
+/// compiled to slower code), ReLU or not.
+macro_rules! runner {
+    ($(#[$m:meta])* $name:ident, $b:ty) => {
+        $(#[$m])*
+        #[inline(never)]
+        unsafe fn $name<const K: usize, const S: usize, const ROWS: usize>(relu: bool, cx: &Cx, src: Src, yp: &mut [f32]) {
+            if relu {
+                steps::<$b, K, S, ROWS, true>(cx, src, yp)
+            } else {
+                steps::<$b, K, S, ROWS, false>(cx, src, yp)
+            }
         }
     };
 }
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{steps, Block, Cx, Src};
+    use super::{steps, tall, Block, Cx, Src};
     use std::arch::x86_64::*;
 
     /// One AVX-512 register.
@@ -378,43 +413,32 @@ mod x86 {
     pub(super) unsafe fn avx512(ks: (usize, usize), cx: &Cx, src: Src, yp: &mut [f32]) {
         // Up to 8 accumulators, K·K broadcast weights and the shifted
         // inputs within 32 registers.
-        dispatch!(run512, 4, ks, cx, src, yp)
+        dispatch!(run512, (4, 2), ks, cx, src, yp)
     }
 
-    /// One instantiation per function (inlined into one function, they
-    /// compiled to slower code).
-    #[inline(never)]
-    #[target_feature(enable = "avx512f,avx2,fma")]
-    unsafe fn run512<const K: usize, const S: usize, const ROWS: usize, const RELU: bool>(
-        cx: &Cx,
-        src: Src,
-        yp: &mut [f32],
-    ) {
-        steps::<Zmm, K, S, ROWS, RELU>(cx, src, yp)
-    }
+    runner!(
+        #[target_feature(enable = "avx512f,avx2,fma")]
+        run512,
+        Zmm
+    );
 
     /// # Safety
     /// The CPU must support AVX2 and FMA.
     pub(super) unsafe fn avx2(ks: (usize, usize), cx: &Cx, src: Src, yp: &mut [f32]) {
         // 4 blocks = 8 of the 16 registers accumulate.
-        dispatch!(run256, 2, ks, cx, src, yp)
+        dispatch!(run256, (2, 2), ks, cx, src, yp)
     }
 
-    /// As [`run512`].
-    #[inline(never)]
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn run256<const K: usize, const S: usize, const ROWS: usize, const RELU: bool>(
-        cx: &Cx,
-        src: Src,
-        yp: &mut [f32],
-    ) {
-        steps::<Ymm2, K, S, ROWS, RELU>(cx, src, yp)
-    }
+    runner!(
+        #[target_feature(enable = "avx2,fma")]
+        run256,
+        Ymm2
+    );
 }
 
 #[cfg(target_arch = "aarch64")]
 mod neon {
-    use super::{steps, Block, Cx, Src};
+    use super::{steps, tall, Block, Cx, Src};
     use std::arch::aarch64::*;
 
     /// Four NEON registers.
@@ -464,16 +488,8 @@ mod neon {
     pub(super) fn plane(ks: (usize, usize), cx: &Cx, src: Src, yp: &mut [f32]) {
         // SAFETY: NEON is mandatory on aarch64. 4 blocks = 16 of the 32
         // registers accumulate.
-        unsafe { dispatch!(run, 2, ks, cx, src, yp) }
+        unsafe { dispatch!(run, (2, 2), ks, cx, src, yp) }
     }
 
-    /// One instantiation per function (as on x86-64).
-    #[inline(never)]
-    unsafe fn run<const K: usize, const S: usize, const ROWS: usize, const RELU: bool>(
-        cx: &Cx,
-        src: Src,
-        yp: &mut [f32],
-    ) {
-        steps::<Q4, K, S, ROWS, RELU>(cx, src, yp)
-    }
+    runner!(run, Q4);
 }
