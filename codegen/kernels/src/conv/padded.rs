@@ -429,6 +429,19 @@ fn quad_with<const FMA: bool>(
     let (ow, rl, blocks) = (p.out_w(), g.row_len(p.stride_w), g.owp / COLS);
     let (os, depth) = (p.out_h() * ow, w4.len() / 4);
     let base = |u: usize| (u / blocks) * p.stride_h * rl + (u % blocks) * COLS;
+    // A shallow conv's taps (at most DIRECT_DEPTH): each one's offset in
+    // `planes` and its four weights, gathered once per call.
+    let shallow = (depth <= DIRECT_DEPTH).then(|| {
+        let mut offs = [0usize; DIRECT_DEPTH];
+        let mut wq = [[0f32; 4]; DIRECT_DEPTH];
+        let per_plane = p.kh * taps.len();
+        for (k, (o, w)) in offs.iter_mut().zip(&mut wq).enumerate().take(depth) {
+            let (plane, ky, t) = (k / per_plane, k % per_plane / taps.len(), taps[k % taps.len()]);
+            *o = plane * pl + ky * p.dil_h * rl + t;
+            *w = [0, 1, 2, 3].map(|i| w4[i * depth + k]);
+        }
+        (offs, wq)
+    });
     let (units, mut u) = (oy1 * blocks, oy0 * blocks);
     while u < units {
         let n = 2.min(units - u);
@@ -437,23 +450,36 @@ fn quad_with<const FMA: bool>(
         // Named accumulators `a{plane}{unit}` (arrays of them went through memory).
         let [mut a00, mut a01, mut a10, mut a11, mut a20, mut a21, mut a30, mut a31] =
             [0, 0, 1, 1, 2, 2, 3, 3].map(|i| [bias[i]; COLS]);
-        let mut tap = 0;
-        for plane in planes.chunks_exact(pl) {
-            for ky in 0..p.kh {
-                let row = ky * p.dil_h * rl;
-                for &t in taps {
-                    let r = &plane[b0 + row + t..b1 + row + t + COLS];
-                    let (x0, x1) = (&r[..COLS], &r[d1..d1 + COLS]);
-                    let [w0, w1, w2, w3] = [0, 1, 2, 3].map(|i| w4[i * depth + tap]);
-                    madd::<FMA>(&mut a00, w0, x0);
-                    madd::<FMA>(&mut a01, w0, x1);
-                    madd::<FMA>(&mut a10, w1, x0);
-                    madd::<FMA>(&mut a11, w1, x1);
-                    madd::<FMA>(&mut a20, w2, x0);
-                    madd::<FMA>(&mut a21, w2, x1);
-                    madd::<FMA>(&mut a30, w3, x0);
-                    madd::<FMA>(&mut a31, w3, x1);
-                    tap += 1;
+        // A macro, not a closure (a closure over the accumulators kept
+        // them in memory).
+        macro_rules! tap {
+            ($r:expr, $w:expr) => {{
+                let (r, [w0, w1, w2, w3]): (&[f32], [f32; 4]) = ($r, $w);
+                let (x0, x1) = (&r[..COLS], &r[d1..d1 + COLS]);
+                madd::<FMA>(&mut a00, w0, x0);
+                madd::<FMA>(&mut a01, w0, x1);
+                madd::<FMA>(&mut a10, w1, x0);
+                madd::<FMA>(&mut a11, w1, x1);
+                madd::<FMA>(&mut a20, w2, x0);
+                madd::<FMA>(&mut a21, w2, x1);
+                madd::<FMA>(&mut a30, w3, x0);
+                madd::<FMA>(&mut a31, w3, x1);
+            }};
+        }
+        if let Some((offs, wq)) = &shallow {
+            // One slice and one weight row per tap.
+            for (&o, &w) in offs[..depth].iter().zip(&wq[..depth]) {
+                tap!(&planes[b0 + o..b1 + o + COLS], w);
+            }
+        } else {
+            let mut k = 0;
+            for plane in planes.chunks_exact(pl) {
+                for ky in 0..p.kh {
+                    let row = ky * p.dil_h * rl;
+                    for &t in taps {
+                        tap!(&plane[b0 + row + t..b1 + row + t + COLS], [0, 1, 2, 3].map(|i| w4[i * depth + k]));
+                        k += 1;
+                    }
                 }
             }
         }
