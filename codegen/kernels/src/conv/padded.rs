@@ -380,6 +380,7 @@ fn channel_with<const FMA: bool>(
     // first tap reads a plane at `base(u)`.
     let base = |u: usize| (u / blocks) * p.stride_h * rl + (u % blocks) * COLS;
     let ks = p.kh * p.kw;
+    let shallow = (wk.len() <= DIRECT_DEPTH).then(|| tap_offsets(p, rl, (taps, pl), wk.len()));
     let mut u = oy0 * blocks;
     while u < units {
         let n = UNITS.min(units - u);
@@ -387,17 +388,28 @@ fn channel_with<const FMA: bool>(
         let [b0, b1, b2, b3] = [0, 1, 2, 3].map(|j| base(u + j.min(n - 1)));
         let (d1, d2, d3) = (b1 - b0, b2 - b0, b3 - b0);
         let [mut a0, mut a1, mut a2, mut a3] = [[bias; COLS]; UNITS];
-        for (plane, wp) in planes.chunks_exact(pl).zip(wk.chunks_exact(ks)) {
-            for ky in 0..p.kh {
-                let row = ky * p.dil_h * rl;
-                for (&t, &wv) in taps.iter().zip(&wp[ky * p.kw..(ky + 1) * p.kw]) {
-                    // One slice for the four units (bases ascending), so
-                    // the checks within it are the same for every tap.
-                    let r = &plane[b0 + row + t..b3 + row + t + COLS];
-                    madd::<FMA>(&mut a0, wv, r);
-                    madd::<FMA>(&mut a1, wv, &r[d1..]);
-                    madd::<FMA>(&mut a2, wv, &r[d2..]);
-                    madd::<FMA>(&mut a3, wv, &r[d3..]);
+        // One slice for the four units (bases ascending), so the checks
+        // within it are the same for every tap.
+        macro_rules! tap {
+            ($r:expr, $wv:expr) => {{
+                let (r, wv): (&[f32], f32) = ($r, $wv);
+                madd::<FMA>(&mut a0, wv, r);
+                madd::<FMA>(&mut a1, wv, &r[d1..]);
+                madd::<FMA>(&mut a2, wv, &r[d2..]);
+                madd::<FMA>(&mut a3, wv, &r[d3..]);
+            }};
+        }
+        if let Some(offs) = &shallow {
+            for (&o, &wv) in offs[..wk.len()].iter().zip(wk) {
+                tap!(&planes[b0 + o..b3 + o + COLS], wv);
+            }
+        } else {
+            for (plane, wp) in planes.chunks_exact(pl).zip(wk.chunks_exact(ks)) {
+                for ky in 0..p.kh {
+                    let row = ky * p.dil_h * rl;
+                    for (&t, &wv) in taps.iter().zip(&wp[ky * p.kw..(ky + 1) * p.kw]) {
+                        tap!(&plane[b0 + row + t..b3 + row + t + COLS], wv);
+                    }
                 }
             }
         }
@@ -432,15 +444,9 @@ fn quad_with<const FMA: bool>(
     // A shallow conv's taps (at most DIRECT_DEPTH): each one's offset in
     // `planes` and its four weights, gathered once per call.
     let shallow = (depth <= DIRECT_DEPTH).then(|| {
-        let mut offs = [0usize; DIRECT_DEPTH];
-        let mut wq = [[0f32; 4]; DIRECT_DEPTH];
-        let per_plane = p.kh * taps.len();
-        for (k, (o, w)) in offs.iter_mut().zip(&mut wq).enumerate().take(depth) {
-            let (plane, ky, t) = (k / per_plane, k % per_plane / taps.len(), taps[k % taps.len()]);
-            *o = plane * pl + ky * p.dil_h * rl + t;
-            *w = [0, 1, 2, 3].map(|i| w4[i * depth + k]);
-        }
-        (offs, wq)
+        let wq: [[f32; 4]; DIRECT_DEPTH] =
+            std::array::from_fn(|k| [0, 1, 2, 3].map(|i| if k < depth { w4[i * depth + k] } else { 0.0 }));
+        (tap_offsets(p, rl, (taps, pl), depth), wq)
     });
     let (units, mut u) = (oy1 * blocks, oy0 * blocks);
     while u < units {
@@ -492,6 +498,27 @@ fn quad_with<const FMA: bool>(
         }
         u += n;
     }
+}
+
+/// The offset of each of the first `depth` (at most [`DIRECT_DEPTH`]) taps
+/// in consecutive padded planes of `pl` elements, in weight order (plane,
+/// `ky`, `kx`): a shallow conv's loop then takes one slice per tap.
+#[inline(always)]
+fn tap_offsets(p: &Conv2d, rl: usize, (taps, pl): (&[usize], usize), depth: usize) -> [usize; DIRECT_DEPTH] {
+    let mut offs = [0usize; DIRECT_DEPTH];
+    let (mut k, mut plane) = (0, 0);
+    while k < depth.min(DIRECT_DEPTH) && p.kh > 0 && !taps.is_empty() {
+        for ky in 0..p.kh {
+            for &t in taps {
+                if k < depth.min(DIRECT_DEPTH) {
+                    offs[k] = plane + ky * p.dil_h * rl + t;
+                    k += 1;
+                }
+            }
+        }
+        plane += pl;
+    }
+    offs
 }
 
 /// `dst[..m] = a[..m]` where `dst` runs to the end of the output plane: a
