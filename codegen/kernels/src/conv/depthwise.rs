@@ -137,17 +137,30 @@ fn channel(p: &Conv2d, plane: &[f32], wk: &[f32], yp: &mut [f32], ow: usize) {
 /// Channels processed together by [`depthwise_blocked`].
 pub(crate) const LANES: usize = 16;
 
-/// Scratch elements of [`depthwise_blocked`]: one lane-interleaved input
-/// block (`h·w·LANES`) and one output block (`out_h·out_w·LANES`).
+/// The zero-padded input block of [`depthwise_blocked`]: rows and columns
+/// with the conv's padding on both sides.
+fn padded_dims(p: &Conv2d) -> (usize, usize) {
+    (p.h + p.pad_top + p.pad_bottom, p.w + p.pad_left + p.pad_right)
+}
+
+/// Scratch elements of [`depthwise_blocked`]: one lane-interleaved,
+/// zero-padded input block (`hp·wp·LANES`) and one output block
+/// (`out_h·out_w·LANES`).
 pub(crate) fn blocked_scratch_len(p: &Conv2d) -> usize {
-    (p.h * p.w + p.out_h() * p.out_w()) * LANES
+    let (hp, wp) = padded_dims(p);
+    (hp * wp + p.out_h() * p.out_w()) * LANES
 }
 
 crate::multiversion! {
     /// Depthwise convolution with channel multiplier 1, `LANES` channels at a
-    /// time: the input block is interleaved `[h][w][LANES]`, so every tap of
-    /// every output pixel is one full-width multiply-add (no row tails), then
-    /// the output block is de-interleaved into NCHW with bias and activation.
+    /// time: the input block is interleaved `[hp][wp][LANES]` inside its
+    /// zero padding, so every tap of every output pixel is one full-width
+    /// multiply-add with no bounds tests, then the output block is
+    /// de-interleaved into NCHW with bias and activation. Each output sums
+    /// its taps in the padded kernels' order (bias, then `ky`, `kx`
+    /// ascending, padding zeros included) with the same rounding.
+    /// Invariant: the padding of the input block is zero for every block
+    /// (zeroed once per call; blocks write only the interior).
     pub(crate) fn depthwise_blocked(
         p: &Conv2d,
         x: &[f32],
@@ -158,14 +171,16 @@ crate::multiversion! {
         scratch: &mut [f32],
     ) {
         let (oh, ow) = (p.out_h(), p.out_w());
+        let (hp, wp) = padded_dims(p);
         let (is, os, ks) = (p.h * p.w, oh * ow, p.kh * p.kw);
-        let (xb, rest) = scratch.split_at_mut(is * LANES);
+        let (xb, rest) = scratch.split_at_mut(hp * wp * LANES);
         let yb = &mut rest[..os * LANES];
+        xb.fill(0.0);
         for b in 0..p.n {
             for c0 in (0..p.c_in).step_by(LANES) {
                 let lanes = LANES.min(p.c_in - c0);
                 let xs = &x[(b * p.c_in + c0) * is..(b * p.c_in + c0 + lanes) * is];
-                interleave(xs, is, lanes, xb);
+                interleave(p, xs, lanes, xb);
                 let mut wb = [[0f32; LANES]; 64];
                 let taps = &mut wb[..ks.min(64)];
                 for (t, lane_w) in taps.iter_mut().enumerate() {
@@ -190,12 +205,18 @@ crate::multiversion! {
     }
 }
 
-/// `dst[i][l] = src[l·n + i]` for `lanes` planes of `n` elements (unused lanes 0).
+/// `dst[(iy + pad_top)·wp + ix + pad_left][l] = src[l·h·w + iy·w + ix]` for
+/// `lanes` planes (unused lanes 0); the padding is not written.
 #[inline(always)]
-fn interleave(src: &[f32], n: usize, lanes: usize, dst: &mut [f32]) {
-    for (i, px) in dst[..n * LANES].chunks_exact_mut(LANES).enumerate() {
-        for (l, v) in px.iter_mut().enumerate() {
-            *v = if l < lanes { src[l * n + i] } else { 0.0 };
+fn interleave(p: &Conv2d, src: &[f32], lanes: usize, dst: &mut [f32]) {
+    let (n, wp) = (p.h * p.w, padded_dims(p).1);
+    for iy in 0..p.h {
+        let row = &mut dst[((iy + p.pad_top) * wp + p.pad_left) * LANES..][..p.w * LANES];
+        for (ix, px) in row.chunks_exact_mut(LANES).enumerate() {
+            let i = iy * p.w + ix;
+            for (l, v) in px.iter_mut().enumerate() {
+                *v = if l < lanes { src[l * n + i] } else { 0.0 };
+            }
         }
     }
 }
@@ -210,61 +231,38 @@ fn deinterleave(src: &[f32], n: usize, lanes: usize, dst: &mut [f32]) {
     }
 }
 
-/// Output pixels computed together in the interior (independent
-/// accumulators, so the multiply-adds of different pixels overlap).
-const PIXELS: usize = 4;
+/// Output pixels computed together (independent accumulators, so the
+/// multiply-adds of different pixels overlap).
+const PIXELS: usize = 8;
 
-/// The interior of one axis: outputs `lo..hi` whose every tap lands inside
-/// the input (`n` long, stride `s`, dilation `d`, `k` taps, `pad` before).
-fn interior(out: usize, n: usize, s: usize, d: usize, k: usize, pad: usize) -> (usize, usize) {
-    let lo = pad.div_ceil(s).min(out);
-    // o·s + (k - 1)·d - pad < n  ⇔  o·s < n + pad - (k - 1)·d.
-    let lim = (n + pad).saturating_sub((k - 1) * d);
-    let hi = if lim == 0 { 0 } else { ((lim - 1) / s + 1).min(out) };
-    (lo, hi.max(lo))
-}
-
-/// Every output pixel of one lane block: `bias + Σ taps w · x` over the
-/// taps that land inside the input (`FMA`: one rounding per tap, as the
-/// padded kernels). Interior pixels (all column taps inside) take `PIXELS`
-/// at a time without bounds tests.
+/// Every output pixel of one lane block: `bias + Σ taps w · x` over all
+/// taps of the padded block (`FMA`: one rounding per tap), `PIXELS` at a
+/// time, a row's remainder in one step of its own width (a 7-wide plane:
+/// seven independent accumulators, not one chain per pixel).
 #[inline(always)]
 fn taps_block<const FMA: bool>(p: &Conv2d, xb: &[f32], wb: &[[f32; LANES]], bias: &[f32; LANES], yb: &mut [f32]) {
     let (oh, ow) = (p.out_h(), p.out_w());
-    let (xlo, xhi) = interior(ow, p.w, p.stride_w, p.dil_w, p.kw, p.pad_left);
     for oy in 0..oh {
-        let (klo, khi) = row_taps(p, oy);
         let mut ox = 0;
-        while ox < ow {
-            if ox >= xlo && ox + PIXELS <= xhi {
-                pixels::<PIXELS, FMA>(p, xb, wb, bias, (oy, ox), (klo, khi), yb);
-                ox += PIXELS;
-            } else if ox >= xlo && ox < xhi {
-                pixels::<1, FMA>(p, xb, wb, bias, (oy, ox), (klo, khi), yb);
-                ox += 1;
-            } else {
-                border_pixel::<FMA>(p, xb, wb, bias, (oy, ox), yb);
-                ox += 1;
-            }
+        while ox + PIXELS <= ow {
+            pixels::<PIXELS, FMA>(p, xb, wb, bias, (oy, ox), yb);
+            ox += PIXELS;
+        }
+        let at = (oy, ox);
+        match ow - ox {
+            0 => {}
+            1 => pixels::<1, FMA>(p, xb, wb, bias, at, yb),
+            2 => pixels::<2, FMA>(p, xb, wb, bias, at, yb),
+            3 => pixels::<3, FMA>(p, xb, wb, bias, at, yb),
+            4 => pixels::<4, FMA>(p, xb, wb, bias, at, yb),
+            5 => pixels::<5, FMA>(p, xb, wb, bias, at, yb),
+            6 => pixels::<6, FMA>(p, xb, wb, bias, at, yb),
+            _ => pixels::<7, FMA>(p, xb, wb, bias, at, yb),
         }
     }
 }
 
-/// The kernel rows `klo..khi` of output row `oy` that land inside the input.
-#[inline(always)]
-fn row_taps(p: &Conv2d, oy: usize) -> (usize, usize) {
-    let (mut lo, mut hi) = (p.kh, 0);
-    for ky in 0..p.kh {
-        let iy = (oy * p.stride_h + ky * p.dil_h) as isize - p.pad_top as isize;
-        if iy >= 0 && iy < p.h as isize {
-            lo = lo.min(ky);
-            hi = ky + 1;
-        }
-    }
-    (lo.min(hi), hi)
-}
-
-/// `N` interior pixels `ox..ox + N` of row `oy` (every column tap inside).
+/// `N` pixels `ox..ox + N` of output row `oy`.
 #[inline(always)]
 fn pixels<const N: usize, const FMA: bool>(
     p: &Conv2d,
@@ -272,17 +270,17 @@ fn pixels<const N: usize, const FMA: bool>(
     wb: &[[f32; LANES]],
     bias: &[f32; LANES],
     (oy, ox): (usize, usize),
-    (klo, khi): (usize, usize),
     yb: &mut [f32],
 ) {
+    let wp = padded_dims(p).1;
     let mut acc = [*bias; N];
-    for ky in klo..khi {
-        let iy = (oy * p.stride_h + ky * p.dil_h) - p.pad_top;
+    for ky in 0..p.kh {
+        let iy = oy * p.stride_h + ky * p.dil_h;
         for kx in 0..p.kw {
             let wv = &wb[ky * p.kw + kx];
             for (j, a) in acc.iter_mut().enumerate() {
-                let ix = (ox + j) * p.stride_w + kx * p.dil_w - p.pad_left;
-                let at = (iy * p.w + ix) * LANES;
+                let ix = (ox + j) * p.stride_w + kx * p.dil_w;
+                let at = (iy * wp + ix) * LANES;
                 let xv: &[f32; LANES] = xb[at..at + LANES].try_into().expect("lane block");
                 lanes_madd::<FMA>(a, wv, xv);
             }
@@ -291,35 +289,6 @@ fn pixels<const N: usize, const FMA: bool>(
     for (j, a) in acc.iter().enumerate() {
         yb[(oy * p.out_w() + ox + j) * LANES..][..LANES].copy_from_slice(a);
     }
-}
-
-/// One output pixel with bounds tests on every tap (the borders).
-#[inline(always)]
-fn border_pixel<const FMA: bool>(
-    p: &Conv2d,
-    xb: &[f32],
-    wb: &[[f32; LANES]],
-    bias: &[f32; LANES],
-    (oy, ox): (usize, usize),
-    yb: &mut [f32],
-) {
-    let mut acc = *bias;
-    for ky in 0..p.kh {
-        let iy = (oy * p.stride_h + ky * p.dil_h) as isize - p.pad_top as isize;
-        if iy < 0 || iy >= p.h as isize {
-            continue;
-        }
-        for kx in 0..p.kw {
-            let ix = (ox * p.stride_w + kx * p.dil_w) as isize - p.pad_left as isize;
-            if ix < 0 || ix >= p.w as isize {
-                continue;
-            }
-            let at = (iy as usize * p.w + ix as usize) * LANES;
-            let xv: &[f32; LANES] = xb[at..at + LANES].try_into().expect("lane block");
-            lanes_madd::<FMA>(&mut acc, &wb[ky * p.kw + kx], xv);
-        }
-    }
-    yb[(oy * p.out_w() + ox) * LANES..][..LANES].copy_from_slice(&acc);
 }
 
 /// `a += w · x` per lane, one rounding with `FMA`.
