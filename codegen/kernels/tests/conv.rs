@@ -269,21 +269,6 @@ fn depthwise_reference(p: &Conv2d, x: &[f32], w: &[f32], bias: &[f32], relu: boo
     y
 }
 
-/// Values in [-2, 2) with full 24-bit mantissas (so products round and a
-/// different tap order or rounding shows in the bits; [`values`] are exact
-/// quarters).
-fn full_values(n: usize, seed: u64) -> Vec<f32> {
-    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 40) as f32 / (1u64 << 22) as f32 - 2.0
-        })
-        .collect()
-}
-
 /// `(a, b, c, d)` over `0..n0 × 0..n1 × 0..n2 × 0..n3`, last fastest.
 fn itertools_product(n0: usize, n1: usize, n2: usize, n3: usize) -> impl Iterator<Item = (usize, usize, usize, usize)> {
     (0..n0).flat_map(move |a| (0..n1).flat_map(move |b| (0..n2).flat_map(move |c| (0..n3).map(move |d| (a, b, c, d)))))

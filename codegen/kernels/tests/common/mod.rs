@@ -32,6 +32,21 @@ pub fn values(n: usize, seed: u64) -> Vec<f32> {
         .collect()
 }
 
+/// Values in [-2, 2) with full 24-bit mantissas (so products round and a
+/// different tap order or rounding shows in the bits; [`values`] are exact
+/// quarters).
+pub fn full_values(n: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 40) as f32 / (1u64 << 22) as f32 - 2.0
+        })
+        .collect()
+}
+
 /// An f32 tensor.
 pub fn t(shape: &[usize], v: Vec<f32>) -> Option<Tensor> {
     assert_eq!(shape.iter().product::<usize>(), v.len());
