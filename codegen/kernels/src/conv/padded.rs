@@ -72,16 +72,20 @@ pub(crate) fn takes(p: &Conv2d) -> bool {
 /// it that the square-kernel steps read in vain (see [`square`]).
 pub(crate) fn scratch_len(p: &Conv2d) -> usize {
     let g = Geom::of(p);
-    let rl = g.row_len(p.stride_w);
-    g.rows * rl + slack(rl) + COLS
+    g.rows * g.row_len(p.stride_w) + slack(p, &g)
 }
 
 /// Zeros past the plane: a [`square`] step computes up to
 /// [`square::MAX_ROWS`] rows (reading twice as many at stride 2) of up to
 /// [`UNITS`] column blocks even where the plane ends sooner (it stores only
-/// the outputs that exist).
-fn slack(rl: usize) -> usize {
-    2 * square::MAX_ROWS * rl + UNITS * COLS
+/// the outputs that exist), and its plane starts on a 64-byte boundary
+/// ([`COLS`] more); the other loops read no further than two rows.
+fn slack(p: &Conv2d, g: &Geom) -> usize {
+    let rl = g.row_len(p.stride_w);
+    match square::side(p) {
+        Some(_) => 2 * square::MAX_ROWS * rl + UNITS * COLS + COLS,
+        None => 2 * rl + UNITS * COLS,
+    }
 }
 
 /// Where each tap column starts in a padded row, and each phase's first
@@ -124,9 +128,13 @@ crate::multiversion! {
         let (is, os, ks) = (p.h * p.w, p.out_h() * p.out_w(), p.kh * p.kw);
         let mult = p.c_out / p.c_in;
         let len = g.rows * g.row_len(s);
-        // Rows of the square kernels start on 64-byte boundaries.
-        let at = scratch.as_ptr().align_offset(64).min(COLS);
-        let plane = &mut scratch[at..at + len + slack(g.row_len(s))];
+        // Rows of the square kernels start on 64-byte boundaries (the
+        // slack's last COLS elements leave room to shift the plane).
+        let (at, room) = match square::side(p) {
+            Some(_) => (scratch.as_ptr().align_offset(64).min(COLS), COLS),
+            None => (0, 0),
+        };
+        let plane = &mut scratch[at..at + len + slack(p, &g) - room];
         plane.fill(0.0);
         let (o, fma) = (Offsets::of(p, &g), fused());
         let side = square::side(p).filter(|_| fma && square::available() && square::fits(p, g.owp));
@@ -441,13 +449,6 @@ fn quad_with<const FMA: bool>(
     let (ow, rl, blocks) = (p.out_w(), g.row_len(p.stride_w), g.owp / COLS);
     let (os, depth) = (p.out_h() * ow, w4.len() / 4);
     let base = |u: usize| (u / blocks) * p.stride_h * rl + (u % blocks) * COLS;
-    // A shallow conv's taps (at most DIRECT_DEPTH): each one's offset in
-    // `planes` and its four weights, gathered once per call.
-    let shallow = (depth <= DIRECT_DEPTH).then(|| {
-        let wq: [[f32; 4]; DIRECT_DEPTH] =
-            std::array::from_fn(|k| [0, 1, 2, 3].map(|i| if k < depth { w4[i * depth + k] } else { 0.0 }));
-        (tap_offsets(p, rl, (taps, pl), depth), wq)
-    });
     let (units, mut u) = (oy1 * blocks, oy0 * blocks);
     while u < units {
         let n = 2.min(units - u);
@@ -456,36 +457,23 @@ fn quad_with<const FMA: bool>(
         // Named accumulators `a{plane}{unit}` (arrays of them went through memory).
         let [mut a00, mut a01, mut a10, mut a11, mut a20, mut a21, mut a30, mut a31] =
             [0, 0, 1, 1, 2, 2, 3, 3].map(|i| [bias[i]; COLS]);
-        // A macro, not a closure (a closure over the accumulators kept
-        // them in memory).
-        macro_rules! tap {
-            ($r:expr, $w:expr) => {{
-                let (r, [w0, w1, w2, w3]): (&[f32], [f32; 4]) = ($r, $w);
-                let (x0, x1) = (&r[..COLS], &r[d1..d1 + COLS]);
-                madd::<FMA>(&mut a00, w0, x0);
-                madd::<FMA>(&mut a01, w0, x1);
-                madd::<FMA>(&mut a10, w1, x0);
-                madd::<FMA>(&mut a11, w1, x1);
-                madd::<FMA>(&mut a20, w2, x0);
-                madd::<FMA>(&mut a21, w2, x1);
-                madd::<FMA>(&mut a30, w3, x0);
-                madd::<FMA>(&mut a31, w3, x1);
-            }};
-        }
-        if let Some((offs, wq)) = &shallow {
-            // One slice and one weight row per tap.
-            for (&o, &w) in offs[..depth].iter().zip(&wq[..depth]) {
-                tap!(&planes[b0 + o..b1 + o + COLS], w);
-            }
-        } else {
-            let mut k = 0;
-            for plane in planes.chunks_exact(pl) {
-                for ky in 0..p.kh {
-                    let row = ky * p.dil_h * rl;
-                    for &t in taps {
-                        tap!(&plane[b0 + row + t..b1 + row + t + COLS], [0, 1, 2, 3].map(|i| w4[i * depth + k]));
-                        k += 1;
-                    }
+        let mut tap = 0;
+        for plane in planes.chunks_exact(pl) {
+            for ky in 0..p.kh {
+                let row = ky * p.dil_h * rl;
+                for &t in taps {
+                    let r = &plane[b0 + row + t..b1 + row + t + COLS];
+                    let (x0, x1) = (&r[..COLS], &r[d1..d1 + COLS]);
+                    let [w0, w1, w2, w3] = [0, 1, 2, 3].map(|i| w4[i * depth + tap]);
+                    madd::<FMA>(&mut a00, w0, x0);
+                    madd::<FMA>(&mut a01, w0, x1);
+                    madd::<FMA>(&mut a10, w1, x0);
+                    madd::<FMA>(&mut a11, w1, x1);
+                    madd::<FMA>(&mut a20, w2, x0);
+                    madd::<FMA>(&mut a21, w2, x1);
+                    madd::<FMA>(&mut a30, w3, x0);
+                    madd::<FMA>(&mut a31, w3, x1);
+                    tap += 1;
                 }
             }
         }
