@@ -12,15 +12,11 @@
 //! read is either written for every channel (an input element) or zero
 //! for every channel, so the copy is zeroed once per call.
 
-use super::square;
+use super::square::{self, Geom, COLS};
 use super::Conv2d;
 use crate::act::{Act, ActSlice};
 use crate::threads;
 use std::ops::Range;
-
-/// Output columns computed together (one AVX-512 vector, two AVX2 or four
-/// SSE/NEON vectors).
-pub(super) const COLS: usize = 16;
 
 /// Widest kernel whose tap offsets are precomputed (wider kernels take
 /// another kernel).
@@ -33,31 +29,6 @@ const MAX_STRIDE: usize = 4;
 /// together: independent accumulators, so the adds of one tap overlap
 /// instead of waiting on each other.
 const UNITS: usize = 4;
-
-/// The padded, phase-split plane: `rows` rows of `s` phases of `phase`
-/// elements each; outputs are computed for `owp` columns (`out_w` rounded
-/// up to `COLS`), of which `out_w` are stored.
-pub(super) struct Geom {
-    pub(super) rows: usize,
-    pub(super) phase: usize,
-    pub(super) owp: usize,
-}
-
-impl Geom {
-    fn of(p: &Conv2d) -> Geom {
-        let owp = p.out_w().div_ceil(COLS) * COLS;
-        let phase = owp + (p.kw - 1) * p.dil_w / p.stride_w + 1;
-        Geom {
-            rows: (p.out_h().max(1) - 1) * p.stride_h + (p.kh - 1) * p.dil_h + 1,
-            // The square kernels read whole aligned blocks of each row.
-            phase: if square::side(p).is_some() && square::fits(p, owp) { phase.next_multiple_of(COLS) } else { phase },
-            owp,
-        }
-    }
-    pub(super) fn row_len(&self, s: usize) -> usize {
-        s * self.phase
-    }
-}
 
 /// True if [`depthwise_padded`] takes `p`: a kernel at most [`MAX_KW`]
 /// wide, a column stride at most [`MAX_STRIDE`], and at most a quarter of

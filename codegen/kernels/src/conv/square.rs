@@ -1,5 +1,5 @@
 //! Square depthwise kernels (K×K with K = 3 or 5, stride 1 or 2, undilated) over
-//! the zero-padded plane of [`super::padded`], register-blocked with
+//! the zero-padded plane of the sibling `padded` module, register-blocked with
 //! explicit SIMD (AVX-512, AVX2+FMA, NEON): a step holds `ROWS × U` blocks
 //! of `COLS` output columns in registers and walks the input rows once,
 //! each input vector loaded feeding every output row it reaches (the
@@ -15,9 +15,37 @@
 //! or to each band of rows just stored (the others).
 #![allow(unsafe_code)]
 
-use super::padded::{Geom, COLS};
 use super::Conv2d;
 use crate::act::{apply_slice_inline, Act};
+
+/// Output columns computed together (one AVX-512 vector, two AVX2 or four
+/// SSE/NEON vectors).
+pub(super) const COLS: usize = 16;
+
+/// The padded, phase-split plane: `rows` rows of `s` phases of `phase`
+/// elements each; outputs are computed for `owp` columns (`out_w` rounded
+/// up to `COLS`), of which `out_w` are stored.
+pub(super) struct Geom {
+    pub(super) rows: usize,
+    pub(super) phase: usize,
+    pub(super) owp: usize,
+}
+
+impl Geom {
+    pub(super) fn of(p: &Conv2d) -> Geom {
+        let owp = p.out_w().div_ceil(COLS) * COLS;
+        let phase = owp + (p.kw - 1) * p.dil_w / p.stride_w + 1;
+        Geom {
+            rows: (p.out_h().max(1) - 1) * p.stride_h + (p.kh - 1) * p.dil_h + 1,
+            // The square kernels read whole aligned blocks of each row.
+            phase: if side(p).is_some() && fits(p, owp) { phase.next_multiple_of(COLS) } else { phase },
+            owp,
+        }
+    }
+    pub(super) fn row_len(&self, s: usize) -> usize {
+        s * self.phase
+    }
+}
 
 /// Most output rows one step computes.
 pub(super) const MAX_ROWS: usize = 4;
@@ -61,7 +89,7 @@ pub(super) fn available() -> bool {
     cfg!(target_arch = "aarch64") || (cfg!(target_arch = "x86_64") && crate::simd::level() >= 2)
 }
 
-/// An input plane with its phase starts, as [`super::padded`]'s row fill
+/// An input plane with its phase starts, as the `padded` module's row fill
 /// takes them.
 pub(super) type Input<'a> = (&'a [(usize, usize)], &'a [f32]);
 
